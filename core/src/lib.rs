@@ -3,6 +3,9 @@
 //! (The manual — run loop, time model, error policy, security model, limits — is written
 //! here as the engine takes shape.)
 
+pub mod http;
+pub mod lockfile;
 pub mod time;
+pub mod token;
 
 pub use time::Timestamp;
