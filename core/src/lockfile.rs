@@ -16,7 +16,7 @@ pub struct LockFile {
     pub pid: u32,
     /// Absolute paths; the CLI auto-connects when its cwd equals or lies under exactly one.
     pub workspace_folders: Vec<String>,
-    /// Free text shown as "Connected to <ideName> extension".
+    /// Free text shown as "Connected to `<ideName>` extension".
     pub ide_name: String,
     /// The secret the client must present (see [`crate::token::AuthToken`]).
     pub auth_token: String,
