@@ -4,5 +4,6 @@
 //! here as the engine takes shape.)
 
 pub mod time;
+pub mod ws;
 
 pub use time::Timestamp;
