@@ -1,11 +1,139 @@
-//! idelink-core: the sans-IO engine for the IDE side of the Claude Code IDE protocol.
+//! # idelink-core
 //!
-//! (The manual — run loop, time model, error policy, security model, limits — is written
-//! here as the engine takes shape.)
+//! A sans-IO engine for the *IDE side* of the Claude Code IDE protocol: the loopback
+//! WebSocket server, speaking MCP over JSON-RPC 2.0, that the `claude` CLI connects to in
+//! order to see the editor (selection, open files, diagnostics) and to show its edits as
+//! reviewable diffs. The wire contract is `shared/PROTOCOL.md` in the project; every rule the
+//! real CLI depends on is enforced and tested here.
+//!
+//! The engine consumes **bytes** (HTTP upgrade, RFC 6455 frames, JSON-RPC) and **editor
+//! events**, and emits **bytes** and **tool requests**. It has no sockets, threads, clocks
+//! or randomness: time and the auth token are handed in, so it runs the same on a native
+//! host, in Node through napi and in a browser through wasm.
+//!
+//! ## The run loop
+//!
+//! A host owns the listening socket, the lock file and the clock. After *every* input it
+//! drains [`Engine::poll_output`] until `None`, then sleeps until the next I/O or
+//! [`Engine::poll_timeout`]:
+//!
+//! ```
+//! use idelink_core::{AuthToken, Config, Engine, Event, Output, Timestamp};
+//!
+//! let token = AuthToken::from_entropy([7; 16]); // a host mints it from OS randomness
+//! let mut engine = Engine::new(Config::new(54321), token);
+//!
+//! // The host accepted a socket and read its first bytes.
+//! let now = Timestamp::from_millis(0);
+//! let conn = engine.handle_accept(now);
+//! engine.handle_bytes(now, conn, b"GET / HTTP/1.1\r\nHost: 127.0.0.1:54321\r\n\r\n")?;
+//!
+//! while let Some(output) = engine.poll_output() {
+//!     match output {
+//!         Output::Transmit { conn } => {
+//!             let bytes = engine.outbound(conn);
+//!             let written = bytes.len(); // socket.write(bytes) in a real host
+//!             engine.handle_sent(conn, written)?;
+//!         }
+//!         Output::CloseTransport { conn } => {
+//!             // flush what `engine.outbound(conn)` still holds, close the socket, then:
+//!             engine.handle_closed(now, conn)?;
+//!         }
+//!         Output::Event(Event::ToolCall { id, request, .. }) => {
+//!             // show the diff, open the file…; later: engine.handle_tool_outcome(now, id, &outcome)
+//!             let _ = (id, request);
+//!         }
+//!         Output::Event(_) => {}
+//!         _ => {}
+//!     }
+//! }
+//! // No token: refused with 401 and closed.
+//! # Ok::<(), idelink_core::EngineError>(())
+//! ```
+//!
+//! Inputs, each carrying `now`:
+//! - [`Engine::handle_accept`] — a transport connection was accepted; returns its [`ConnId`].
+//! - [`Engine::handle_bytes`] — bytes arrived on a connection.
+//! - [`Engine::handle_closed`] — the transport ended (EOF, error, or the close the engine
+//!   asked for). Always call it once per connection when its socket is gone.
+//! - [`Engine::handle_sent`] — the host wrote a prefix of [`Engine::outbound`].
+//! - [`Engine::handle_editor_event`] — an [`EditorEvent`]: documents, selection,
+//!   diagnostics, workspace folders, an explicit mention.
+//! - [`Engine::handle_tool_outcome`] — the editor finished a tool request.
+//! - [`Engine::handle_timeout`] — the deadline from [`Engine::poll_timeout`] came.
+//! - [`Engine::close`] / [`Engine::shutdown`] — the host wants connections closed.
+//!
+//! Outputs ([`Output`]): `Transmit` (a connection's outbound buffer became non-empty: write
+//! it, partially if the socket is full, and report what went), `CloseTransport`, and
+//! [`Event`]s: `Connected`, `SessionReady`, `ToolCall` (a [`ToolRequest`] the editor must
+//! carry out and answer), `ToolCallCancelled`, `ToolAnswered`, `Closed`.
+//!
+//! ## Time
+//!
+//! [`Timestamp`] is the host's monotonic clock in milliseconds. The engine never reads a
+//! clock; a timestamp smaller than one seen before counts as the one seen before. Tests drive
+//! the engine on virtual time.
+//!
+//! ## Errors and panics
+//!
+//! Bad input from a peer is answered on the wire (an HTTP 4xx, a WebSocket close code, a
+//! JSON-RPC error) and reported as an event; it never returns `Err` and never panics.
+//! [`EngineError`] means the host misused the API (an unknown connection, a tool call
+//! answered twice), and the call that returns it leaves the engine unchanged. A panic is a bug.
+//!
+//! ## Security
+//!
+//! - A client gets the WebSocket upgrade only with the right token in
+//!   `x-claude-code-ide-authorization` (compared in constant time; 401 otherwise), no `Origin`
+//!   header (403: browsers always send one, the CLI never does) and a `Host` that names a
+//!   loopback address with the configured port (403: DNS rebinding).
+//! - Everything a peer controls is capped (see Limits); over a cap the peer gets an answer
+//!   (431, 503, close 1009) and no allocation was made for the excess.
+//! - `executeCode` is neither advertised nor served unless [`Config::execute_code`] is set,
+//!   and then each call is a tool request the editor must confirm.
+//! - The engine never claims a diff was saved unless the editor said so (a deadline or a
+//!   closed tab answers `DIFF_REJECTED`).
+//! - [`AuthToken`] and the lock file model redact the token in `Debug` output.
+//!
+//! ## Limits and defaults ([`Config`])
+//!
+//! | limit | default | why |
+//! |---|---|---|
+//! | `max_head_bytes` | 16 KiB | the CLI's upgrade request is ~400 bytes |
+//! | `handshake_timeout_ms` | 10 s | slowloris |
+//! | `ws.max_message_bytes` | 64 MiB | `openDiff` carries a whole file; the CLI caps at 16 MiB |
+//! | `ws.max_fragments` | 131 072 | bounds per-fragment work; admits 4 MiB in 64-byte fragments |
+//! | `ws.keepalive_interval_ms` / `ws.keepalive_timeout_ms` | 30 s / 10 s | half-open detection; the CLI sends no keepalive |
+//! | `ws.close_timeout_ms` | 5 s | a peer that never answers our close |
+//! | `rpc.max_depth` | 64 | JSON nesting |
+//! | `max_connections` | 16 | one per CLI session |
+//! | `max_outbound_bytes` | 96 MiB | a client that does not read |
+//! | `ready_delay_ms` | 500 ms | the CLI drops pushes sent as it initializes |
+//! | `selection_debounce_ms` | 100 ms | trailing edge |
+//! | `mention_ttl_ms` | 30 s | a mention waits this long for a client |
+//! | `tool_deadline_ms` | 60 s | a silent editor; `openDiff` has none by default |
+//!
+//! ## Layers
+//!
+//! Bottom to top, each usable and tested alone: [`http`] (upgrade) → [`ws`] (RFC 6455 server
+//! codec) → [`rpc`] (JSON-RPC 2.0 envelope) → [`mcp`] (session) → [`ide`] (tools, editor
+//! state, result shapes, paths) → [`engine`] (connections, routing, timers); [`lockfile`] is the
+//! lock file model, with no file system.
 
+pub mod engine;
 pub mod http;
+pub mod ide;
 pub mod lockfile;
+pub mod mcp;
+pub mod rpc;
 pub mod time;
 pub mod token;
+pub mod ws;
 
+pub use engine::{
+    CancelReason, CloseReason, Config, ConnId, Engine, EngineError, Event, Output, SessionPolicy,
+    ToolCallId,
+};
+pub use ide::{EditorEvent, ToolOutcome, ToolRequest};
 pub use time::Timestamp;
+pub use token::AuthToken;
