@@ -1,0 +1,398 @@
+//! The tool catalog: wire names and the `tools/list` descriptors (PROTOCOL.md §3–§4).
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeStruct, Serializer};
+
+/// A tool the server offers, by its wire name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ToolName {
+    /// `openFile`: open a file, optionally selecting text.
+    OpenFile,
+    /// `openDiff`: show a proposed edit and block until the user accepts or rejects it.
+    OpenDiff,
+    /// `close_tab`: close a tab (a diff) by its name.
+    CloseTab,
+    /// `closeAllDiffTabs`: close every diff this server opened for the calling client.
+    CloseAllDiffTabs,
+    /// `getDiagnostics`: diagnostics of one file or all files.
+    GetDiagnostics,
+    /// `getCurrentSelection`: the active editor's selection.
+    GetCurrentSelection,
+    /// `getLatestSelection`: the last selection seen in any editor.
+    GetLatestSelection,
+    /// `getOpenEditors`: the open tabs.
+    GetOpenEditors,
+    /// `getWorkspaceFolders`: the workspace folders.
+    GetWorkspaceFolders,
+    /// `checkDocumentDirty`: whether an open document has unsaved changes.
+    CheckDocumentDirty,
+    /// `saveDocument`: save an open document.
+    SaveDocument,
+    /// `executeCode`: run code in the editor's kernel (only when the host enables it).
+    ExecuteCode,
+}
+
+impl ToolName {
+    /// Every tool, in `tools/list` order.
+    pub const ALL: [ToolName; 12] = [
+        ToolName::OpenFile,
+        ToolName::OpenDiff,
+        ToolName::CloseTab,
+        ToolName::CloseAllDiffTabs,
+        ToolName::GetDiagnostics,
+        ToolName::GetCurrentSelection,
+        ToolName::GetLatestSelection,
+        ToolName::GetOpenEditors,
+        ToolName::GetWorkspaceFolders,
+        ToolName::CheckDocumentDirty,
+        ToolName::SaveDocument,
+        ToolName::ExecuteCode,
+    ];
+
+    /// The tool with wire name `name` (case-sensitive), if any.
+    pub fn parse(name: &str) -> Option<ToolName> {
+        ToolName::ALL.into_iter().find(|tool| tool.as_str() == name)
+    }
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolName::OpenFile => "openFile",
+            ToolName::OpenDiff => "openDiff",
+            ToolName::CloseTab => "close_tab",
+            ToolName::CloseAllDiffTabs => "closeAllDiffTabs",
+            ToolName::GetDiagnostics => "getDiagnostics",
+            ToolName::GetCurrentSelection => "getCurrentSelection",
+            ToolName::GetLatestSelection => "getLatestSelection",
+            ToolName::GetOpenEditors => "getOpenEditors",
+            ToolName::GetWorkspaceFolders => "getWorkspaceFolders",
+            ToolName::CheckDocumentDirty => "checkDocumentDirty",
+            ToolName::SaveDocument => "saveDocument",
+            ToolName::ExecuteCode => "executeCode",
+        }
+    }
+}
+
+/// The JSON array of tool descriptors that answers `tools/list`: each
+/// `{"name","description","inputSchema":{"type":"object","properties":{..},"required"?:[..]}}`.
+/// Never an `outputSchema` (it makes the CLI demand `structuredContent`). `executeCode` is
+/// listed only when `execute_code_enabled`. Extra arguments are tolerated, so no schema sets
+/// `additionalProperties`.
+pub fn tools_json(execute_code_enabled: bool) -> String {
+    let listed: Vec<&ToolSpec> = CATALOG
+        .iter()
+        .filter(|spec| execute_code_enabled || spec.tool != ToolName::ExecuteCode)
+        .collect();
+    // Serializing static strings into a String cannot fail; an empty list is the fallback.
+    serde_json::to_string(&listed).unwrap_or_else(|_| String::from("[]"))
+}
+
+/// One argument in a tool's input schema.
+struct Param {
+    name: &'static str,
+    kind: &'static str,
+    description: &'static str,
+    required: bool,
+}
+
+const fn param(name: &'static str, kind: &'static str, description: &'static str) -> Param {
+    Param {
+        name,
+        kind,
+        description,
+        required: false,
+    }
+}
+
+const fn required(name: &'static str, kind: &'static str, description: &'static str) -> Param {
+    Param {
+        name,
+        kind,
+        description,
+        required: true,
+    }
+}
+
+struct ToolSpec {
+    tool: ToolName,
+    description: &'static str,
+    params: &'static [Param],
+}
+
+const FILE_PATH_TO_CHECK: &[Param] = &[required(
+    "filePath",
+    "string",
+    "Absolute path of the document",
+)];
+
+/// The catalog, in `tools/list` order (the order of [`ToolName::ALL`]).
+const CATALOG: &[ToolSpec] = &[
+    ToolSpec {
+        tool: ToolName::OpenFile,
+        description: "Open a file in the editor, optionally selecting a range of its text",
+        params: &[
+            required("filePath", "string", "Absolute path of the file to open"),
+            param(
+                "preview",
+                "boolean",
+                "Open it as a preview tab (default false)",
+            ),
+            param(
+                "startText",
+                "string",
+                "Select from the first occurrence of this text",
+            ),
+            param(
+                "endText",
+                "string",
+                "Extend the selection to the end of the first occurrence of this text after startText",
+            ),
+            param(
+                "selectToEndOfLine",
+                "boolean",
+                "Extend the selection to the end of the line where it ends (default false)",
+            ),
+            param(
+                "makeFrontmost",
+                "boolean",
+                "Make the file the active editor (default true); when false the answer is a JSON object describing the file",
+            ),
+        ],
+    },
+    ToolSpec {
+        tool: ToolName::OpenDiff,
+        description: "Show a proposed change to a file as a diff and wait until the user accepts or rejects it",
+        params: &[
+            required(
+                "old_file_path",
+                "string",
+                "Absolute path of the current file",
+            ),
+            required(
+                "new_file_path",
+                "string",
+                "Absolute path the new contents are for",
+            ),
+            required(
+                "new_file_contents",
+                "string",
+                "The complete proposed contents of the file",
+            ),
+            required("tab_name", "string", "Unique name of the diff tab"),
+        ],
+    },
+    ToolSpec {
+        tool: ToolName::CloseTab,
+        description: "Close a tab by its name; unknown or already closed tabs are fine",
+        params: &[required("tab_name", "string", "Name of the tab to close")],
+    },
+    ToolSpec {
+        tool: ToolName::CloseAllDiffTabs,
+        description: "Close every diff tab opened for this session",
+        params: &[],
+    },
+    ToolSpec {
+        tool: ToolName::GetDiagnostics,
+        description: "Get the language diagnostics (errors, warnings, infos, hints) the editor shows, for one file or for every file that has any",
+        params: &[param(
+            "uri",
+            "string",
+            "file:// URI of one file; leave out for all files",
+        )],
+    },
+    ToolSpec {
+        tool: ToolName::GetCurrentSelection,
+        description: "Get the selection in the active editor",
+        params: &[],
+    },
+    ToolSpec {
+        tool: ToolName::GetLatestSelection,
+        description: "Get the most recent selection, even if its editor is no longer active",
+        params: &[],
+    },
+    ToolSpec {
+        tool: ToolName::GetOpenEditors,
+        description: "List the open editor tabs in tab order",
+        params: &[],
+    },
+    ToolSpec {
+        tool: ToolName::GetWorkspaceFolders,
+        description: "List the workspace folders open in the editor",
+        params: &[],
+    },
+    ToolSpec {
+        tool: ToolName::CheckDocumentDirty,
+        description: "Check whether an open document has unsaved changes",
+        params: FILE_PATH_TO_CHECK,
+    },
+    ToolSpec {
+        tool: ToolName::SaveDocument,
+        description: "Save an open document",
+        params: FILE_PATH_TO_CHECK,
+    },
+    ToolSpec {
+        tool: ToolName::ExecuteCode,
+        description: "Run code in the editor's kernel or runtime for the active notebook or file and return its output. The user confirms every call. State persists between calls, so avoid changing it unless the user asks",
+        params: &[required("code", "string", "The code to run")],
+    },
+];
+
+impl Serialize for ToolSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut desc = serializer.serialize_struct("Tool", 3)?;
+        desc.serialize_field("name", self.tool.as_str())?;
+        desc.serialize_field("description", self.description)?;
+        desc.serialize_field("inputSchema", &InputSchema(self.params))?;
+        desc.end()
+    }
+}
+
+struct InputSchema(&'static [Param]);
+
+impl Serialize for InputSchema {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut schema = serializer.serialize_map(None)?;
+        schema.serialize_entry("type", "object")?;
+        schema.serialize_entry("properties", &Properties(self.0))?;
+        let required: Vec<&str> = self
+            .0
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| p.name)
+            .collect();
+        if !required.is_empty() {
+            schema.serialize_entry("required", &required)?;
+        }
+        schema.end()
+    }
+}
+
+struct Properties(&'static [Param]);
+
+impl Serialize for Properties {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut props = serializer.serialize_map(Some(self.0.len()))?;
+        for p in self.0 {
+            props.serialize_entry(p.name, &PropertySchema(p))?;
+        }
+        props.end()
+    }
+}
+
+struct PropertySchema<'a>(&'a Param);
+
+impl Serialize for PropertySchema<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut prop = serializer.serialize_struct("Property", 2)?;
+        prop.serialize_field("type", self.0.kind)?;
+        prop.serialize_field("description", self.0.description)?;
+        prop.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn listed(execute_code_enabled: bool) -> Vec<Value> {
+        match serde_json::from_str(&tools_json(execute_code_enabled)).unwrap() {
+            Value::Array(tools) => tools,
+            other => panic!("not an array: {other}"),
+        }
+    }
+
+    fn descriptor(name: &str) -> String {
+        let tool = listed(true)
+            .into_iter()
+            .find(|t| t["name"] == name)
+            .unwrap();
+        serde_json::to_string(&tool).unwrap()
+    }
+
+    #[test]
+    fn wire_names_round_trip() {
+        let names: Vec<&str> = ToolName::ALL.iter().map(|t| t.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "openFile",
+                "openDiff",
+                "close_tab",
+                "closeAllDiffTabs",
+                "getDiagnostics",
+                "getCurrentSelection",
+                "getLatestSelection",
+                "getOpenEditors",
+                "getWorkspaceFolders",
+                "checkDocumentDirty",
+                "saveDocument",
+                "executeCode",
+            ]
+        );
+        for tool in ToolName::ALL {
+            assert_eq!(ToolName::parse(tool.as_str()), Some(tool));
+        }
+        for unknown in ["", "closeTab", "OPENFILE", "openfile", "openFile "] {
+            assert_eq!(ToolName::parse(unknown), None, "{unknown}");
+        }
+    }
+
+    #[test]
+    fn catalog_lists_every_tool_in_order() {
+        let catalog: Vec<ToolName> = CATALOG.iter().map(|spec| spec.tool).collect();
+        assert_eq!(catalog, ToolName::ALL);
+        let names: Vec<Value> = listed(true).iter().map(|t| t["name"].clone()).collect();
+        let expected: Vec<Value> = ToolName::ALL.iter().map(|t| t.as_str().into()).collect();
+        assert_eq!(names, expected);
+    }
+
+    #[test]
+    fn execute_code_is_listed_only_when_enabled() {
+        let off = listed(false);
+        assert_eq!(off.len(), 11);
+        assert!(off.iter().all(|t| t["name"] != "executeCode"));
+        assert_eq!(listed(true).len(), 12);
+    }
+
+    #[test]
+    fn descriptors_have_an_object_schema_and_never_an_output_schema() {
+        for tool in listed(true) {
+            let keys: Vec<&String> = tool.as_object().unwrap().keys().collect();
+            assert_eq!(keys, ["description", "inputSchema", "name"], "{tool}");
+            assert_eq!(tool["inputSchema"]["type"], "object");
+            assert!(tool["inputSchema"]["properties"].is_object());
+        }
+    }
+
+    #[test]
+    fn descriptors_are_byte_exact() {
+        let json = tools_json(false);
+        assert!(json.starts_with(
+            r#"[{"name":"openFile","description":"Open a file in the editor, optionally selecting a range of its text","inputSchema":{"type":"object","properties":{"filePath":{"type":"string","description":"Absolute path of the file to open"},"preview":{"type":"boolean","#
+        ));
+        assert!(json.contains(
+            r#"{"name":"openDiff","description":"Show a proposed change to a file as a diff and wait until the user accepts or rejects it","inputSchema":{"type":"object","properties":{"old_file_path":{"type":"string","description":"Absolute path of the current file"},"new_file_path":{"type":"string","description":"Absolute path the new contents are for"},"new_file_contents":{"type":"string","description":"The complete proposed contents of the file"},"tab_name":{"type":"string","description":"Unique name of the diff tab"}},"required":["old_file_path","new_file_path","new_file_contents","tab_name"]}}"#
+        ));
+        assert!(json.contains(
+            r#"{"name":"getDiagnostics","description":"Get the language diagnostics (errors, warnings, infos, hints) the editor shows, for one file or for every file that has any","inputSchema":{"type":"object","properties":{"uri":{"type":"string","description":"file:// URI of one file; leave out for all files"}}}}"#
+        ));
+        assert!(json.ends_with(
+            r#"{"name":"saveDocument","description":"Save an open document","inputSchema":{"type":"object","properties":{"filePath":{"type":"string","description":"Absolute path of the document"}},"required":["filePath"]}}]"#
+        ));
+        assert_eq!(
+            descriptor("close_tab"),
+            r#"{"description":"Close a tab by its name; unknown or already closed tabs are fine","inputSchema":{"properties":{"tab_name":{"description":"Name of the tab to close","type":"string"}},"required":["tab_name"],"type":"object"},"name":"close_tab"}"#
+        );
+        assert!(tools_json(true).ends_with(
+            r#"{"name":"executeCode","description":"Run code in the editor's kernel or runtime for the active notebook or file and return its output. The user confirms every call. State persists between calls, so avoid changing it unless the user asks","inputSchema":{"type":"object","properties":{"code":{"type":"string","description":"The code to run"}},"required":["code"]}}]"#
+        ));
+    }
+
+    #[test]
+    fn no_argument_tools_have_empty_properties_and_no_required() {
+        assert!(tools_json(false).contains(
+            r#"{"name":"getOpenEditors","description":"List the open editor tabs in tab order","inputSchema":{"type":"object","properties":{}}}"#
+        ));
+    }
+}

@@ -1,0 +1,310 @@
+//! Turning the editor's [`ToolOutcome`] for a [`ToolRequest`] into the exact `tools/call`
+//! result the CLI expects (PROTOCOL.md §4), and answering for an editor that never replied.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::catalog::ToolName;
+use super::read_tools::UNKNOWN_LANGUAGE;
+use super::result::ToolResult;
+use super::write_tools::{ToolOutcome, ToolRequest};
+
+/// The host reported an outcome that cannot answer the request (a `diffSaved` for an
+/// `openFile`, say): a host bug, not a peer fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OutcomeMismatch {
+    /// The tool of the request being answered.
+    pub tool: ToolName,
+    /// The JSON tag of the outcome reported ([`ToolOutcome::name`]).
+    pub outcome: &'static str,
+}
+
+impl fmt::Display for OutcomeMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "outcome {} does not answer tool {}",
+            self.outcome,
+            self.tool.as_str()
+        )
+    }
+}
+
+impl std::error::Error for OutcomeMismatch {}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OpenedInBackground<'a> {
+    success: bool,
+    file_path: &'a str,
+    language_id: &'a str,
+    line_count: Option<u32>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Saved<'a> {
+    success: bool,
+    file_path: &'a str,
+    saved: bool,
+    message: &'a str,
+}
+
+/// The `tools/call` result for `request` answered by `outcome`:
+/// - `openFile` + `fileOpened`: text `Opened file: <path>`; with `makeFrontmost: false`
+///   JSON `{"success":true,"filePath","languageId","lineCount"}` (`languageId` `plaintext`
+///   and `lineCount` `null` when unknown).
+/// - `openDiff` + `diffSaved`: `FILE_SAVED` then the final text (two items).
+/// - `openDiff` + `diffRejected`: `DIFF_REJECTED` then the tab name (two items).
+/// - `saveDocument` + `documentSaved`: JSON `{"success":true,"filePath","saved":true,
+///   "message":"Document saved successfully"}`.
+/// - `executeCode` + `codeExecuted`: one text item per output (none for no output).
+/// - any request + `failed`: an error result holding the message.
+///
+/// # Errors
+/// [`OutcomeMismatch`] for any other pairing.
+pub fn format_outcome(
+    request: &ToolRequest,
+    outcome: &ToolOutcome,
+) -> Result<ToolResult, OutcomeMismatch> {
+    Ok(match (request, outcome) {
+        (_, ToolOutcome::Failed { message }) => ToolResult::error(message.as_str()),
+        (
+            ToolRequest::OpenFile {
+                path,
+                make_frontmost,
+                ..
+            },
+            ToolOutcome::FileOpened {
+                language_id,
+                line_count,
+            },
+        ) => {
+            if *make_frontmost {
+                ToolResult::text(format!("Opened file: {path}"))
+            } else {
+                ToolResult::json(&OpenedInBackground {
+                    success: true,
+                    file_path: path,
+                    language_id: language_id.as_deref().unwrap_or(UNKNOWN_LANGUAGE),
+                    line_count: *line_count,
+                })
+            }
+        }
+        // PROTOCOL §4: accept MUST carry the final text as a second item, or the CLI
+        // abandons the IDE diff.
+        (ToolRequest::OpenDiff { .. }, ToolOutcome::DiffSaved { final_text }) => ToolResult {
+            texts: vec![String::from("FILE_SAVED"), final_text.clone()],
+            is_error: false,
+        },
+        (ToolRequest::OpenDiff { tab_name, .. }, ToolOutcome::DiffRejected) => ToolResult {
+            texts: vec![String::from("DIFF_REJECTED"), tab_name.clone()],
+            is_error: false,
+        },
+        (ToolRequest::SaveDocument { path }, ToolOutcome::DocumentSaved) => {
+            ToolResult::json(&Saved {
+                success: true,
+                file_path: path,
+                saved: true,
+                message: "Document saved successfully",
+            })
+        }
+        (ToolRequest::ExecuteCode { .. }, ToolOutcome::CodeExecuted { outputs }) => ToolResult {
+            texts: outputs.clone(),
+            is_error: false,
+        },
+        _ => {
+            return Err(OutcomeMismatch {
+                tool: request.tool(),
+                outcome: outcome.name(),
+            });
+        }
+    })
+}
+
+/// The outcome the engine reports for `request` when the editor has not answered after
+/// `waited_ms`: `openDiff` is rejected (never accepted unseen), anything else fails with
+/// "the editor did not answer within N ms".
+pub fn deadline_outcome(request: &ToolRequest, waited_ms: u64) -> ToolOutcome {
+    match request {
+        ToolRequest::OpenDiff { .. } => ToolOutcome::DiffRejected,
+        ToolRequest::OpenFile { .. }
+        | ToolRequest::SaveDocument { .. }
+        | ToolRequest::ExecuteCode { .. } => ToolOutcome::Failed {
+            message: format!("the editor did not answer within {waited_ms} ms"),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open_file(make_frontmost: bool) -> ToolRequest {
+        ToolRequest::OpenFile {
+            path: "C:/w/a.rs".into(),
+            preview: false,
+            start_text: None,
+            end_text: None,
+            select_to_end_of_line: false,
+            make_frontmost,
+        }
+    }
+
+    fn open_diff() -> ToolRequest {
+        ToolRequest::OpenDiff {
+            old_file_path: "/w/a.rs".into(),
+            new_file_path: "/w/a.rs".into(),
+            new_file_contents: "new\n".into(),
+            tab_name: "✻ [Claude Code] a.rs (1a2b3c) ⧉".into(),
+        }
+    }
+
+    fn save() -> ToolRequest {
+        ToolRequest::SaveDocument {
+            path: "/w/a.rs".into(),
+        }
+    }
+
+    fn execute() -> ToolRequest {
+        ToolRequest::ExecuteCode { code: "1".into() }
+    }
+
+    fn wire(request: &ToolRequest, outcome: &ToolOutcome) -> String {
+        serde_json::to_string(&format_outcome(request, outcome).unwrap()).unwrap()
+    }
+
+    fn opened(language_id: Option<&str>, line_count: Option<u32>) -> ToolOutcome {
+        ToolOutcome::FileOpened {
+            language_id: language_id.map(String::from),
+            line_count,
+        }
+    }
+
+    #[test]
+    fn open_file_answers_text_or_background_json() {
+        assert_eq!(
+            wire(&open_file(true), &opened(Some("rust"), Some(3))),
+            r#"{"content":[{"type":"text","text":"Opened file: C:/w/a.rs"}]}"#
+        );
+        assert_eq!(
+            wire(&open_file(false), &opened(Some("rust"), Some(3))),
+            r#"{"content":[{"type":"text","text":"{\"success\":true,\"filePath\":\"C:/w/a.rs\",\"languageId\":\"rust\",\"lineCount\":3}"}]}"#
+        );
+        assert_eq!(
+            wire(&open_file(false), &opened(None, None)),
+            r#"{"content":[{"type":"text","text":"{\"success\":true,\"filePath\":\"C:/w/a.rs\",\"languageId\":\"plaintext\",\"lineCount\":null}"}]}"#
+        );
+    }
+
+    #[test]
+    fn accepted_diff_carries_the_final_text() {
+        let saved = ToolOutcome::DiffSaved {
+            final_text: "new\nplus mine\n".into(),
+        };
+        assert_eq!(
+            wire(&open_diff(), &saved),
+            r#"{"content":[{"type":"text","text":"FILE_SAVED"},{"type":"text","text":"new\nplus mine\n"}]}"#
+        );
+    }
+
+    #[test]
+    fn rejected_diff_carries_the_tab_name_never_tab_closed() {
+        let json = wire(&open_diff(), &ToolOutcome::DiffRejected);
+        assert_eq!(
+            json,
+            r#"{"content":[{"type":"text","text":"DIFF_REJECTED"},{"type":"text","text":"✻ [Claude Code] a.rs (1a2b3c) ⧉"}]}"#
+        );
+        assert!(!json.contains("TAB_CLOSED"));
+    }
+
+    #[test]
+    fn saved_document_and_executed_code() {
+        assert_eq!(
+            wire(&save(), &ToolOutcome::DocumentSaved),
+            r#"{"content":[{"type":"text","text":"{\"success\":true,\"filePath\":\"/w/a.rs\",\"saved\":true,\"message\":\"Document saved successfully\"}"}]}"#
+        );
+        let outputs = ToolOutcome::CodeExecuted {
+            outputs: vec!["1".into(), "two".into()],
+        };
+        assert_eq!(
+            wire(&execute(), &outputs),
+            r#"{"content":[{"type":"text","text":"1"},{"type":"text","text":"two"}]}"#
+        );
+        let silent = ToolOutcome::CodeExecuted { outputs: vec![] };
+        assert_eq!(wire(&execute(), &silent), r#"{"content":[]}"#);
+    }
+
+    #[test]
+    fn failure_answers_any_request_with_an_error() {
+        let failed = ToolOutcome::Failed {
+            message: "no such file".into(),
+        };
+        for request in [open_file(true), open_diff(), save(), execute()] {
+            assert_eq!(
+                wire(&request, &failed),
+                r#"{"content":[{"type":"text","text":"no such file"}],"isError":true}"#
+            );
+        }
+    }
+
+    #[test]
+    fn mismatched_outcomes_are_host_errors() {
+        let cases = [
+            (open_file(true), ToolOutcome::DiffRejected, "diffRejected"),
+            (open_diff(), opened(None, None), "fileOpened"),
+            (open_diff(), ToolOutcome::DocumentSaved, "documentSaved"),
+            (
+                save(),
+                ToolOutcome::DiffSaved {
+                    final_text: String::new(),
+                },
+                "diffSaved",
+            ),
+            (execute(), ToolOutcome::DocumentSaved, "documentSaved"),
+            (
+                save(),
+                ToolOutcome::CodeExecuted { outputs: vec![] },
+                "codeExecuted",
+            ),
+        ];
+        for (request, outcome, name) in cases {
+            let err = format_outcome(&request, &outcome).unwrap_err();
+            assert_eq!(
+                err,
+                OutcomeMismatch {
+                    tool: request.tool(),
+                    outcome: name
+                }
+            );
+        }
+        let err = format_outcome(&open_file(false), &ToolOutcome::DiffRejected).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "outcome diffRejected does not answer tool openFile"
+        );
+    }
+
+    #[test]
+    fn silent_editor_rejects_diffs_and_fails_the_rest() {
+        assert_eq!(
+            deadline_outcome(&open_diff(), 30_000),
+            ToolOutcome::DiffRejected
+        );
+        for request in [open_file(true), save(), execute()] {
+            let outcome = deadline_outcome(&request, 30_000);
+            assert_eq!(
+                outcome,
+                ToolOutcome::Failed {
+                    message: "the editor did not answer within 30000 ms".into()
+                }
+            );
+            assert_eq!(
+                wire(&request, &outcome),
+                r#"{"content":[{"type":"text","text":"the editor did not answer within 30000 ms"}],"isError":true}"#
+            );
+        }
+    }
+}

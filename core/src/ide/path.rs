@@ -1,0 +1,300 @@
+//! Path and `file://` URI rules (PROTOCOL.md §6).
+//!
+//! The CLI sees forward slashes everywhere: Windows paths are rewritten (`C:\a\b.rs` →
+//! `C:/a/b.rs`, URI `file:///C:/a/b.rs`); POSIX paths are left byte-for-byte alone, because a
+//! backslash is a legal file-name byte there. URIs are built the way the CLI builds them:
+//! `file://` followed by the raw path, never percent-encoded.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+/// How the editor's file system spells paths. JSON form: `"posix"` or `"windows"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PathStyle {
+    /// `/`-separated paths; a backslash is an ordinary file-name byte.
+    #[default]
+    Posix,
+    /// Drive-letter paths; `\` and `/` both separate segments.
+    Windows,
+}
+
+/// The canonical spelling of `path` for the CLI.
+///
+/// Windows: every `\` becomes `/` and a leading drive letter is upper-cased
+/// (`c:\a\b.rs` → `C:/a/b.rs`). Posix: returned untouched. Borrows when nothing changes.
+pub fn normalize_path(path: &str, style: PathStyle) -> Cow<'_, str> {
+    match style {
+        PathStyle::Posix => Cow::Borrowed(path),
+        PathStyle::Windows => {
+            let lower_drive = drive_letter(path).is_some_and(|d| d.is_ascii_lowercase());
+            if !lower_drive && !path.contains('\\') {
+                return Cow::Borrowed(path);
+            }
+            let mut out = path.replace('\\', "/");
+            if lower_drive {
+                // The drive letter is ASCII, so the range 0..1 is a char boundary.
+                out[..1].make_ascii_uppercase();
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// The `file://` URI of an already normalized path: `file://` + the raw path, not
+/// percent-encoded (as the CLI builds it). A drive path gains the slash URIs require before
+/// the drive: `C:/a/b.rs` → `file:///C:/a/b.rs`.
+pub fn file_uri(normalized_path: &str) -> String {
+    if drive_letter(normalized_path).is_some() {
+        format!("file:///{normalized_path}")
+    } else {
+        format!("file://{normalized_path}")
+    }
+}
+
+/// The path a `file://` URI names, or `None` when `uri` is not a local `file://` URI.
+///
+/// Accepts the raw form the CLI sends (`file:///a b.rs`), the percent-encoded form
+/// (`file:///a%20b.rs`; an escape that does not decode to UTF-8 is kept as written), an
+/// optional `localhost` host, and drive paths with or without the slash before the drive
+/// (`file:///C:/a`, `file://C:/a` → `C:/a`). The result is not normalized: pass it through
+/// [`normalize_path`]. A POSIX path whose first segment looks like a drive (`/C:/x`) reads
+/// back as the drive path `C:/x`: the two URIs are spelled alike.
+pub fn path_from_uri(uri: &str) -> Option<Cow<'_, str>> {
+    let rest = strip_file_scheme(uri)?;
+    match percent_decode(rest) {
+        Cow::Borrowed(raw) => local_path(raw).map(Cow::Borrowed),
+        Cow::Owned(decoded) => local_path(&decoded).map(|p| Cow::Owned(p.to_owned())),
+    }
+}
+
+/// [`path_from_uri`] without percent-decoding: the path exactly as spelled in `uri`. A raw
+/// path may itself contain `%`, so lookups try this spelling before the decoded one.
+pub(crate) fn path_from_uri_undecoded(uri: &str) -> Option<&str> {
+    strip_file_scheme(uri).and_then(local_path)
+}
+
+/// The last segment of a normalized path (the tab label): `/w/src/main.rs` → `main.rs`.
+/// Trailing slashes are ignored; only `/` separates segments.
+pub fn file_name(path: &str) -> &str {
+    let trimmed = path.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+/// The drive letter when `path` starts with `X:`.
+fn drive_letter(path: &str) -> Option<char> {
+    let mut chars = path.chars();
+    match (chars.next(), chars.next()) {
+        (Some(d), Some(':')) if d.is_ascii_alphabetic() => Some(d),
+        _ => None,
+    }
+}
+
+/// What follows `file://` and an optional `localhost` host.
+fn strip_file_scheme(uri: &str) -> Option<&str> {
+    // RFC 3986 §3.1: scheme names are case-insensitive.
+    let rest = uri
+        .get(..7)
+        .filter(|scheme| scheme.eq_ignore_ascii_case("file://"))
+        .and_then(|_| uri.get(7..))?;
+    // RFC 8089 §2: the host "localhost" names the local machine, like an empty host.
+    match rest.get(..10) {
+        Some(host) if host.eq_ignore_ascii_case("localhost/") => rest.get(9..),
+        _ => Some(rest),
+    }
+}
+
+/// The local path in a URI's path part: `/abs`, `/C:/x` → `C:/x`, or `C:/x`.
+fn local_path(part: &str) -> Option<&str> {
+    match part.strip_prefix('/') {
+        Some(after) if drive_letter(after).is_some() => Some(after),
+        Some(_) => Some(part),
+        None if drive_letter(part).is_some() => Some(part),
+        None => None,
+    }
+}
+
+/// Decodes every `%XX` escape; returns `s` unchanged when it has none, when an escape is
+/// malformed it stays literal, and when the decoded bytes are not UTF-8.
+fn percent_decode(s: &str) -> Cow<'_, str> {
+    if !s.contains('%') {
+        return Cow::Borrowed(s);
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = match (bytes.get(i), bytes.get(i + 1), bytes.get(i + 2)) {
+            (Some(b'%'), Some(&hi), Some(&lo)) => hex_value(hi).zip(hex_value(lo)),
+            _ => None,
+        };
+        match escaped {
+            Some((hi, lo)) => {
+                out.push(hi << 4 | lo);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).map_or(Cow::Borrowed(s), Cow::Owned)
+}
+
+fn hex_value(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_paths_get_forward_slashes_and_an_upper_case_drive() {
+        assert_eq!(
+            normalize_path(r"c:\a\b.rs", PathStyle::Windows),
+            "C:/a/b.rs"
+        );
+        assert_eq!(normalize_path(r"D:\x", PathStyle::Windows), "D:/x");
+        assert_eq!(normalize_path("e:/x", PathStyle::Windows), "E:/x");
+        assert_eq!(
+            normalize_path(r"\\srv\share\f.rs", PathStyle::Windows),
+            "//srv/share/f.rs"
+        );
+        assert!(matches!(
+            normalize_path("C:/a/b.rs", PathStyle::Windows),
+            Cow::Borrowed("C:/a/b.rs")
+        ));
+    }
+
+    #[test]
+    fn posix_paths_are_untouched_even_with_backslashes() {
+        assert!(matches!(
+            normalize_path(r"/w/a\b.rs", PathStyle::Posix),
+            Cow::Borrowed(r"/w/a\b.rs")
+        ));
+        assert_eq!(normalize_path("c:/x", PathStyle::Posix), "c:/x");
+    }
+
+    #[test]
+    fn uris_are_file_scheme_plus_raw_path() {
+        assert_eq!(file_uri("/w/a b%.rs"), "file:///w/a b%.rs");
+        assert_eq!(file_uri("C:/a/b.rs"), "file:///C:/a/b.rs");
+        assert_eq!(file_uri("//srv/share/f"), "file:////srv/share/f");
+    }
+
+    #[test]
+    fn uris_parse_raw_encoded_and_drive_forms() {
+        assert_eq!(
+            path_from_uri("file:///w/a b.rs").as_deref(),
+            Some("/w/a b.rs")
+        );
+        assert_eq!(
+            path_from_uri("file:///w/a%20b.rs").as_deref(),
+            Some("/w/a b.rs")
+        );
+        assert_eq!(path_from_uri("FILE:///w/x").as_deref(), Some("/w/x"));
+        assert_eq!(
+            path_from_uri("file://localhost/w/x").as_deref(),
+            Some("/w/x")
+        );
+        assert_eq!(
+            path_from_uri("file:///C:/a/b.rs").as_deref(),
+            Some("C:/a/b.rs")
+        );
+        assert_eq!(path_from_uri("file:///c%3A/a").as_deref(), Some("c:/a"));
+        assert_eq!(
+            path_from_uri(r"file://C:\a\b.rs").as_deref(),
+            Some(r"C:\a\b.rs")
+        );
+        assert_eq!(
+            path_from_uri("file:////srv/share").as_deref(),
+            Some("//srv/share")
+        );
+    }
+
+    #[test]
+    fn malformed_escapes_stay_literal() {
+        assert_eq!(path_from_uri("file:///a%zz%4").as_deref(), Some("/a%zz%4"));
+        assert_eq!(path_from_uri("file:///100%").as_deref(), Some("/100%"));
+        // %FF alone is not UTF-8: the whole path is kept as written.
+        assert_eq!(
+            path_from_uri("file:///a%FF%41").as_deref(),
+            Some("/a%FF%41")
+        );
+        assert_eq!(path_from_uri("file:///%C3%A9").as_deref(), Some("/é"));
+    }
+
+    #[test]
+    fn non_file_uris_are_refused() {
+        for uri in [
+            "",
+            "file:/",
+            "file://",
+            "file://host/share/x",
+            "http:///w/x",
+            "/w/x",
+            "untitled:Untitled-1",
+            "filé:///x",
+        ] {
+            assert_eq!(path_from_uri(uri), None, "{uri}");
+        }
+    }
+
+    #[test]
+    fn undecoded_path_keeps_escapes() {
+        assert_eq!(path_from_uri_undecoded("file:///a%20b"), Some("/a%20b"));
+        assert_eq!(path_from_uri_undecoded("file:///C:/x"), Some("C:/x"));
+        assert_eq!(path_from_uri_undecoded("ftp://x"), None);
+    }
+
+    #[test]
+    fn file_name_is_the_last_segment() {
+        assert_eq!(file_name("/w/src/main.rs"), "main.rs");
+        assert_eq!(file_name("C:/w/x/"), "x");
+        assert_eq!(file_name("Untitled-1"), "Untitled-1");
+        assert_eq!(file_name(r"/w/a\b.rs"), r"a\b.rs");
+        assert_eq!(file_name("/"), "");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn path_functions_never_panic_and_normalizing_is_idempotent(s in "\\PC*") {
+            let _ = path_from_uri(&s);
+            let _ = path_from_uri_undecoded(&s);
+            let _ = file_name(&s);
+            for style in [PathStyle::Posix, PathStyle::Windows] {
+                let once = normalize_path(&s, style).into_owned();
+                proptest::prop_assert_eq!(normalize_path(&once, style), once.as_str());
+            }
+        }
+
+        #[test]
+        fn uri_of_an_absolute_path_leads_back_to_it(
+            p in "(/|[a-zA-Z]:/)[^%]*",
+            style in proptest::prop_oneof![
+                proptest::strategy::Just(PathStyle::Posix),
+                proptest::strategy::Just(PathStyle::Windows),
+            ],
+        ) {
+            let path = normalize_path(&p, style);
+            let uri = file_uri(&path);
+            let back = path_from_uri(&uri);
+            proptest::prop_assert_eq!(back.as_deref(), Some(path.as_ref()));
+        }
+    }
+
+    #[test]
+    fn path_style_json_form() {
+        assert_eq!(
+            serde_json::to_string(&PathStyle::Windows).unwrap(),
+            r#""windows""#
+        );
+        assert_eq!(
+            serde_json::from_str::<PathStyle>(r#""posix""#).unwrap(),
+            PathStyle::Posix
+        );
+    }
+}

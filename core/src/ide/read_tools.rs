@@ -1,0 +1,480 @@
+//! The read tools, answered from [`EditorState`] with no round trip to the editor
+//! (PROTOCOL.md §4). Every answer is one text item holding compact JSON.
+
+use serde::Serialize;
+
+use super::args::Args;
+use super::event::Diagnostic;
+use super::notify::SelectionChanged;
+use super::path::{file_name, file_uri, normalize_path, path_from_uri, path_from_uri_undecoded};
+use super::result::ToolResult;
+use super::state::EditorState;
+
+/// The language id reported for a document whose language the editor never named.
+pub(crate) const UNKNOWN_LANGUAGE: &str = "plaintext";
+
+/// `{"success":false,"message":..}`: the answer for a request the state cannot satisfy.
+#[derive(Serialize)]
+struct Failure<'a> {
+    success: bool,
+    message: &'a str,
+}
+
+fn failure(message: &str) -> ToolResult {
+    ToolResult::json(&Failure {
+        success: false,
+        message,
+    })
+}
+
+/// `{"success":false,"message":"Document not open: <path>"}`.
+pub(crate) fn document_not_open(path: &str) -> ToolResult {
+    failure(&format!("Document not open: {path}"))
+}
+
+#[derive(Serialize)]
+struct FileDiagnostics<'a> {
+    uri: String,
+    diagnostics: &'a [Diagnostic],
+}
+
+/// `getDiagnostics {uri?}`: `[{uri, diagnostics:[..]}]`. With `uri`, exactly that file (with
+/// an empty list when it has none); the raw spelling is looked up before the percent-decoded
+/// one. Without, every file that has diagnostics, ordered by path.
+pub(crate) fn get_diagnostics(args: &mut Args, state: &EditorState) -> Result<ToolResult, String> {
+    let style = state.path_style();
+    let all = state.diagnostics();
+    let Some(uri) = args.optional_string("uri")? else {
+        let files: Vec<FileDiagnostics> = all
+            .iter()
+            .map(|(path, diagnostics)| FileDiagnostics {
+                uri: file_uri(path),
+                diagnostics,
+            })
+            .collect();
+        return Ok(ToolResult::json(&files));
+    };
+    let (Some(raw), Some(decoded)) = (path_from_uri_undecoded(&uri), path_from_uri(&uri)) else {
+        return Err(String::from("argument uri: expected a file:// URI"));
+    };
+    let raw = normalize_path(raw, style);
+    let decoded = normalize_path(&decoded, style);
+    let (path, diagnostics) = match (all.get(raw.as_ref()), all.get(decoded.as_ref())) {
+        (Some(found), _) => (raw.as_ref(), found.as_slice()),
+        (None, found) => (decoded.as_ref(), found.map_or(&[][..], Vec::as_slice)),
+    };
+    Ok(ToolResult::json(&[FileDiagnostics {
+        uri: file_uri(path),
+        diagnostics,
+    }]))
+}
+
+#[derive(Serialize)]
+struct SelectionAnswer<'a> {
+    success: bool,
+    #[serde(flatten)]
+    selection: &'a SelectionChanged,
+}
+
+fn selection_answer(selection: &SelectionChanged) -> ToolResult {
+    ToolResult::json(&SelectionAnswer {
+        success: true,
+        selection,
+    })
+}
+
+/// `getCurrentSelection`: the active editor's selection (empty at 0:0 when none was seen),
+/// or `{"success":false,"message":"No active editor found"}`.
+pub(crate) fn get_current_selection(state: &EditorState) -> ToolResult {
+    match state.selection_notification() {
+        Some(selection) => selection_answer(&selection),
+        None => failure("No active editor found"),
+    }
+}
+
+/// `getLatestSelection`: the last selection seen, even in an editor closed since, or
+/// `{"success":false,"message":"No selection available"}`.
+pub(crate) fn get_latest_selection(state: &EditorState) -> ToolResult {
+    match state.latest_selection() {
+        Some(selection) => selection_answer(selection),
+        None => failure("No selection available"),
+    }
+}
+
+/// One tab of `getOpenEditors`. Of the fields VS Code and claudecode.nvim report, these are
+/// the ones the state knows; `isPinned`, `isPreview`, `groupIndex`, `viewColumn`,
+/// `isGroupActive`, `lineCount` and `selection` are left out rather than invented.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Tab<'a> {
+    uri: String,
+    is_active: bool,
+    label: &'a str,
+    file_name: &'a str,
+    language_id: &'a str,
+    is_dirty: bool,
+    is_untitled: bool,
+}
+
+#[derive(Serialize)]
+struct Tabs<'a> {
+    tabs: Vec<Tab<'a>>,
+}
+
+/// `getOpenEditors`: `{"tabs":[{uri,isActive,label,fileName,languageId,isDirty,isUntitled}]}`
+/// in tab order; `languageId` is `plaintext` when unknown.
+pub(crate) fn get_open_editors(state: &EditorState) -> ToolResult {
+    let active = state.active_path();
+    let tabs = state
+        .documents()
+        .iter()
+        .map(|doc| Tab {
+            uri: file_uri(&doc.path),
+            is_active: active == Some(doc.path.as_str()),
+            label: file_name(&doc.path),
+            file_name: &doc.path,
+            language_id: doc.language_id.as_deref().unwrap_or(UNKNOWN_LANGUAGE),
+            is_dirty: doc.is_dirty,
+            is_untitled: doc.is_untitled,
+        })
+        .collect();
+    ToolResult::json(&Tabs { tabs })
+}
+
+#[derive(Serialize)]
+struct Folder<'a> {
+    name: &'a str,
+    uri: String,
+    path: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Folders<'a> {
+    success: bool,
+    folders: Vec<Folder<'a>>,
+    root_path: Option<&'a str>,
+}
+
+/// `getWorkspaceFolders`: `{"success":true,"folders":[{name,uri,path}],"rootPath":..}`,
+/// `rootPath` the first folder or `null`.
+pub(crate) fn get_workspace_folders(state: &EditorState) -> ToolResult {
+    let paths = state.workspace_folders();
+    ToolResult::json(&Folders {
+        success: true,
+        folders: paths
+            .iter()
+            .map(|path| Folder {
+                name: file_name(path),
+                uri: file_uri(path),
+                path,
+            })
+            .collect(),
+        root_path: paths.first().map(String::as_str),
+    })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DirtyAnswer<'a> {
+    success: bool,
+    file_path: &'a str,
+    is_dirty: bool,
+    is_untitled: bool,
+}
+
+/// `checkDocumentDirty {filePath}`: `{"success":true,filePath,isDirty,isUntitled}`, or
+/// `{"success":false,"message":"Document not open: <path>"}`.
+pub(crate) fn check_document_dirty(
+    args: &mut Args,
+    state: &EditorState,
+) -> Result<ToolResult, String> {
+    let path = args.path("filePath", state.path_style())?;
+    Ok(match state.document(&path) {
+        Some(doc) => ToolResult::json(&DirtyAnswer {
+            success: true,
+            file_path: &doc.path,
+            is_dirty: doc.is_dirty,
+            is_untitled: doc.is_untitled,
+        }),
+        None => document_not_open(&path),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::value::RawValue;
+
+    use crate::ide::{
+        Diagnostic, EditorEvent, PathStyle, Position, Range, Severity, ToolPlan, plan_tool_call,
+    };
+
+    use super::*;
+
+    fn plan(state: &EditorState, name: &str, arguments: Option<&str>) -> ToolPlan {
+        let raw = arguments.map(|a| RawValue::from_string(a.to_owned()).unwrap());
+        plan_tool_call(name, raw.as_deref(), state, false)
+    }
+
+    /// The JSON text inside the answer's only content item.
+    fn answer(state: &EditorState, name: &str, arguments: Option<&str>) -> String {
+        match plan(state, name, arguments) {
+            ToolPlan::Answer(ToolResult { texts, is_error }) => {
+                assert!(!is_error);
+                assert_eq!(texts.len(), 1);
+                texts.into_iter().next().unwrap()
+            }
+            other => panic!("not an answer: {other:?}"),
+        }
+    }
+
+    fn feed(state: &mut EditorState, events: &[&str]) {
+        for event in events {
+            let _ = state.apply(&serde_json::from_str(event).unwrap());
+        }
+    }
+
+    fn diag(message: &str, severity: Severity, line: u32) -> Diagnostic {
+        let at = Position { line, character: 4 };
+        Diagnostic {
+            message: message.into(),
+            severity,
+            range: Range { start: at, end: at },
+            source: None,
+            code: None,
+        }
+    }
+
+    fn with_diagnostics(style: PathStyle) -> EditorState {
+        let mut state = EditorState::new(style, vec![]);
+        let mut with_extras = diag("mismatched types", Severity::Error, 3);
+        with_extras.source = Some("rustc".into());
+        with_extras.code = Some("E0308".into());
+        let _ = state.apply(&EditorEvent::DiagnosticsChanged {
+            path: "/w/b.rs".into(),
+            diagnostics: vec![with_extras, diag("unused", Severity::Warning, 7)],
+        });
+        let mut numbered = diag("hint", Severity::Hint, 0);
+        numbered.code = Some(7.into());
+        let _ = state.apply(&EditorEvent::DiagnosticsChanged {
+            path: "/w/a b%20.rs".into(),
+            diagnostics: vec![numbered],
+        });
+        state
+    }
+
+    const B_DIAGNOSTICS: &str = r#"{"uri":"file:///w/b.rs","diagnostics":[{"message":"mismatched types","severity":"Error","range":{"start":{"line":3,"character":4},"end":{"line":3,"character":4}},"source":"rustc","code":"E0308"},{"message":"unused","severity":"Warning","range":{"start":{"line":7,"character":4},"end":{"line":7,"character":4}}}]}"#;
+    const A_DIAGNOSTICS: &str = r#"{"uri":"file:///w/a b%20.rs","diagnostics":[{"message":"hint","severity":"Hint","range":{"start":{"line":0,"character":4},"end":{"line":0,"character":4}},"code":7}]}"#;
+
+    #[test]
+    fn diagnostics_for_all_files_are_ordered_by_path() {
+        let state = with_diagnostics(PathStyle::Posix);
+        let all = format!("[{A_DIAGNOSTICS},{B_DIAGNOSTICS}]");
+        assert_eq!(answer(&state, "getDiagnostics", None), all);
+        assert_eq!(answer(&state, "getDiagnostics", Some("{}")), all);
+        assert_eq!(
+            answer(&state, "getDiagnostics", Some(r#"{"uri":null}"#)),
+            all
+        );
+        let empty = EditorState::new(PathStyle::Posix, vec![]);
+        assert_eq!(answer(&empty, "getDiagnostics", Some("{}")), "[]");
+    }
+
+    #[test]
+    fn diagnostics_for_one_uri_hold_exactly_that_file() {
+        let state = with_diagnostics(PathStyle::Posix);
+        let get = |uri: &str| {
+            answer(
+                &state,
+                "getDiagnostics",
+                Some(&format!(r#"{{"uri":"{uri}"}}"#)),
+            )
+        };
+        assert_eq!(get("file:///w/b.rs"), format!("[{B_DIAGNOSTICS}]"));
+        assert_eq!(get("file:///w/%62.rs"), format!("[{B_DIAGNOSTICS}]"));
+        // The raw spelling wins over the decoded one: this file's name holds `%20`.
+        assert_eq!(get("file:///w/a b%20.rs"), format!("[{A_DIAGNOSTICS}]"));
+        assert_eq!(get("file:///w/a%20b%2520.rs"), format!("[{A_DIAGNOSTICS}]"));
+        assert_eq!(
+            get("file:///w/clean.rs"),
+            r#"[{"uri":"file:///w/clean.rs","diagnostics":[]}]"#
+        );
+        assert_eq!(
+            get("file:///w/new%20file.rs"),
+            r#"[{"uri":"file:///w/new file.rs","diagnostics":[]}]"#
+        );
+    }
+
+    #[test]
+    fn diagnostics_uri_on_windows_is_normalized() {
+        let mut state = EditorState::new(PathStyle::Windows, vec![]);
+        let _ = state.apply(&EditorEvent::DiagnosticsChanged {
+            path: r"c:\w\a.rs".into(),
+            diagnostics: vec![diag("x", Severity::Info, 1)],
+        });
+        let expected = r#"[{"uri":"file:///C:/w/a.rs","diagnostics":[{"message":"x","severity":"Info","range":{"start":{"line":1,"character":4},"end":{"line":1,"character":4}}}]}]"#;
+        assert_eq!(answer(&state, "getDiagnostics", None), expected);
+        for uri in [
+            "file:///c:/w/a.rs",
+            "file:///C:/w/a.rs",
+            r"file://C:\\w\\a.rs",
+            "file:///c%3A/w/a.rs",
+        ] {
+            let args = format!(r#"{{"uri":"{uri}"}}"#);
+            assert_eq!(
+                answer(&state, "getDiagnostics", Some(&args)),
+                expected,
+                "{uri}"
+            );
+        }
+    }
+
+    #[test]
+    fn diagnostics_refuse_a_bad_uri() {
+        let state = with_diagnostics(PathStyle::Posix);
+        assert_eq!(
+            plan(&state, "getDiagnostics", Some(r#"{"uri":"/w/b.rs"}"#)),
+            ToolPlan::InvalidArguments("argument uri: expected a file:// URI".into())
+        );
+        assert_eq!(
+            plan(&state, "getDiagnostics", Some(r#"{"uri":"https://x/y"}"#)),
+            ToolPlan::InvalidArguments("argument uri: expected a file:// URI".into())
+        );
+        assert_eq!(
+            plan(&state, "getDiagnostics", Some(r#"{"uri":5}"#)),
+            ToolPlan::InvalidArguments("argument uri: expected a string, got a number".into())
+        );
+    }
+
+    #[test]
+    fn current_selection_follows_the_active_editor() {
+        let mut state = EditorState::new(PathStyle::Posix, vec![]);
+        assert_eq!(
+            answer(&state, "getCurrentSelection", None),
+            r#"{"success":false,"message":"No active editor found"}"#
+        );
+        feed(
+            &mut state,
+            &[r#"{"type":"documentActivated","path":"/w/a.rs"}"#],
+        );
+        assert_eq!(
+            answer(&state, "getCurrentSelection", Some("{}")),
+            r#"{"success":true,"text":"","filePath":"/w/a.rs","fileUrl":"file:///w/a.rs","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":0},"isEmpty":true}}"#
+        );
+        feed(
+            &mut state,
+            &[
+                r#"{"type":"selectionChanged","path":"/w/a.rs","text":"let \"x\"","selection":{"start":{"line":2,"character":1},"end":{"line":2,"character":8}}}"#,
+            ],
+        );
+        assert_eq!(
+            answer(&state, "getCurrentSelection", None),
+            r#"{"success":true,"text":"let \"x\"","filePath":"/w/a.rs","fileUrl":"file:///w/a.rs","selection":{"start":{"line":2,"character":1},"end":{"line":2,"character":8},"isEmpty":false}}"#
+        );
+        feed(
+            &mut state,
+            &[r#"{"type":"documentClosed","path":"/w/a.rs"}"#],
+        );
+        assert_eq!(
+            answer(&state, "getCurrentSelection", None),
+            r#"{"success":false,"message":"No active editor found"}"#
+        );
+    }
+
+    #[test]
+    fn latest_selection_survives_its_editor_closing() {
+        let mut state = EditorState::new(PathStyle::Windows, vec![]);
+        assert_eq!(
+            answer(&state, "getLatestSelection", None),
+            r#"{"success":false,"message":"No selection available"}"#
+        );
+        feed(
+            &mut state,
+            &[
+                r#"{"type":"selectionChanged","path":"c:\\w\\a.rs","text":"x","selection":{"start":{"line":1,"character":0},"end":{"line":1,"character":1}}}"#,
+                r#"{"type":"documentClosed","path":"C:/w/a.rs"}"#,
+                r#"{"type":"documentActivated","path":"C:/w/b.rs"}"#,
+            ],
+        );
+        assert_eq!(
+            answer(&state, "getLatestSelection", None),
+            r#"{"success":true,"text":"x","filePath":"C:/w/a.rs","fileUrl":"file:///C:/w/a.rs","selection":{"start":{"line":1,"character":0},"end":{"line":1,"character":1},"isEmpty":false}}"#
+        );
+    }
+
+    #[test]
+    fn open_editors_in_tab_order() {
+        let mut state = EditorState::new(PathStyle::Posix, vec![]);
+        assert_eq!(answer(&state, "getOpenEditors", None), r#"{"tabs":[]}"#);
+        feed(
+            &mut state,
+            &[
+                r#"{"type":"documentOpened","path":"/w/src/main.rs","languageId":"rust","isDirty":true}"#,
+                r#"{"type":"documentOpened","path":"Untitled-1","isUntitled":true}"#,
+                r#"{"type":"documentActivated","path":"Untitled-1"}"#,
+            ],
+        );
+        assert_eq!(
+            answer(&state, "getOpenEditors", Some("{}")),
+            concat!(
+                r#"{"tabs":["#,
+                r#"{"uri":"file:///w/src/main.rs","isActive":false,"label":"main.rs","fileName":"/w/src/main.rs","languageId":"rust","isDirty":true,"isUntitled":false},"#,
+                r#"{"uri":"file://Untitled-1","isActive":true,"label":"Untitled-1","fileName":"Untitled-1","languageId":"plaintext","isDirty":false,"isUntitled":true}"#,
+                "]}"
+            )
+        );
+    }
+
+    #[test]
+    fn workspace_folders_with_root_path() {
+        let state = EditorState::new(
+            PathStyle::Windows,
+            vec![r"c:\w\proj".into(), "D:/other".into()],
+        );
+        assert_eq!(
+            answer(&state, "getWorkspaceFolders", None),
+            r#"{"success":true,"folders":[{"name":"proj","uri":"file:///C:/w/proj","path":"C:/w/proj"},{"name":"other","uri":"file:///D:/other","path":"D:/other"}],"rootPath":"C:/w/proj"}"#
+        );
+        let none = EditorState::new(PathStyle::Posix, vec![]);
+        assert_eq!(
+            answer(&none, "getWorkspaceFolders", None),
+            r#"{"success":true,"folders":[],"rootPath":null}"#
+        );
+    }
+
+    #[test]
+    fn document_dirty_for_open_and_unknown_documents() {
+        let mut state = EditorState::new(PathStyle::Windows, vec![]);
+        feed(
+            &mut state,
+            &[
+                r#"{"type":"documentOpened","path":"C:\\w\\a.rs"}"#,
+                r#"{"type":"documentDirtyChanged","path":"C:\\w\\a.rs","isDirty":true}"#,
+            ],
+        );
+        assert_eq!(
+            answer(
+                &state,
+                "checkDocumentDirty",
+                Some(r#"{"filePath":"c:\\w\\a.rs","extra":1}"#)
+            ),
+            r#"{"success":true,"filePath":"C:/w/a.rs","isDirty":true,"isUntitled":false}"#
+        );
+        assert_eq!(
+            answer(
+                &state,
+                "checkDocumentDirty",
+                Some(r#"{"filePath":"C:\\w\\b.rs"}"#)
+            ),
+            r#"{"success":false,"message":"Document not open: C:/w/b.rs"}"#
+        );
+        assert_eq!(
+            plan(&state, "checkDocumentDirty", Some("{}")),
+            ToolPlan::InvalidArguments("missing required argument: filePath".into())
+        );
+        assert_eq!(
+            plan(&state, "checkDocumentDirty", Some(r#"{"filePath":["/a"]}"#)),
+            ToolPlan::InvalidArguments("argument filePath: expected a string, got an array".into())
+        );
+    }
+}

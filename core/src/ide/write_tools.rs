@@ -1,0 +1,472 @@
+//! The write tools: calls the editor must carry out, as typed requests, and the outcomes
+//! the editor reports back (PROTOCOL.md §4).
+//!
+//! Requests, tagged by `"tool"`, camelCase fields, absent options left out:
+//!
+//! ```json
+//! {"tool":"openFile","path":"/w/a.rs","preview":false,"startText":"fn main","endText":"}","selectToEndOfLine":false,"makeFrontmost":true}
+//! {"tool":"openDiff","oldFilePath":"/w/a.rs","newFilePath":"/w/a.rs","newFileContents":"fn main() {}\n","tabName":"✻ [Claude Code] a.rs (1a2b3c) ⧉"}
+//! {"tool":"saveDocument","path":"/w/a.rs"}
+//! {"tool":"executeCode","code":"print(1)"}
+//! ```
+//!
+//! On input `preview`, `selectToEndOfLine` (both default `false`) and `makeFrontmost`
+//! (default `true`) may be left out. Outcomes, tagged by `"outcome"`:
+//!
+//! ```json
+//! {"outcome":"fileOpened","languageId":"rust","lineCount":12}
+//! {"outcome":"diffSaved","finalText":"fn main() {}\n"}
+//! {"outcome":"diffRejected"}
+//! {"outcome":"documentSaved"}
+//! {"outcome":"codeExecuted","outputs":["1"]}
+//! {"outcome":"failed","message":"permission denied"}
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::args::Args;
+use super::catalog::ToolName;
+use super::plan::ToolPlan;
+use super::read_tools::document_not_open;
+use super::state::EditorState;
+
+/// A call the editor must carry out, then report a [`ToolOutcome`] for. Paths are
+/// normalized with the state's [`super::PathStyle`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "tool",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+#[non_exhaustive]
+pub enum ToolRequest {
+    /// `openFile`: open `path`, select from `start_text` to `end_text` when given. Answer
+    /// with [`ToolOutcome::FileOpened`].
+    OpenFile {
+        /// The file to open.
+        path: String,
+        /// Open it as a preview tab.
+        #[serde(default)]
+        preview: bool,
+        /// Select from the first occurrence of this text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        start_text: Option<String>,
+        /// Extend the selection to the end of this text's first occurrence after
+        /// `start_text`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end_text: Option<String>,
+        /// Extend the selection to the end of the line where it ends.
+        #[serde(default)]
+        select_to_end_of_line: bool,
+        /// Make the file the active editor; when false, open it in the background.
+        #[serde(default = "default_true")]
+        make_frontmost: bool,
+    },
+    /// `openDiff`: show `new_file_contents` against `old_file_path` in a tab named
+    /// `tab_name` and wait for the user. Answer with [`ToolOutcome::DiffSaved`] or
+    /// [`ToolOutcome::DiffRejected`] (also when the user closes the tab). Never write the
+    /// file: the CLI writes it after the answer.
+    OpenDiff {
+        /// The file as it is (it may not exist yet).
+        old_file_path: String,
+        /// The file the new contents are for (the same path in practice).
+        new_file_path: String,
+        /// The proposed contents (may be empty).
+        new_file_contents: String,
+        /// The diff tab's name, unique per proposal.
+        tab_name: String,
+    },
+    /// `saveDocument`: save the open document `path`. Answer with
+    /// [`ToolOutcome::DocumentSaved`].
+    SaveDocument {
+        /// The document to save.
+        path: String,
+    },
+    /// `executeCode`: ask the user to confirm, then run `code` in the editor's kernel.
+    /// Answer with [`ToolOutcome::CodeExecuted`].
+    ExecuteCode {
+        /// The code to run.
+        code: String,
+    },
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl ToolRequest {
+    /// The tool this request carries out.
+    pub fn tool(&self) -> ToolName {
+        match self {
+            ToolRequest::OpenFile { .. } => ToolName::OpenFile,
+            ToolRequest::OpenDiff { .. } => ToolName::OpenDiff,
+            ToolRequest::SaveDocument { .. } => ToolName::SaveDocument,
+            ToolRequest::ExecuteCode { .. } => ToolName::ExecuteCode,
+        }
+    }
+}
+
+/// What the editor reports after carrying out a [`ToolRequest`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "outcome",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+#[non_exhaustive]
+pub enum ToolOutcome {
+    /// The file is open (answers `openFile`).
+    FileOpened {
+        /// Its language id, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        language_id: Option<String>,
+        /// Its number of lines, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line_count: Option<u32>,
+    },
+    /// The user accepted the diff, possibly after editing it (answers `openDiff` with
+    /// `FILE_SAVED` and `final_text`).
+    DiffSaved {
+        /// The complete accepted text.
+        final_text: String,
+    },
+    /// The user rejected the diff or closed its tab (answers `openDiff` with
+    /// `DIFF_REJECTED` and the tab name; never `TAB_CLOSED`, which the CLI reads as accept).
+    DiffRejected,
+    /// The document was saved (answers `saveDocument`).
+    DocumentSaved,
+    /// The code ran (answers `executeCode`); one text item per output.
+    CodeExecuted {
+        /// The outputs, in order.
+        outputs: Vec<String>,
+    },
+    /// The editor could not carry out the request (answers any request with an error).
+    Failed {
+        /// Why, for the user.
+        message: String,
+    },
+}
+
+impl ToolOutcome {
+    /// The outcome's JSON tag (`fileOpened`, `diffSaved`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ToolOutcome::FileOpened { .. } => "fileOpened",
+            ToolOutcome::DiffSaved { .. } => "diffSaved",
+            ToolOutcome::DiffRejected => "diffRejected",
+            ToolOutcome::DocumentSaved => "documentSaved",
+            ToolOutcome::CodeExecuted { .. } => "codeExecuted",
+            ToolOutcome::Failed { .. } => "failed",
+        }
+    }
+}
+
+/// `openFile {filePath, preview?, startText?, endText?, selectToEndOfLine?, makeFrontmost?}`.
+/// An empty `startText`/`endText` counts as absent.
+pub(crate) fn open_file(args: &mut Args, state: &EditorState) -> Result<ToolRequest, String> {
+    let non_empty = |s: Option<String>| s.filter(|s| !s.is_empty());
+    Ok(ToolRequest::OpenFile {
+        path: args.path("filePath", state.path_style())?,
+        preview: args.optional_bool("preview")?.unwrap_or(false),
+        start_text: non_empty(args.optional_string("startText")?),
+        end_text: non_empty(args.optional_string("endText")?),
+        select_to_end_of_line: args.optional_bool("selectToEndOfLine")?.unwrap_or(false),
+        make_frontmost: args.optional_bool("makeFrontmost")?.unwrap_or(true),
+    })
+}
+
+/// `openDiff {old_file_path, new_file_path, new_file_contents, tab_name}`: all four
+/// required strings; the paths non-empty.
+pub(crate) fn open_diff(args: &mut Args, state: &EditorState) -> Result<ToolRequest, String> {
+    let style = state.path_style();
+    Ok(ToolRequest::OpenDiff {
+        old_file_path: args.path("old_file_path", style)?,
+        new_file_path: args.path("new_file_path", style)?,
+        new_file_contents: args.string("new_file_contents")?,
+        tab_name: args.string("tab_name")?,
+    })
+}
+
+/// `saveDocument {filePath}`: a request when the document is open, else the answer
+/// `{"success":false,"message":"Document not open: <path>"}`.
+pub(crate) fn save_document(args: &mut Args, state: &EditorState) -> Result<ToolPlan, String> {
+    let path = args.path("filePath", state.path_style())?;
+    Ok(match state.document(&path) {
+        Some(_) => ToolPlan::Request(ToolRequest::SaveDocument { path }),
+        None => ToolPlan::Answer(document_not_open(&path)),
+    })
+}
+
+/// `executeCode {code}`.
+pub(crate) fn execute_code(args: &mut Args) -> Result<ToolRequest, String> {
+    Ok(ToolRequest::ExecuteCode {
+        code: args.string("code")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::value::RawValue;
+
+    use super::*;
+    use crate::ide::{EditorEvent, PathStyle, ToolResult, plan_tool_call};
+
+    fn plan_in(state: &EditorState, name: &str, arguments: &str) -> ToolPlan {
+        let raw = RawValue::from_string(arguments.to_owned()).unwrap();
+        plan_tool_call(name, Some(&raw), state, false)
+    }
+
+    fn plan(style: PathStyle, name: &str, arguments: &str) -> ToolPlan {
+        plan_in(&EditorState::new(style, vec![]), name, arguments)
+    }
+
+    fn invalid(message: &str) -> ToolPlan {
+        ToolPlan::InvalidArguments(message.into())
+    }
+
+    #[test]
+    fn open_file_takes_defaults_and_normalizes_the_path() {
+        assert_eq!(
+            plan(
+                PathStyle::Windows,
+                "openFile",
+                r#"{"filePath":"c:\\w\\a.rs"}"#
+            ),
+            ToolPlan::Request(ToolRequest::OpenFile {
+                path: "C:/w/a.rs".into(),
+                preview: false,
+                start_text: None,
+                end_text: None,
+                select_to_end_of_line: false,
+                make_frontmost: true,
+            })
+        );
+    }
+
+    #[test]
+    fn open_file_passes_every_option() {
+        let args = r#"{"filePath":"/w/a\\b.rs","preview":true,"startText":"fn","endText":"}","selectToEndOfLine":true,"makeFrontmost":false,"startLine":3}"#;
+        assert_eq!(
+            plan(PathStyle::Posix, "openFile", args),
+            ToolPlan::Request(ToolRequest::OpenFile {
+                path: r"/w/a\b.rs".into(),
+                preview: true,
+                start_text: Some("fn".into()),
+                end_text: Some("}".into()),
+                select_to_end_of_line: true,
+                make_frontmost: false,
+            })
+        );
+        let empty_texts = r#"{"filePath":"/w/a.rs","startText":"","endText":null}"#;
+        let ToolPlan::Request(ToolRequest::OpenFile {
+            start_text,
+            end_text,
+            ..
+        }) = plan(PathStyle::Posix, "openFile", empty_texts)
+        else {
+            panic!("not an openFile request");
+        };
+        assert_eq!((start_text, end_text), (None, None));
+    }
+
+    #[test]
+    fn open_file_refuses_bad_arguments() {
+        let cases = [
+            ("{}", "missing required argument: filePath"),
+            (r#"{"filePath":""}"#, "argument filePath: must not be empty"),
+            (
+                r#"{"filePath":1}"#,
+                "argument filePath: expected a string, got a number",
+            ),
+            (
+                r#"{"filePath":"/a","preview":"yes"}"#,
+                "argument preview: expected a boolean, got a string",
+            ),
+            (
+                r#"{"filePath":"/a","startText":false}"#,
+                "argument startText: expected a string, got a boolean",
+            ),
+            (
+                r#"{"filePath":"/a","endText":[]}"#,
+                "argument endText: expected a string, got an array",
+            ),
+            (
+                r#"{"filePath":"/a","selectToEndOfLine":0}"#,
+                "argument selectToEndOfLine: expected a boolean, got a number",
+            ),
+            (
+                r#"{"filePath":"/a","makeFrontmost":{}}"#,
+                "argument makeFrontmost: expected a boolean, got an object",
+            ),
+        ];
+        for (args, message) in cases {
+            assert_eq!(
+                plan(PathStyle::Posix, "openFile", args),
+                invalid(message),
+                "{args}"
+            );
+        }
+    }
+
+    #[test]
+    fn open_diff_needs_all_four_strings() {
+        let args = r#"{"old_file_path":"c:\\w\\a.rs","new_file_path":"C:/w/a.rs","new_file_contents":"","tab_name":"t"}"#;
+        assert_eq!(
+            plan(PathStyle::Windows, "openDiff", args),
+            ToolPlan::Request(ToolRequest::OpenDiff {
+                old_file_path: "C:/w/a.rs".into(),
+                new_file_path: "C:/w/a.rs".into(),
+                new_file_contents: String::new(),
+                tab_name: "t".into(),
+            })
+        );
+        let full = [
+            ("old_file_path", r#""/a""#),
+            ("new_file_path", r#""/a""#),
+            ("new_file_contents", r#""x""#),
+            ("tab_name", r#""t""#),
+        ];
+        for (left_out, _) in full {
+            let args: Vec<String> = full
+                .iter()
+                .filter(|(k, _)| *k != left_out)
+                .map(|(k, v)| format!(r#""{k}":{v}"#))
+                .collect();
+            let args = format!("{{{}}}", args.join(","));
+            assert_eq!(
+                plan(PathStyle::Posix, "openDiff", &args),
+                invalid(&format!("missing required argument: {left_out}"))
+            );
+            let wrong = args.replacen('{', &format!(r#"{{"{left_out}":7,"#), 1);
+            assert_eq!(
+                plan(PathStyle::Posix, "openDiff", &wrong),
+                invalid(&format!(
+                    "argument {left_out}: expected a string, got a number"
+                ))
+            );
+        }
+        let empty_path =
+            r#"{"old_file_path":"/a","new_file_path":"","new_file_contents":"x","tab_name":"t"}"#;
+        assert_eq!(
+            plan(PathStyle::Posix, "openDiff", empty_path),
+            invalid("argument new_file_path: must not be empty")
+        );
+    }
+
+    #[test]
+    fn save_document_requests_only_open_documents() {
+        let mut state = EditorState::new(PathStyle::Windows, vec![]);
+        let _ = state.apply(&EditorEvent::DocumentOpened {
+            path: r"C:\w\a.rs".into(),
+            language_id: None,
+            is_dirty: true,
+            is_untitled: false,
+        });
+        assert_eq!(
+            plan_in(&state, "saveDocument", r#"{"filePath":"c:/w/a.rs"}"#),
+            ToolPlan::Request(ToolRequest::SaveDocument {
+                path: "C:/w/a.rs".into()
+            })
+        );
+        assert_eq!(
+            plan_in(&state, "saveDocument", r#"{"filePath":"c:\\w\\b.rs"}"#),
+            ToolPlan::Answer(ToolResult::text(
+                r#"{"success":false,"message":"Document not open: C:/w/b.rs"}"#
+            ))
+        );
+        assert_eq!(
+            plan_in(&state, "saveDocument", "{}"),
+            invalid("missing required argument: filePath")
+        );
+    }
+
+    fn request_round_trip(json: &str) -> ToolRequest {
+        let request: ToolRequest = serde_json::from_str(json).unwrap();
+        assert_eq!(serde_json::to_string(&request).unwrap(), json);
+        request
+    }
+
+    fn outcome_round_trip(json: &str) -> ToolOutcome {
+        let outcome: ToolOutcome = serde_json::from_str(json).unwrap();
+        assert_eq!(serde_json::to_string(&outcome).unwrap(), json);
+        outcome
+    }
+
+    #[test]
+    fn requests_round_trip_through_their_documented_json() {
+        let open = request_round_trip(
+            r#"{"tool":"openFile","path":"/w/a.rs","preview":false,"startText":"fn main","endText":"}","selectToEndOfLine":false,"makeFrontmost":true}"#,
+        );
+        assert_eq!(open.tool(), ToolName::OpenFile);
+        let diff = request_round_trip(
+            r#"{"tool":"openDiff","oldFilePath":"/w/a.rs","newFilePath":"/w/a.rs","newFileContents":"fn main() {}\n","tabName":"✻ [Claude Code] a.rs (1a2b3c) ⧉"}"#,
+        );
+        assert_eq!(diff.tool(), ToolName::OpenDiff);
+        let save = request_round_trip(r#"{"tool":"saveDocument","path":"/w/a.rs"}"#);
+        assert_eq!(save.tool(), ToolName::SaveDocument);
+        let exec = request_round_trip(r#"{"tool":"executeCode","code":"print(1)"}"#);
+        assert_eq!(exec.tool(), ToolName::ExecuteCode);
+    }
+
+    #[test]
+    fn open_file_request_defaults_on_input() {
+        let open: ToolRequest =
+            serde_json::from_str(r#"{"tool":"openFile","path":"/w/a.rs"}"#).unwrap();
+        assert_eq!(
+            open,
+            ToolRequest::OpenFile {
+                path: "/w/a.rs".into(),
+                preview: false,
+                start_text: None,
+                end_text: None,
+                select_to_end_of_line: false,
+                make_frontmost: true,
+            }
+        );
+        assert_eq!(
+            serde_json::to_string(&open).unwrap(),
+            r#"{"tool":"openFile","path":"/w/a.rs","preview":false,"selectToEndOfLine":false,"makeFrontmost":true}"#
+        );
+    }
+
+    #[test]
+    fn outcomes_round_trip_through_their_documented_json() {
+        let all = [
+            r#"{"outcome":"fileOpened","languageId":"rust","lineCount":12}"#,
+            r#"{"outcome":"diffSaved","finalText":"fn main() {}\n"}"#,
+            r#"{"outcome":"diffRejected"}"#,
+            r#"{"outcome":"documentSaved"}"#,
+            r#"{"outcome":"codeExecuted","outputs":["1"]}"#,
+            r#"{"outcome":"failed","message":"permission denied"}"#,
+        ];
+        for json in all {
+            let outcome = outcome_round_trip(json);
+            assert!(json.contains(&format!(r#""outcome":"{}""#, outcome.name())));
+        }
+        assert_eq!(
+            outcome_round_trip(r#"{"outcome":"fileOpened"}"#),
+            ToolOutcome::FileOpened {
+                language_id: None,
+                line_count: None
+            }
+        );
+    }
+
+    #[test]
+    fn malformed_requests_and_outcomes_are_refused() {
+        for json in [
+            r#"{"tool":"closeTab","tabName":"x"}"#,
+            r#"{"tool":"openDiff","oldFilePath":"/a","newFilePath":"/a","tabName":"t"}"#,
+            r#"{"path":"/a"}"#,
+        ] {
+            assert!(serde_json::from_str::<ToolRequest>(json).is_err(), "{json}");
+        }
+        for json in [
+            r#"{"outcome":"tabClosed"}"#,
+            r#"{"outcome":"diffSaved"}"#,
+            r#"{"outcome":"fileOpened","lineCount":-1}"#,
+        ] {
+            assert!(serde_json::from_str::<ToolOutcome>(json).is_err(), "{json}");
+        }
+    }
+}
