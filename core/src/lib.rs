@@ -3,6 +3,7 @@
 //! (The manual — run loop, time model, error policy, security model, limits — is written
 //! here as the engine takes shape.)
 
+pub mod mcp;
 pub mod rpc;
 pub mod time;
 
