@@ -1,0 +1,142 @@
+//! What the client's `initialize`, `tools/call` and `notifications/cancelled` carry.
+//!
+//! Each shape is decoded borrowed from the message text; unknown members are ignored, a
+//! known member of the wrong type makes the whole `params` malformed (`None`).
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::negotiate_version;
+use crate::rpc::RequestId;
+
+/// Who connected, from the `initialize` request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientInfo {
+    /// `clientInfo.name`, `"claude-code"` for the CLI.
+    pub name: String,
+    /// `clientInfo.version`, the CLI's version.
+    pub version: String,
+    /// The protocol version the session runs at (the one answered, see
+    /// [`negotiate_version`]).
+    pub protocol_version: &'static str,
+}
+
+/// A valid `tools/call` request, for the layer above to answer with the same `id`.
+#[derive(Debug, Clone)]
+pub struct ToolCall<'a> {
+    /// The request id the result must carry.
+    pub id: RequestId<'a>,
+    /// The tool's name (`params.name`); not checked against the tool list here.
+    pub name: Cow<'a, str>,
+    /// `params.arguments` as raw JSON, always an object when present; `null` counts as absent.
+    pub arguments: Option<&'a RawValue>,
+    /// `params._meta["claudecode/toolUseId"]`: the CLI's id for the model's tool use.
+    pub tool_use_id: Option<Cow<'a, str>>,
+}
+
+/// A JSON string that borrows from the text unless it holds escapes. (serde borrows a bare
+/// `Cow<str>` field marked `borrow`, but not one inside an `Option`.)
+#[derive(Deserialize)]
+struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeParams<'a> {
+    #[serde(borrow)]
+    protocol_version: Cow<'a, str>,
+    #[serde(borrow)]
+    client_info: Implementation<'a>,
+}
+
+#[derive(Deserialize)]
+struct Implementation<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow)]
+    version: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "_meta")]
+    meta: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CallMeta<'a> {
+    #[serde(borrow, default, rename = "claudecode/toolUseId")]
+    tool_use_id: Option<Text<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CancelledParams<'a> {
+    #[serde(borrow)]
+    request_id: &'a RawValue,
+    #[serde(borrow, default)]
+    reason: Option<Text<'a>>,
+}
+
+/// `params` decoded as `T`, when it is an object of that shape.
+fn decode<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Option<T> {
+    let params = params?;
+    // MCP params are always named. serde would also fill a struct from a by-position array.
+    if !params.get().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str(params.get()).ok()
+}
+
+/// The client behind an `initialize` request, or `None` when `params` lacks a string
+/// `protocolVersion` or a `clientInfo` with string `name` and `version`. `capabilities` is
+/// not read: the server uses none of the client's capabilities, so unknown or missing ones
+/// cannot matter.
+pub(super) fn client_info(params: Option<&RawValue>) -> Option<ClientInfo> {
+    let params: InitializeParams<'_> = decode(params)?;
+    Some(ClientInfo {
+        name: params.client_info.name.into_owned(),
+        version: params.client_info.version.into_owned(),
+        protocol_version: negotiate_version(&params.protocol_version),
+    })
+}
+
+/// The call behind a `tools/call` request, or `None` when `params` lacks a string `name` or
+/// has `arguments` that is not an object. `_meta` is advisory: when it is not an object
+/// with a string `claudecode/toolUseId`, the call goes ahead without a tool-use id.
+pub(super) fn tool_call<'a>(
+    id: RequestId<'a>,
+    params: Option<&'a RawValue>,
+) -> Option<ToolCall<'a>> {
+    let params: CallParams<'a> = decode(params)?;
+    // MCP tools/call: `arguments` is an object mapping argument names to values.
+    if params
+        .arguments
+        .is_some_and(|arguments| !arguments.get().starts_with('{'))
+    {
+        return None;
+    }
+    Some(ToolCall {
+        id,
+        name: params.name,
+        arguments: params.arguments,
+        tool_use_id: decode::<CallMeta<'a>>(params.meta)
+            .and_then(|meta| meta.tool_use_id)
+            .map(|text| text.0),
+    })
+}
+
+/// The request id and reason of a `notifications/cancelled`, or `None` when `params` lacks
+/// a number or string `requestId` or has a non-string `reason`.
+pub(super) fn cancelled(
+    params: Option<&RawValue>,
+) -> Option<(RequestId<'_>, Option<Cow<'_, str>>)> {
+    let params: CancelledParams<'_> = decode(params)?;
+    let request_id = RequestId::from_raw(params.request_id)?;
+    Some((request_id, params.reason.map(|text| text.0)))
+}

@@ -1,0 +1,39 @@
+//! The JSON-RPC error object: a code and a message.
+
+use std::borrow::Cow;
+
+/// A JSON-RPC error object as sent in a reply: `{"code":…,"message":…}`.
+///
+/// The message is written JSON-escaped; it may hold peer text (a method name, say) as long as
+/// the caller keeps it short.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpcError {
+    /// The error code, one of the associated constants or an application code.
+    pub code: i32,
+    /// A short lower-case description of what was wrong.
+    pub message: Cow<'static, str>,
+}
+
+impl RpcError {
+    /// JSON-RPC 2.0 §5.1: invalid JSON was received.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// JSON-RPC 2.0 §5.1: the JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// JSON-RPC 2.0 §5.1: the method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// JSON-RPC 2.0 §5.1: invalid method parameters.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// JSON-RPC 2.0 §5.1: internal JSON-RPC error.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// A request other than `initialize`/`ping` arrived before `initialize`. MCP defines no
+    /// code for this; this is LSP's `ServerNotInitialized`, which MCP clients already know.
+    pub const SERVER_NOT_INITIALIZED: i32 = -32002;
+
+    /// An error with `code` and `message`.
+    pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+        }
+    }
+}
