@@ -48,6 +48,9 @@ pub enum Rejection {
     UnsupportedWebSocketVersion,
     /// `Sec-WebSocket-Key` is missing, repeated or not base64 for 16 bytes (400).
     InvalidWebSocketKey,
+    /// The server already serves its maximum number of connections (503). Decided by the
+    /// engine at accept time, before any request byte is read.
+    TooManyConnections,
 }
 
 impl Rejection {
@@ -69,6 +72,7 @@ impl Rejection {
             Rejection::HostNotLoopback | Rejection::OriginPresent => StatusCode::FORBIDDEN,
             Rejection::MissingToken | Rejection::WrongToken => StatusCode::UNAUTHORIZED,
             Rejection::UnsupportedWebSocketVersion => StatusCode::UPGRADE_REQUIRED,
+            Rejection::TooManyConnections => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -95,6 +99,7 @@ impl Rejection {
             Rejection::InvalidWebSocketKey => {
                 "sec-websocket-key must be one base64 value of 16 bytes"
             }
+            Rejection::TooManyConnections => "too many connections",
         }
     }
 
@@ -174,7 +179,7 @@ pub fn write_rejection(rejection: &Rejection, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
 
-    const ALL: [Rejection; 16] = [
+    const ALL: [Rejection; 17] = [
         Rejection::HeadTooLarge,
         Rejection::TooManyHeaders,
         Rejection::MalformedHead,
@@ -191,6 +196,7 @@ mod tests {
         Rejection::NoConnectionUpgrade,
         Rejection::UnsupportedWebSocketVersion,
         Rejection::InvalidWebSocketKey,
+        Rejection::TooManyConnections,
     ];
 
     #[test]
@@ -199,7 +205,7 @@ mod tests {
         assert_eq!(
             codes,
             [
-                431, 431, 400, 400, 405, 404, 400, 400, 403, 403, 401, 401, 400, 400, 426, 400
+                431, 431, 400, 400, 405, 404, 400, 400, 403, 403, 401, 401, 400, 400, 426, 400, 503
             ]
         );
     }

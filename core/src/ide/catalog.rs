@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeStruct, Serializer};
 
-/// A tool the server offers, by its wire name.
+/// A tool the server offers, by its wire name (which is also its serialized form).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ToolName {
     /// `openFile`: open a file, optionally selecting text.
@@ -287,6 +287,12 @@ impl Serialize for PropertySchema<'_> {
         prop.serialize_field("type", self.0.kind)?;
         prop.serialize_field("description", self.0.description)?;
         prop.end()
+    }
+}
+
+impl Serialize for ToolName {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 

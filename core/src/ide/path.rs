@@ -58,21 +58,21 @@ pub fn file_uri(normalized_path: &str) -> String {
 /// Accepts the raw form the CLI sends (`file:///a b.rs`), the percent-encoded form
 /// (`file:///a%20b.rs`; an escape that does not decode to UTF-8 is kept as written), an
 /// optional `localhost` host, and drive paths with or without the slash before the drive
-/// (`file:///C:/a`, `file://C:/a` → `C:/a`). The result is not normalized: pass it through
-/// [`normalize_path`]. A POSIX path whose first segment looks like a drive (`/C:/x`) reads
-/// back as the drive path `C:/x`: the two URIs are spelled alike.
-pub fn path_from_uri(uri: &str) -> Option<Cow<'_, str>> {
+/// (`file:///C:/a`, `file://C:/a` → `C:/a`) when `style` is Windows. On POSIX there are no
+/// drives: `file:///C:/x` names the path `/C:/x`. The result is not normalized: pass it
+/// through [`normalize_path`].
+pub fn path_from_uri(uri: &str, style: PathStyle) -> Option<Cow<'_, str>> {
     let rest = strip_file_scheme(uri)?;
     match percent_decode(rest) {
-        Cow::Borrowed(raw) => local_path(raw).map(Cow::Borrowed),
-        Cow::Owned(decoded) => local_path(&decoded).map(|p| Cow::Owned(p.to_owned())),
+        Cow::Borrowed(raw) => local_path(raw, style).map(Cow::Borrowed),
+        Cow::Owned(decoded) => local_path(&decoded, style).map(|p| Cow::Owned(p.to_owned())),
     }
 }
 
 /// [`path_from_uri`] without percent-decoding: the path exactly as spelled in `uri`. A raw
 /// path may itself contain `%`, so lookups try this spelling before the decoded one.
-pub(crate) fn path_from_uri_undecoded(uri: &str) -> Option<&str> {
-    strip_file_scheme(uri).and_then(local_path)
+pub(crate) fn path_from_uri_undecoded(uri: &str, style: PathStyle) -> Option<&str> {
+    strip_file_scheme(uri).and_then(|rest| local_path(rest, style))
 }
 
 /// The last segment of a normalized path (the tab label): `/w/src/main.rs` → `main.rs`.
@@ -106,11 +106,12 @@ fn strip_file_scheme(uri: &str) -> Option<&str> {
 }
 
 /// The local path in a URI's path part: `/abs`, `/C:/x` → `C:/x`, or `C:/x`.
-fn local_path(part: &str) -> Option<&str> {
+fn local_path(part: &str, style: PathStyle) -> Option<&str> {
+    let windows = style == PathStyle::Windows;
     match part.strip_prefix('/') {
-        Some(after) if drive_letter(after).is_some() => Some(after),
+        Some(after) if windows && drive_letter(after).is_some() => Some(after),
         Some(_) => Some(part),
-        None if drive_letter(part).is_some() => Some(part),
+        None if windows && drive_letter(part).is_some() => Some(part),
         None => None,
     }
 }
@@ -188,43 +189,67 @@ mod tests {
     #[test]
     fn uris_parse_raw_encoded_and_drive_forms() {
         assert_eq!(
-            path_from_uri("file:///w/a b.rs").as_deref(),
+            path_from_uri("file:///w/a b.rs", PathStyle::Posix).as_deref(),
             Some("/w/a b.rs")
         );
         assert_eq!(
-            path_from_uri("file:///w/a%20b.rs").as_deref(),
+            path_from_uri("file:///w/a%20b.rs", PathStyle::Posix).as_deref(),
             Some("/w/a b.rs")
         );
-        assert_eq!(path_from_uri("FILE:///w/x").as_deref(), Some("/w/x"));
         assert_eq!(
-            path_from_uri("file://localhost/w/x").as_deref(),
+            path_from_uri("FILE:///w/x", PathStyle::Posix).as_deref(),
             Some("/w/x")
         );
         assert_eq!(
-            path_from_uri("file:///C:/a/b.rs").as_deref(),
+            path_from_uri("file://localhost/w/x", PathStyle::Posix).as_deref(),
+            Some("/w/x")
+        );
+        assert_eq!(
+            path_from_uri("file:///C:/a/b.rs", PathStyle::Windows).as_deref(),
             Some("C:/a/b.rs")
         );
-        assert_eq!(path_from_uri("file:///c%3A/a").as_deref(), Some("c:/a"));
         assert_eq!(
-            path_from_uri(r"file://C:\a\b.rs").as_deref(),
+            path_from_uri("file:///c%3A/a", PathStyle::Windows).as_deref(),
+            Some("c:/a")
+        );
+        assert_eq!(
+            path_from_uri(r"file://C:\a\b.rs", PathStyle::Windows).as_deref(),
             Some(r"C:\a\b.rs")
         );
         assert_eq!(
-            path_from_uri("file:////srv/share").as_deref(),
+            path_from_uri("file:////srv/share", PathStyle::Posix).as_deref(),
             Some("//srv/share")
         );
     }
 
     #[test]
+    fn posix_has_no_drives() {
+        assert_eq!(
+            path_from_uri("file:///C:/x", PathStyle::Posix).as_deref(),
+            Some("/C:/x")
+        );
+        assert_eq!(path_from_uri("file://C:/x", PathStyle::Posix), None);
+    }
+
+    #[test]
     fn malformed_escapes_stay_literal() {
-        assert_eq!(path_from_uri("file:///a%zz%4").as_deref(), Some("/a%zz%4"));
-        assert_eq!(path_from_uri("file:///100%").as_deref(), Some("/100%"));
+        assert_eq!(
+            path_from_uri("file:///a%zz%4", PathStyle::Posix).as_deref(),
+            Some("/a%zz%4")
+        );
+        assert_eq!(
+            path_from_uri("file:///100%", PathStyle::Posix).as_deref(),
+            Some("/100%")
+        );
         // %FF alone is not UTF-8: the whole path is kept as written.
         assert_eq!(
-            path_from_uri("file:///a%FF%41").as_deref(),
+            path_from_uri("file:///a%FF%41", PathStyle::Posix).as_deref(),
             Some("/a%FF%41")
         );
-        assert_eq!(path_from_uri("file:///%C3%A9").as_deref(), Some("/é"));
+        assert_eq!(
+            path_from_uri("file:///%C3%A9", PathStyle::Posix).as_deref(),
+            Some("/é")
+        );
     }
 
     #[test]
@@ -239,15 +264,21 @@ mod tests {
             "untitled:Untitled-1",
             "filé:///x",
         ] {
-            assert_eq!(path_from_uri(uri), None, "{uri}");
+            assert_eq!(path_from_uri(uri, PathStyle::Windows), None, "{uri}");
         }
     }
 
     #[test]
     fn undecoded_path_keeps_escapes() {
-        assert_eq!(path_from_uri_undecoded("file:///a%20b"), Some("/a%20b"));
-        assert_eq!(path_from_uri_undecoded("file:///C:/x"), Some("C:/x"));
-        assert_eq!(path_from_uri_undecoded("ftp://x"), None);
+        assert_eq!(
+            path_from_uri_undecoded("file:///a%20b", PathStyle::Posix),
+            Some("/a%20b")
+        );
+        assert_eq!(
+            path_from_uri_undecoded("file:///C:/x", PathStyle::Windows),
+            Some("C:/x")
+        );
+        assert_eq!(path_from_uri_undecoded("ftp://x", PathStyle::Posix), None);
     }
 
     #[test]
@@ -262,8 +293,9 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn path_functions_never_panic_and_normalizing_is_idempotent(s in "\\PC*") {
-            let _ = path_from_uri(&s);
-            let _ = path_from_uri_undecoded(&s);
+            let _ = path_from_uri(&s, PathStyle::Windows);
+            let _ = path_from_uri(&s, PathStyle::Posix);
+            let _ = path_from_uri_undecoded(&s, PathStyle::Windows);
             let _ = file_name(&s);
             for style in [PathStyle::Posix, PathStyle::Windows] {
                 let once = normalize_path(&s, style).into_owned();
@@ -279,9 +311,11 @@ mod tests {
                 proptest::strategy::Just(PathStyle::Windows),
             ],
         ) {
+            // Absolute paths only: on POSIX that is a leading slash (`C:/x` is relative there).
+            proptest::prop_assume!(style == PathStyle::Windows || p.starts_with('/'));
             let path = normalize_path(&p, style);
             let uri = file_uri(&path);
-            let back = path_from_uri(&uri);
+            let back = path_from_uri(&uri, style);
             proptest::prop_assert_eq!(back.as_deref(), Some(path.as_ref()));
         }
     }

@@ -54,7 +54,10 @@ pub(crate) fn get_diagnostics(args: &mut Args, state: &EditorState) -> Result<To
             .collect();
         return Ok(ToolResult::json(&files));
     };
-    let (Some(raw), Some(decoded)) = (path_from_uri_undecoded(&uri), path_from_uri(&uri)) else {
+    let (Some(raw), Some(decoded)) = (
+        path_from_uri_undecoded(&uri, style),
+        path_from_uri(&uri, style),
+    ) else {
         return Err(String::from("argument uri: expected a file:// URI"));
     };
     let raw = normalize_path(raw, style);

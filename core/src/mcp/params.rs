@@ -12,7 +12,8 @@ use super::negotiate_version;
 use crate::rpc::RequestId;
 
 /// Who connected, from the `initialize` request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClientInfo {
     /// `clientInfo.name`, `"claude-code"` for the CLI.
     pub name: String,

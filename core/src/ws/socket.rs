@@ -590,7 +590,7 @@ mod tests {
         let outcome = assert_split_invariant(&config, input);
         assert_eq!(outcome.out, close, "{input:02X?}");
         assert_eq!(outcome.finished, failed(code, reason), "{input:02X?}");
-        assert_eq!(outcome.messages, []);
+        assert!(outcome.messages.is_empty());
     }
 
     // --- RFC 6455 §5.7 examples ---
@@ -602,7 +602,7 @@ mod tests {
         ];
         let outcome = assert_split_invariant(&WsConfig::default(), &input);
         assert_eq!(outcome.messages, [text("Hello")]);
-        assert_eq!(outcome.out, []);
+        assert!(outcome.out.is_empty());
         assert_eq!(outcome.finished, None);
     }
 
@@ -613,7 +613,7 @@ mod tests {
         assert_eq!(input[..2], [0x01, 0x83]);
         let outcome = assert_split_invariant(&WsConfig::default(), &input);
         assert_eq!(outcome.messages, [text("Hello")]);
-        assert_eq!(outcome.out, []);
+        assert!(outcome.out.is_empty());
     }
 
     #[test]
@@ -623,7 +623,7 @@ mod tests {
         ];
         let outcome = assert_split_invariant(&WsConfig::default(), &input);
         assert_eq!(outcome.out, [0x8A, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F]);
-        assert_eq!(outcome.messages, []);
+        assert!(outcome.messages.is_empty());
     }
 
     #[test]
@@ -735,7 +735,7 @@ mod tests {
             socket.assembled.capacity(),
         );
         assert_eq!(after, buffers);
-        assert_eq!(out, []);
+        assert!(out.is_empty());
     }
 
     // --- violations, each with the exact close frame written ---
@@ -1011,7 +1011,7 @@ mod tests {
                     reason: "bye".to_owned()
                 })
             );
-            assert_eq!(outcome.messages, []);
+            assert!(outcome.messages.is_empty());
         }
     }
 
@@ -1055,7 +1055,7 @@ mod tests {
         assert_eq!(socket.finished(), None);
         socket.receive(&client_frame(true, OpCode::Close, b"\x03\xE8"));
         assert!(socket.poll_message(at(5), &mut out).is_none());
-        assert_eq!(out, []);
+        assert!(out.is_empty());
         assert_eq!(
             socket.finished(),
             Some(&Finished::PeerClosed {
@@ -1074,7 +1074,7 @@ mod tests {
         out.clear();
         socket.receive(&[0x81, 0x01, b'x']);
         assert!(socket.poll_message(at(0), &mut out).is_none());
-        assert_eq!(out, []);
+        assert!(out.is_empty());
         assert_eq!(
             socket.finished(),
             failed(1002, "client frame not masked").as_ref()
@@ -1114,7 +1114,7 @@ mod tests {
         let mut out = Vec::new();
         assert_eq!(socket.poll_timeout(), Some(at(31_000)));
         socket.handle_timeout(at(30_999), &mut out);
-        assert_eq!(out, []);
+        assert!(out.is_empty());
         socket.handle_timeout(at(31_000), &mut out);
         assert_eq!(out, [0x89, 0x00]);
         assert_eq!(socket.poll_timeout(), Some(at(41_000)));

@@ -1,0 +1,96 @@
+//! Tool requests handed to the editor and not yet answered, and the diff tabs among them.
+
+use super::output::{ConnId, ToolCallId};
+use crate::ide::ToolRequest;
+use crate::rpc::OwnedRequestId;
+use crate::time::Timestamp;
+use std::collections::BTreeMap;
+
+/// One request the editor owes an answer for.
+pub(crate) struct PendingCall {
+    /// The client that asked; the answer goes there.
+    pub(crate) conn: ConnId,
+    /// The JSON-RPC id to answer with.
+    pub(crate) rpc_id: OwnedRequestId,
+    pub(crate) request: ToolRequest,
+    pub(crate) started: Timestamp,
+    /// When the engine answers for a silent editor.
+    pub(crate) deadline: Option<Timestamp>,
+}
+
+/// The table of pending calls, ordered by id (so iteration, and every output that follows
+/// from it, is deterministic). A handful of entries at a time: lookups scan.
+#[derive(Default)]
+pub(crate) struct PendingCalls {
+    calls: BTreeMap<ToolCallId, PendingCall>,
+    last_id: u64,
+}
+
+impl PendingCalls {
+    /// Adds a call and returns its fresh id.
+    pub(crate) fn insert(&mut self, call: PendingCall) -> ToolCallId {
+        self.last_id += 1;
+        let id = ToolCallId(self.last_id);
+        self.calls.insert(id, call);
+        id
+    }
+
+    pub(crate) fn get(&self, id: ToolCallId) -> Option<&PendingCall> {
+        self.calls.get(&id)
+    }
+
+    pub(crate) fn remove(&mut self, id: ToolCallId) -> Option<PendingCall> {
+        self.calls.remove(&id)
+    }
+
+    /// The pending `openDiff` of `conn` with this tab name. Tab names are unique per proposal
+    /// and per client; another client's diff with the same name is not this client's to close.
+    pub(crate) fn diff_tab(&self, conn: ConnId, tab_name: &str) -> Option<ToolCallId> {
+        self.ids_where(|call| {
+            call.conn == conn
+                && matches!(&call.request, ToolRequest::OpenDiff { tab_name: t, .. } if t == tab_name)
+        })
+        .next()
+    }
+
+    /// Every pending `openDiff` of `conn`, oldest first.
+    pub(crate) fn diffs_of(&self, conn: ConnId) -> Vec<ToolCallId> {
+        self.ids_where(|call| {
+            call.conn == conn && matches!(call.request, ToolRequest::OpenDiff { .. })
+        })
+        .collect()
+    }
+
+    /// Every pending call of `conn`, oldest first.
+    pub(crate) fn of_conn(&self, conn: ConnId) -> Vec<ToolCallId> {
+        self.ids_where(|call| call.conn == conn).collect()
+    }
+
+    /// The pending call `conn` made with this JSON-RPC id (for `notifications/cancelled`).
+    pub(crate) fn by_rpc_id(&self, conn: ConnId, rpc_id: &str) -> Option<ToolCallId> {
+        self.ids_where(|call| {
+            call.conn == conn && call.rpc_id.as_borrowed().as_raw().get() == rpc_id
+        })
+        .next()
+    }
+
+    /// Calls whose deadline has come, oldest first.
+    pub(crate) fn expired(&self, now: Timestamp) -> Vec<ToolCallId> {
+        self.ids_where(|call| call.deadline.is_some_and(|d| d <= now))
+            .collect()
+    }
+
+    pub(crate) fn next_deadline(&self) -> Option<Timestamp> {
+        self.calls.values().filter_map(|call| call.deadline).min()
+    }
+
+    fn ids_where<'s>(
+        &'s self,
+        keep: impl Fn(&PendingCall) -> bool + 's,
+    ) -> impl Iterator<Item = ToolCallId> + 's {
+        self.calls
+            .iter()
+            .filter(move |(_, call)| keep(call))
+            .map(|(id, _)| *id)
+    }
+}

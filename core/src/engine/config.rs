@@ -1,0 +1,97 @@
+//! Engine configuration: every limit a peer could push against, every timer, every policy.
+
+use crate::http::DEFAULT_MAX_HEAD_BYTES;
+use crate::ide::PathStyle;
+use crate::mcp::ServerInfo;
+use crate::rpc::RpcLimits;
+use crate::ws::WsConfig;
+use serde::{Deserialize, Serialize};
+
+/// How the engine treats a second client connecting while one is already served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SessionPolicy {
+    /// Serve every client at once; notifications go to every ready client.
+    #[default]
+    Multi,
+    /// One client at a time: when a newer client completes `initialize`, the older one is
+    /// closed with code 4001 and the reason the CLI reads as "do not reconnect"
+    /// (PROTOCOL.md §2).
+    Single,
+}
+
+/// Everything an [`Engine`](crate::Engine) is configured with. `Config::new(port)` gives the
+/// defaults below; change fields before handing it to `Engine::new`.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The loopback port the host listens on: the upgrade's `Host` must carry it.
+    pub port: u16,
+    /// `serverInfo` in the `initialize` answer. Default: `idelink` and this crate's version.
+    pub server_info: ServerInfo,
+    /// The workspace folders (absolute paths) the editor serves.
+    pub workspace_folders: Vec<String>,
+    /// How the editor's paths are written. Default: POSIX.
+    pub path_style: PathStyle,
+    /// Cap on the HTTP upgrade request head. Default 16 KiB: the CLI's request is about 400
+    /// bytes; anything near the cap is not a Claude client.
+    pub max_head_bytes: usize,
+    /// Time from accept to a complete upgrade request. Default 10 s (slowloris defence).
+    pub handshake_timeout_ms: u64,
+    /// WebSocket limits and timers (message cap 64 MiB, keepalive 30 s, …).
+    pub ws: WsConfig,
+    /// JSON-RPC limits (nesting depth 64).
+    pub rpc: RpcLimits,
+    /// Connections served at once, handshakes included. Default 16: the CLI opens one per
+    /// session, and a handful of sessions is already unusual.
+    pub max_connections: usize,
+    /// Unsent bytes a connection may hold before the engine stops answering it and closes it.
+    /// Default 96 MiB: room for a 16 MiB file echoed back several times, bounded all the same.
+    pub max_outbound_bytes: usize,
+    /// Multi (default) or single-session.
+    pub session_policy: SessionPolicy,
+    /// Time from `notifications/initialized` until the client counts as ready for
+    /// notifications. Default 500 ms: the CLI drops a push sent in the same instant and
+    /// receives one sent 500 ms later (PROTOCOL.md §5).
+    pub ready_delay_ms: u64,
+    /// Trailing-edge debounce for `selection_changed`. Default 100 ms (peers use 50–300).
+    pub selection_debounce_ms: u64,
+    /// How long an `at_mentioned` waits for a ready client before it is dropped. Default 30 s.
+    pub mention_ttl_ms: u64,
+    /// Deadline for the editor to answer a tool request other than `openDiff`; the engine then
+    /// answers an error for it. Default 60 s. `None`: wait forever.
+    pub tool_deadline_ms: Option<u64>,
+    /// Deadline for the editor to answer `openDiff`; the engine then answers `DIFF_REJECTED`.
+    /// Default `None`: a diff waits for the user as long as it takes (the CLI waits too).
+    pub diff_deadline_ms: Option<u64>,
+    /// Advertise and serve `executeCode`. Default off; when on, every call is a tool request
+    /// the editor must confirm with the user.
+    pub execute_code: bool,
+}
+
+impl Config {
+    /// The defaults for an endpoint listening on `port`.
+    pub fn new(port: u16) -> Self {
+        Config {
+            port,
+            server_info: ServerInfo {
+                name: "idelink".to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+            },
+            workspace_folders: Vec::new(),
+            path_style: PathStyle::Posix,
+            max_head_bytes: DEFAULT_MAX_HEAD_BYTES,
+            handshake_timeout_ms: 10_000,
+            ws: WsConfig::default(),
+            rpc: RpcLimits::default(),
+            max_connections: 16,
+            max_outbound_bytes: 96 << 20,
+            session_policy: SessionPolicy::Multi,
+            ready_delay_ms: 500,
+            selection_debounce_ms: 100,
+            mention_ttl_ms: 30_000,
+            tool_deadline_ms: Some(60_000),
+            diff_deadline_ms: None,
+            execute_code: false,
+        }
+    }
+}

@@ -1,0 +1,709 @@
+//! The engine: the connection table, message routing, tool calls, notifications and timers.
+
+use super::calls::{PendingCall, PendingCalls};
+use super::config::{Config, SessionPolicy};
+use super::connection::{Connection, HandshakeStep, Stage};
+use super::error::EngineError;
+use super::notify::Notifier;
+use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
+use crate::http::UpgradePolicy;
+use crate::ide::{
+    self, AtMentioned, EditorEvent, EditorState, SelectionChanged, StateChange, ToolOutcome,
+    ToolPlan, ToolRequest,
+};
+use crate::mcp::Dispatch;
+use crate::rpc::{self, RpcError};
+use crate::time::Timestamp;
+use crate::token::AuthToken;
+use crate::ws::{Message, close_code};
+use std::collections::{BTreeMap, VecDeque};
+
+/// The reason text the CLI reads as "a newer session took over: do not reconnect"
+/// (PROTOCOL.md §2), sent with close code 4001.
+pub const SUPERSEDED_REASON: &str = "Another Claude Code session connected to this IDE";
+
+/// Close code sent with [`SUPERSEDED_REASON`].
+pub const SUPERSEDED_CODE: u16 = 4001;
+
+/// The IDE side of the Claude Code IDE protocol for one endpoint (one port, one lock file,
+/// one workspace), serving any number of client connections. See the crate docs for the run
+/// loop.
+pub struct Engine {
+    config: Config,
+    token: AuthToken,
+    tools_json: String,
+    state: EditorState,
+    conns: BTreeMap<ConnId, Connection>,
+    last_conn: u64,
+    calls: PendingCalls,
+    notifier: Notifier,
+    outputs: VecDeque<Output>,
+    /// Reused for every JSON message the engine writes.
+    scratch: Vec<u8>,
+    now: Timestamp,
+}
+
+impl Engine {
+    /// An engine for `config`, admitting clients that present `token`.
+    pub fn new(config: Config, token: AuthToken) -> Self {
+        let state = EditorState::new(config.path_style, config.workspace_folders.clone());
+        Engine {
+            tools_json: ide::tools_json(config.execute_code),
+            config,
+            token,
+            state,
+            conns: BTreeMap::new(),
+            last_conn: 0,
+            calls: PendingCalls::default(),
+            notifier: Notifier::default(),
+            outputs: VecDeque::new(),
+            scratch: Vec::new(),
+            now: Timestamp::ZERO,
+        }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The editor state the read tools are answered from.
+    pub fn editor_state(&self) -> &EditorState {
+        &self.state
+    }
+
+    /// The host accepted a transport connection. Returns its id; feed its bytes with
+    /// [`handle_bytes`](Self::handle_bytes). Over `max_connections`, the engine answers 503
+    /// and asks for the transport to be closed at once.
+    pub fn handle_accept(&mut self, now: Timestamp) -> ConnId {
+        let now = self.advance(now);
+        self.last_conn += 1;
+        let id = ConnId(self.last_conn);
+        let mut conn = Connection::new(now.add_millis(self.config.handshake_timeout_ms));
+        let full = self.conns.len() >= self.config.max_connections;
+        if full {
+            crate::http::write_rejection(
+                &crate::http::Rejection::TooManyConnections,
+                &mut conn.out,
+            );
+        }
+        self.conns.insert(id, conn);
+        if full {
+            self.finish(id, CloseReason::TooManyConnections);
+        }
+        id
+    }
+
+    /// Bytes the host read from `conn`. Errors only for an unknown connection (host misuse);
+    /// bytes for a connection that is closing are dropped.
+    pub fn handle_bytes(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        bytes: &[u8],
+    ) -> Result<(), EngineError> {
+        let now = self.advance(now);
+        let policy = UpgradePolicy {
+            port: self.config.port,
+            auth_token: Some(&self.token),
+            max_head_bytes: self.config.max_head_bytes,
+        };
+        let c = self
+            .conns
+            .get_mut(&conn)
+            .ok_or(EngineError::UnknownConnection(conn))?;
+        match &mut c.stage {
+            Stage::Handshake(_) => match c.feed_handshake(now, bytes, &policy, &self.config.ws) {
+                HandshakeStep::Pending => {}
+                HandshakeStep::Rejected(reason) => self.finish(conn, reason),
+                HandshakeStep::Accepted { user_agent } => {
+                    self.signal(conn);
+                    self.outputs
+                        .push_back(Output::Event(Event::Connected { conn, user_agent }));
+                    self.pump(now, conn);
+                }
+            },
+            Stage::Open(open) => {
+                open.ws.receive(bytes);
+                self.pump(now, conn);
+            }
+            Stage::Closing => {}
+        }
+        self.settle(conn);
+        Ok(())
+    }
+
+    /// The host's transport for `conn` is gone: end of stream, a socket error, or the close
+    /// the engine asked for. The engine forgets the connection; when it had not asked for the
+    /// close, its pending requests are cancelled and `Closed` is reported.
+    pub fn handle_closed(&mut self, now: Timestamp, conn: ConnId) -> Result<(), EngineError> {
+        self.advance(now);
+        let c = self
+            .conns
+            .get(&conn)
+            .ok_or(EngineError::UnknownConnection(conn))?;
+        if !matches!(c.stage, Stage::Closing) {
+            self.end(conn, CloseReason::TransportClosed, false);
+        }
+        self.conns.remove(&conn);
+        Ok(())
+    }
+
+    /// The host wants `conn` closed: an open client gets close code 1001 (going away) and a
+    /// moment to answer it; anything else is closed at once.
+    pub fn close(&mut self, now: Timestamp, conn: ConnId) -> Result<(), EngineError> {
+        let now = self.advance(now);
+        let c = self
+            .conns
+            .get_mut(&conn)
+            .ok_or(EngineError::UnknownConnection(conn))?;
+        match &mut c.stage {
+            Stage::Open(open) => {
+                open.close_cause.get_or_insert(CloseReason::ClosedByHost);
+                open.ws.close(
+                    now,
+                    close_code::GOING_AWAY,
+                    "the IDE is closing",
+                    &mut c.out,
+                );
+                self.cancel_calls_of(conn, CancelReason::ClientGone);
+                self.settle(conn);
+            }
+            Stage::Handshake(_) => self.finish(conn, CloseReason::ClosedByHost),
+            Stage::Closing => {}
+        }
+        Ok(())
+    }
+
+    /// Closes every connection, as [`close`](Self::close) does (the editor is shutting down).
+    pub fn shutdown(&mut self, now: Timestamp) {
+        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
+        for id in ids {
+            // Every id was just read from the table.
+            let _ = self.close(now, id);
+        }
+    }
+
+    /// The unsent bytes of `conn` (empty for an unknown connection). Write a prefix, then
+    /// report its length with [`handle_sent`](Self::handle_sent).
+    pub fn outbound(&self, conn: ConnId) -> &[u8] {
+        self.conns.get(&conn).map_or(&[], |c| c.out.as_slice())
+    }
+
+    /// The host wrote the first `n` bytes of [`outbound`](Self::outbound). When the buffer is
+    /// empty afterwards, the next byte queued emits a fresh `Transmit`.
+    pub fn handle_sent(&mut self, conn: ConnId, n: usize) -> Result<(), EngineError> {
+        let c = self
+            .conns
+            .get_mut(&conn)
+            .ok_or(EngineError::UnknownConnection(conn))?;
+        if n > c.out.len() {
+            return Err(EngineError::SentMoreThanBuffered {
+                conn,
+                sent: n,
+                buffered: c.out.len(),
+            });
+        }
+        c.out.drain(..n);
+        if c.out.is_empty() {
+            c.transmit_signalled = false;
+            if matches!(c.stage, Stage::Closing) {
+                c.out = Vec::new();
+            }
+        }
+        Ok(())
+    }
+
+    /// An editor event: documents, selection, diagnostics, folders, a mention. Selection and
+    /// active-document changes are sent to ready clients as `selection_changed` after the
+    /// debounce; a mention goes to ready clients now, or waits for one.
+    pub fn handle_editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
+        let now = self.advance(now);
+        match self.state.apply(event) {
+            StateChange::None | StateChange::FoldersChanged => {}
+            StateChange::SelectionOrActiveChanged => {
+                self.notifier
+                    .selection_changed(now, self.config.selection_debounce_ms);
+            }
+            StateChange::Mention(mention) => {
+                let written = self.write_notification(AtMentioned::METHOD, &mention);
+                if !written || self.broadcast() == 0 {
+                    self.notifier
+                        .queue_mention(now.add_millis(self.config.mention_ttl_ms), mention);
+                }
+            }
+        }
+    }
+
+    /// The editor's answer to tool request `id`. Errors (leaving the engine unchanged) when the
+    /// id is unknown or already answered or cancelled, or when the outcome does not fit the
+    /// request (`DiffSaved` for an `openFile`, say).
+    pub fn handle_tool_outcome(
+        &mut self,
+        now: Timestamp,
+        id: ToolCallId,
+        outcome: &ToolOutcome,
+    ) -> Result<(), EngineError> {
+        self.advance(now);
+        let call = self.calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
+        let result = ide::format_outcome(&call.request, outcome)
+            .map_err(|mismatch| EngineError::OutcomeMismatch(id, mismatch))?;
+        if let Some(call) = self.calls.remove(id) {
+            self.answer(&call, &result);
+        }
+        Ok(())
+    }
+
+    /// Timers: handshake deadlines, keepalive, close waits, readiness, the selection debounce,
+    /// mention expiry and tool deadlines. Call when [`poll_timeout`](Self::poll_timeout) comes
+    /// (early or repeated calls are harmless).
+    pub fn handle_timeout(&mut self, now: Timestamp) {
+        let now = self.advance(now);
+        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
+        for conn in ids {
+            self.conn_timeout(now, conn);
+        }
+        for id in self.calls.expired(now) {
+            if let Some(call) = self.calls.remove(id) {
+                let waited = now.millis_since(call.started);
+                let outcome = ide::deadline_outcome(&call.request, waited);
+                if let Ok(result) = ide::format_outcome(&call.request, &outcome) {
+                    self.answer(&call, &result);
+                }
+                self.cancelled(id, CancelReason::DeadlineExpired);
+            }
+        }
+        if self.notifier.selection_due(now) {
+            self.send_selection(None);
+        }
+        self.notifier.expire_mentions(now);
+    }
+
+    /// The next output, in causal order; `None` when there is nothing more until the next
+    /// input.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) is next due, if ever.
+    pub fn poll_timeout(&self) -> Option<Timestamp> {
+        let conns = self.conns.values().filter_map(Connection::next_deadline);
+        conns
+            .chain(self.calls.next_deadline())
+            .chain(self.notifier.next_deadline())
+            .min()
+    }
+
+    /// Time never goes backwards inside the engine.
+    fn advance(&mut self, now: Timestamp) -> Timestamp {
+        self.now = self.now.max(now);
+        self.now
+    }
+
+    fn conn_timeout(&mut self, now: Timestamp, conn: ConnId) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        match &mut c.stage {
+            Stage::Handshake(hs) if hs.deadline <= now => {
+                self.finish(conn, CloseReason::HandshakeTimeout);
+                return;
+            }
+            Stage::Open(open) => {
+                open.ws.handle_timeout(now, &mut c.out);
+                if open.ready_at.is_some_and(|at| at <= now) && !open.ready {
+                    open.ready = true;
+                    self.became_ready(conn);
+                }
+            }
+            _ => {}
+        }
+        self.settle(conn);
+    }
+
+    /// Decodes and serves every complete message buffered on `conn`.
+    fn pump(&mut self, now: Timestamp, conn: ConnId) {
+        loop {
+            let mut deferred = Vec::new();
+            let Some(more) = self.serve_one(now, conn, &mut deferred) else {
+                break;
+            };
+            if let Some(c) = self.conns.get_mut(&conn) {
+                for json in deferred {
+                    c.send_json(&json);
+                }
+                if !self.scratch.is_empty() {
+                    c.send_json(&self.scratch);
+                }
+            }
+            self.signal(conn);
+            if let Some(effect) = more {
+                self.apply(now, conn, effect);
+            }
+        }
+    }
+
+    /// Serves the next buffered message of `conn`: its reply is left in `scratch`, replies
+    /// owed to other pending requests of the same client in `deferred`. Returns `None` when
+    /// no complete message is buffered, else what is left to do once the message is released.
+    fn serve_one(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        deferred: &mut Vec<Vec<u8>>,
+    ) -> Option<Option<Effect>> {
+        self.scratch.clear();
+        let c = self.conns.get_mut(&conn)?;
+        let Stage::Open(open) = &mut c.stage else {
+            return None;
+        };
+        let Message::Text(text) = open.ws.poll_message(now, &mut c.out)? else {
+            return Some(None);
+        };
+        let message = match rpc::parse(text, &self.config.rpc) {
+            Ok(message) => message,
+            Err(invalid) => {
+                if invalid.reply {
+                    rpc::write_error(&mut self.scratch, invalid.id, &invalid.error);
+                }
+                return Some(None);
+            }
+        };
+        let dispatch = open.mcp.handle(
+            message,
+            &self.config.server_info,
+            &self.tools_json,
+            &mut self.scratch,
+        );
+        Some(match dispatch {
+            Dispatch::Initialize(client) => {
+                open.client = Some(client);
+                Some(Effect::Initialized)
+            }
+            Dispatch::Initialized => {
+                open.ready_at = Some(now.add_millis(self.config.ready_delay_ms));
+                None
+            }
+            Dispatch::Notification { method, params } => {
+                if method == "ide_connected" {
+                    open.client_pid = params.and_then(ide_connected_pid);
+                }
+                None
+            }
+            Dispatch::Cancelled { request_id, .. } => self
+                .calls
+                .by_rpc_id(conn, request_id.as_raw().get())
+                .map(Effect::CancelledByClient),
+            Dispatch::ToolCall(call) => {
+                let plan = ide::plan_tool_call(
+                    &call.name,
+                    call.arguments,
+                    &self.state,
+                    self.config.execute_code,
+                );
+                let tool = ide::ToolName::parse(&call.name);
+                match plan {
+                    ToolPlan::Answer(result) => {
+                        rpc::write_result(&mut self.scratch, call.id, &result);
+                        tool.map(Effect::Answered)
+                    }
+                    ToolPlan::UnknownTool => {
+                        let message = format!("unknown tool: {}", call.name);
+                        let error = RpcError::new(RpcError::INVALID_PARAMS, message);
+                        rpc::write_error(&mut self.scratch, Some(call.id), &error);
+                        None
+                    }
+                    ToolPlan::InvalidArguments(message) => {
+                        let error = RpcError::new(RpcError::INVALID_PARAMS, message);
+                        rpc::write_error(&mut self.scratch, Some(call.id), &error);
+                        None
+                    }
+                    ToolPlan::CloseTab { tab_name } => {
+                        let closed: Vec<ToolCallId> =
+                            self.calls.diff_tab(conn, &tab_name).into_iter().collect();
+                        reject_diffs(&mut self.calls, &closed, deferred);
+                        rpc::write_result(
+                            &mut self.scratch,
+                            call.id,
+                            &ide::ToolResult::text("TAB_CLOSED"),
+                        );
+                        Some(Effect::DiffsClosed(closed, ide::ToolName::CloseTab))
+                    }
+                    ToolPlan::CloseAllDiffTabs => {
+                        let closed = self.calls.diffs_of(conn);
+                        reject_diffs(&mut self.calls, &closed, deferred);
+                        let text = format!("CLOSED_{}_DIFF_TABS", closed.len());
+                        rpc::write_result(&mut self.scratch, call.id, &ide::ToolResult::text(text));
+                        Some(Effect::DiffsClosed(closed, ide::ToolName::CloseAllDiffTabs))
+                    }
+                    ToolPlan::Request(request) => {
+                        let replaced = match &request {
+                            ToolRequest::OpenDiff { tab_name, .. } => {
+                                self.calls.diff_tab(conn, tab_name)
+                            }
+                            _ => None,
+                        };
+                        if let Some(old) = replaced {
+                            reject_diffs(&mut self.calls, &[old], deferred);
+                        }
+                        let deadline = match request {
+                            ToolRequest::OpenDiff { .. } => self.config.diff_deadline_ms,
+                            _ => self.config.tool_deadline_ms,
+                        };
+                        let id = self.calls.insert(PendingCall {
+                            conn,
+                            rpc_id: call.id.to_owned(),
+                            request: request.clone(),
+                            started: now,
+                            deadline: deadline.map(|ms| now.add_millis(ms)),
+                        });
+                        Some(Effect::Requested {
+                            id,
+                            request,
+                            replaced,
+                        })
+                    }
+                }
+            }
+            _ => None,
+        })
+    }
+
+    /// What serving a message leads to beyond its reply.
+    fn apply(&mut self, now: Timestamp, conn: ConnId, effect: Effect) {
+        match effect {
+            Effect::Initialized => {
+                if self.config.session_policy == SessionPolicy::Single {
+                    self.supersede_all_but(now, conn);
+                }
+            }
+            Effect::Answered(tool) => self.event(Event::ToolAnswered { conn, tool }),
+            Effect::DiffsClosed(closed, tool) => {
+                for id in closed {
+                    self.cancelled(id, CancelReason::ClosedByClient);
+                }
+                self.event(Event::ToolAnswered { conn, tool });
+            }
+            Effect::CancelledByClient(id) => {
+                self.calls.remove(id);
+                self.cancelled(id, CancelReason::CancelledByClient);
+            }
+            Effect::Requested {
+                id,
+                request,
+                replaced,
+            } => {
+                if let Some(old) = replaced {
+                    self.cancelled(old, CancelReason::Replaced);
+                }
+                self.event(Event::ToolCall { id, conn, request });
+            }
+        }
+    }
+
+    /// Single-session policy: every other open client is closed with 4001.
+    fn supersede_all_but(&mut self, now: Timestamp, keep: ConnId) {
+        let others: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(id, c)| **id != keep && matches!(c.stage, Stage::Open(_)))
+            .map(|(id, _)| *id)
+            .collect();
+        for conn in others {
+            if let Some(c) = self.conns.get_mut(&conn)
+                && let Stage::Open(open) = &mut c.stage
+            {
+                open.close_cause = Some(CloseReason::Superseded);
+                open.ws
+                    .close(now, SUPERSEDED_CODE, SUPERSEDED_REASON, &mut c.out);
+            }
+            self.cancel_calls_of(conn, CancelReason::ClientGone);
+            self.settle(conn);
+        }
+    }
+
+    /// A client became ready: it gets the current selection and the mentions that waited.
+    fn became_ready(&mut self, conn: ConnId) {
+        self.send_selection(Some(conn));
+        for mention in self.notifier.take_mentions() {
+            if !self.write_notification(AtMentioned::METHOD, &mention) {
+                continue;
+            }
+            if let Some(c) = self.conns.get_mut(&conn) {
+                c.send_json(&self.scratch);
+            }
+        }
+        if let Some(Stage::Open(open)) = self.conns.get(&conn).map(|c| &c.stage)
+            && let Some(client) = open.client.clone()
+        {
+            let client_pid = open.client_pid;
+            self.event(Event::SessionReady {
+                conn,
+                client,
+                client_pid,
+            });
+        }
+        self.signal(conn);
+    }
+
+    /// Sends `selection_changed` for the current state to one client, or to every ready one.
+    fn send_selection(&mut self, to: Option<ConnId>) {
+        let Some(params) = self.state.selection_notification() else {
+            return;
+        };
+        if !self.write_notification(SelectionChanged::METHOD, &params) {
+            return;
+        }
+        match to {
+            Some(conn) => {
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.send_json(&self.scratch);
+                }
+                self.settle(conn);
+            }
+            None => {
+                self.broadcast();
+            }
+        }
+    }
+
+    /// Writes a notification into `scratch`. False (and `scratch` empty) when `params` cannot
+    /// be serialized, which the IDE layer's plain-data payloads rule out.
+    fn write_notification(&mut self, method: &str, params: &impl serde::Serialize) -> bool {
+        self.scratch.clear();
+        rpc::write_notification(&mut self.scratch, method, params).is_ok()
+    }
+
+    /// Sends `scratch` to every ready client; returns how many.
+    fn broadcast(&mut self) -> usize {
+        let ready: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.is_ready())
+            .map(|(id, _)| *id)
+            .collect();
+        for conn in &ready {
+            if let Some(c) = self.conns.get_mut(conn) {
+                c.send_json(&self.scratch);
+            }
+            self.settle(*conn);
+        }
+        ready.len()
+    }
+
+    /// Answers a pending call on its client's connection.
+    fn answer(&mut self, call: &PendingCall, result: &ide::ToolResult) {
+        self.scratch.clear();
+        rpc::write_result(&mut self.scratch, call.rpc_id.as_borrowed(), result);
+        if let Some(c) = self.conns.get_mut(&call.conn) {
+            c.send_json(&self.scratch);
+        }
+        self.settle(call.conn);
+    }
+
+    /// Cancels every pending call of `conn` (it is going away), telling the editor.
+    fn cancel_calls_of(&mut self, conn: ConnId, reason: CancelReason) {
+        for id in self.calls.of_conn(conn) {
+            self.calls.remove(id);
+            self.cancelled(id, reason);
+        }
+    }
+
+    fn cancelled(&mut self, id: ToolCallId, reason: CancelReason) {
+        self.event(Event::ToolCallCancelled { id, reason });
+    }
+
+    fn event(&mut self, event: Event) {
+        self.outputs.push_back(Output::Event(event));
+    }
+
+    /// After anything touched `conn`: signal new bytes, close it when its WebSocket finished or
+    /// its outbound buffer overflowed.
+    fn settle(&mut self, conn: ConnId) {
+        self.signal(conn);
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        if let Some(reason) = c.finished_reason() {
+            self.finish(conn, reason);
+        } else if c.out.len() > self.config.max_outbound_bytes {
+            self.finish(conn, CloseReason::OutboundOverflow);
+        }
+    }
+
+    /// Emits `Transmit` when `conn` has unsignalled bytes.
+    fn signal(&mut self, conn: ConnId) {
+        if let Some(c) = self.conns.get_mut(&conn)
+            && !c.out.is_empty()
+            && !c.transmit_signalled
+        {
+            c.transmit_signalled = true;
+            self.outputs.push_back(Output::Transmit { conn });
+        }
+    }
+
+    /// Ends `conn`: its pending calls are cancelled, the host is asked to close the transport
+    /// (after flushing what is buffered) and `Closed` is reported.
+    fn finish(&mut self, conn: ConnId, reason: CloseReason) {
+        self.end(conn, reason, true);
+    }
+
+    /// Ends `conn`, asking the host to close the transport unless it is already gone.
+    fn end(&mut self, conn: ConnId, reason: CloseReason, close_transport: bool) {
+        self.signal(conn);
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if matches!(c.stage, Stage::Closing) {
+            return;
+        }
+        c.stage = Stage::Closing;
+        if reason == CloseReason::OutboundOverflow {
+            c.out = Vec::new();
+        }
+        self.cancel_calls_of(conn, CancelReason::ClientGone);
+        if close_transport {
+            self.outputs.push_back(Output::CloseTransport { conn });
+        }
+        self.event(Event::Closed { conn, reason });
+    }
+}
+
+/// What serving one message leads to once the message's borrow of the receive buffer ends.
+enum Effect {
+    Initialized,
+    Answered(ide::ToolName),
+    DiffsClosed(Vec<ToolCallId>, ide::ToolName),
+    CancelledByClient(ToolCallId),
+    Requested {
+        id: ToolCallId,
+        request: ToolRequest,
+        replaced: Option<ToolCallId>,
+    },
+}
+
+/// Removes these pending diffs and writes their `DIFF_REJECTED` answers into `deferred`
+/// (PROTOCOL.md §4: a diff closed by the client is rejected; never `TAB_CLOSED`, which the
+/// CLI reads as "accepted unchanged").
+fn reject_diffs(calls: &mut PendingCalls, ids: &[ToolCallId], deferred: &mut Vec<Vec<u8>>) {
+    for id in ids {
+        if let Some(call) = calls.remove(*id)
+            && let Ok(result) = ide::format_outcome(&call.request, &ToolOutcome::DiffRejected)
+        {
+            let mut json = Vec::new();
+            rpc::write_result(&mut json, call.rpc_id.as_borrowed(), &result);
+            deferred.push(json);
+        }
+    }
+}
+
+/// The `pid` of an `ide_connected` notification (`{"pid": 1234}`), if well-formed.
+fn ide_connected_pid(params: &serde_json::value::RawValue) -> Option<u32> {
+    #[derive(serde::Deserialize)]
+    struct IdeConnected {
+        pid: u32,
+    }
+    serde_json::from_str::<IdeConnected>(params.get())
+        .ok()
+        .map(|p| p.pid)
+}

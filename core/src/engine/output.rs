@@ -1,0 +1,209 @@
+//! What the engine hands back to the host: outputs, events and their ids.
+
+use crate::ide::{ToolName, ToolRequest};
+use crate::mcp::ClientInfo;
+use serde::Serialize;
+use std::fmt;
+
+/// One transport connection, numbered by the engine from 1 in accept order. Never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct ConnId(pub(crate) u64);
+
+impl ConnId {
+    /// The number (for logs and for bindings, which carry ids as numbers).
+    pub fn as_u64(self) -> u64 {
+        self.0
+    }
+
+    /// The id with this number, as returned earlier by [`as_u64`](Self::as_u64).
+    pub fn from_u64(n: u64) -> Self {
+        ConnId(n)
+    }
+}
+
+impl fmt::Display for ConnId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "conn#{}", self.0)
+    }
+}
+
+/// One tool request handed to the editor, numbered by the engine from 1. Never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct ToolCallId(pub(crate) u64);
+
+impl ToolCallId {
+    /// The number (for logs and bindings).
+    pub fn as_u64(self) -> u64 {
+        self.0
+    }
+
+    /// The id with this number, as returned earlier by [`as_u64`](Self::as_u64).
+    pub fn from_u64(n: u64) -> Self {
+        ToolCallId(n)
+    }
+}
+
+impl fmt::Display for ToolCallId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "call#{}", self.0)
+    }
+}
+
+/// One thing for the host to do, drained with [`Engine::poll_output`](crate::Engine::poll_output)
+/// in causal order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "kind"
+)]
+#[non_exhaustive]
+pub enum Output {
+    /// The connection has bytes to write: write what the socket takes of
+    /// [`Engine::outbound`](crate::Engine::outbound) and report it with
+    /// [`Engine::handle_sent`](crate::Engine::handle_sent). Emitted once when the outbound
+    /// buffer goes from empty to non-empty; the host keeps writing until it is empty.
+    Transmit {
+        /// The connection.
+        conn: ConnId,
+    },
+    /// Write what remains in the connection's outbound buffer (best effort, bounded by the
+    /// host's own deadline), then close the transport. The engine has forgotten the
+    /// connection except for those bytes; they stay readable until `handle_sent` drains them or
+    /// `handle_closed` is called.
+    CloseTransport {
+        /// The connection.
+        conn: ConnId,
+    },
+    /// Something the editor should know or do.
+    Event(Event),
+}
+
+/// Something that happened that the editor should know about or act on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "event"
+)]
+#[non_exhaustive]
+pub enum Event {
+    /// A client completed the WebSocket upgrade with the right token.
+    Connected {
+        /// The connection.
+        conn: ConnId,
+        /// The client's `User-Agent` (`claude-code/<version> …` for the CLI).
+        user_agent: Option<String>,
+    },
+    /// The client finished the MCP handshake and the readiness delay passed: it now receives
+    /// notifications (the current selection was just sent to it).
+    SessionReady {
+        /// The connection.
+        conn: ConnId,
+        /// `clientInfo` and the negotiated protocol version.
+        client: ClientInfo,
+        /// The CLI's process id from its `ide_connected` notification, if it sent one.
+        client_pid: Option<u32>,
+    },
+    /// The editor must carry out this request and answer it with
+    /// [`Engine::handle_tool_outcome`](crate::Engine::handle_tool_outcome).
+    ToolCall {
+        /// Quote it in the answer.
+        id: ToolCallId,
+        /// The client that asked.
+        conn: ConnId,
+        /// What to do.
+        request: ToolRequest,
+    },
+    /// A request handed out earlier no longer needs an answer: close its diff view, stop
+    /// what it started. An outcome reported for it now is an error.
+    ToolCallCancelled {
+        /// The request.
+        id: ToolCallId,
+        /// Why.
+        reason: CancelReason,
+    },
+    /// The engine answered a read tool (or `close_tab`, `closeAllDiffTabs`) itself, from the
+    /// editor state. For status displays and logs; nothing to do.
+    ToolAnswered {
+        /// The client that asked.
+        conn: ConnId,
+        /// The tool.
+        tool: ToolName,
+    },
+    /// The connection is gone (or was refused); its pending requests were cancelled first.
+    Closed {
+        /// The connection.
+        conn: ConnId,
+        /// Why.
+        reason: CloseReason,
+    },
+}
+
+/// Why a tool request was cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum CancelReason {
+    /// The client sent `close_tab` or `closeAllDiffTabs` for a pending diff (it was answered
+    /// `DIFF_REJECTED`); typically the user answered in the terminal.
+    ClosedByClient,
+    /// The client sent a new `openDiff` with the same tab name.
+    Replaced,
+    /// The client sent `notifications/cancelled` for it.
+    CancelledByClient,
+    /// The client's connection closed.
+    ClientGone,
+    /// The editor did not answer within the deadline; the engine answered for it.
+    DeadlineExpired,
+}
+
+/// Why a connection ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "kind"
+)]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// The upgrade request was refused with this HTTP status.
+    UpgradeRejected {
+        /// The HTTP status sent.
+        status: u16,
+        /// What was wrong.
+        detail: String,
+    },
+    /// No complete upgrade request within the handshake deadline.
+    HandshakeTimeout,
+    /// More connections than `max_connections`; refused with 503.
+    TooManyConnections,
+    /// The client closed the WebSocket (close frame received and answered).
+    PeerClosed {
+        /// The client's close code, if it sent one.
+        code: Option<u16>,
+        /// The client's reason text.
+        reason: String,
+    },
+    /// The client broke the WebSocket protocol; the engine closed with this code.
+    ProtocolViolation {
+        /// The close code sent (1002, 1003, 1007, 1009, …).
+        code: u16,
+        /// The rule broken.
+        detail: String,
+    },
+    /// No frame from the client after a keepalive ping (half-open connection).
+    KeepaliveTimeout,
+    /// The client did not answer our close frame in time.
+    CloseTimeout,
+    /// A newer client took over (single-session policy); closed with 4001.
+    Superseded,
+    /// The client did not read its answers: the outbound buffer passed its cap.
+    OutboundOverflow,
+    /// The host closed the connection (`Engine::close`), or the engine shut down.
+    ClosedByHost,
+    /// The host reported end of stream or a socket error.
+    TransportClosed,
+}

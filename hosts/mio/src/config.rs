@@ -1,0 +1,72 @@
+//! How a [`Host`](crate::Host) is set up.
+
+use std::path::PathBuf;
+
+/// Which port to listen on (always on 127.0.0.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PortChoice {
+    /// Whatever the OS hands out (the default: never collides).
+    Ephemeral,
+    /// Exactly this port.
+    Fixed(u16),
+    /// The first free port in this inclusive range.
+    Range(u16, u16),
+}
+
+/// Where the lock file goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockPlacement {
+    /// `$CLAUDE_CONFIG_DIR/ide`, else `~/.claude/ide` (where the CLI looks).
+    Default,
+    /// This directory (tests, or a private `CLAUDE_CONFIG_DIR` the host exports itself).
+    At(PathBuf),
+    /// No lock file: the client is told the port and token some other way.
+    None,
+}
+
+/// Everything [`Host::start`](crate::Host::start) needs. `HostConfig::new` fills in the defaults.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// Shown by the CLI as "Connected to <ide_name> extension"; also tells our stale locks apart.
+    pub ide_name: String,
+    /// The workspace folders (absolute paths, forward slashes) the CLI matches its cwd against.
+    pub workspace_folders: Vec<String>,
+    /// The pid written to the lock: it must stay alive while the server runs (the CLI deletes
+    /// locks of dead pids). Default: this process.
+    pub pid: u32,
+    /// Default: an ephemeral port.
+    pub port: PortChoice,
+    /// Default: where the CLI looks.
+    pub lock: LockPlacement,
+    /// For a Windows editor serving a CLI inside WSL.
+    pub running_in_windows: bool,
+    /// The embedding editor is running headless or automated (tests, batch builds). Such a run
+    /// opens no socket and writes no lock unless `serve_when_headless` is set too: a test run
+    /// must never show up as an IDE the user's `claude` connects to.
+    pub headless: bool,
+    /// Opt in to serving in a headless run.
+    pub serve_when_headless: bool,
+    /// Stop reading a client whose unsent answers pass this many bytes (it is not reading);
+    /// resume below half. Default 8 MiB.
+    pub pause_reads_at_bytes: usize,
+    /// The engine's configuration; its `port` and `workspace_folders` are set by the host.
+    pub engine: idelink_core::Config,
+}
+
+impl HostConfig {
+    /// Defaults for an editor called `ide_name` serving `workspace_folders`.
+    pub fn new(ide_name: impl Into<String>, workspace_folders: Vec<String>) -> Self {
+        HostConfig {
+            ide_name: ide_name.into(),
+            workspace_folders,
+            pid: std::process::id(),
+            port: PortChoice::Ephemeral,
+            lock: LockPlacement::Default,
+            running_in_windows: false,
+            headless: false,
+            serve_when_headless: false,
+            pause_reads_at_bytes: 8 << 20,
+            engine: idelink_core::Config::new(0),
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! # idelink-mio
+//!
+//! A loopback host for [`idelink_core`]: it binds `127.0.0.1` on an ephemeral port, mints the
+//! auth token from OS entropy, writes the lock file the `claude` CLI discovers
+//! (`<config>/ide/<port>.lock`, directory 0700, file 0600 written before it is renamed into
+//! place), pumps sockets into the engine with partial writes and back-pressure, and removes the
+//! lock when dropped.
+//!
+//! A native editor drives it from its own loop: [`Host::poll`] once per frame (or from a
+//! thread, woken with [`Host::waker`]), [`Host::handle_editor_event`] when the selection or
+//! documents change, [`Host::answer`] when the user accepts or rejects a diff.
+//!
+//! A headless or automated run opens no socket and writes no lock unless it opts in
+//! ([`HostConfig::serve_when_headless`]).
+
+mod config;
+mod host;
+pub mod lock;
+
+pub use config::{HostConfig, LockPlacement, PortChoice};
+pub use host::{Host, HostError};
