@@ -4,7 +4,6 @@
     reason = "a test harness: a malformed vector must fail the test loudly"
 )]
 
-use idelink_core::engine::SessionPolicy;
 use idelink_core::{AuthToken, Config, ConnId, EditorEvent, Engine, Output, Timestamp, ToolCallId};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -59,7 +58,8 @@ fn every_vector_replays_byte_for_byte() {
 /// decoded frames, so a mismatch reads as text).
 fn replay(vector: &Value) -> Vec<Vec<Value>> {
     let token = AuthToken::parse(vector["token"].as_str().unwrap()).unwrap();
-    let mut engine = Engine::new(config(&vector["config"]), token);
+    let config = Config::from_json(&vector["config"].to_string()).unwrap();
+    let mut engine = Engine::new(config, token);
     let mut upgraded = BTreeSet::new();
     let mut all = Vec::new();
     for step in vector["steps"].as_array().unwrap() {
@@ -113,49 +113,6 @@ fn replay(vector: &Value) -> Vec<Vec<Value>> {
         all.push(outputs);
     }
     all
-}
-
-fn config(overrides: &Value) -> Config {
-    let port = overrides["port"].as_u64().map_or(40_000, |p| p as u16);
-    let mut config = Config::new(port);
-    let ms = |key: &str| overrides[key].as_u64();
-    if let Some(v) = ms("readyDelayMs") {
-        config.ready_delay_ms = v;
-    }
-    if let Some(v) = ms("selectionDebounceMs") {
-        config.selection_debounce_ms = v;
-    }
-    if let Some(v) = ms("mentionTtlMs") {
-        config.mention_ttl_ms = v;
-    }
-    if let Some(v) = ms("handshakeTimeoutMs") {
-        config.handshake_timeout_ms = v;
-    }
-    if let Some(v) = ms("maxConnections") {
-        config.max_connections = v as usize;
-    }
-    if let Some(v) = ms("keepaliveIntervalMs") {
-        config.ws.keepalive_interval_ms = v;
-    }
-    if overrides.get("toolDeadlineMs").is_some() {
-        config.tool_deadline_ms = ms("toolDeadlineMs");
-    }
-    if overrides.get("diffDeadlineMs").is_some() {
-        config.diff_deadline_ms = ms("diffDeadlineMs");
-    }
-    if let Some(v) = overrides["executeCode"].as_bool() {
-        config.execute_code = v;
-    }
-    if overrides["sessionPolicy"] == "single" {
-        config.session_policy = SessionPolicy::Single;
-    }
-    if let Some(folders) = overrides["workspaceFolders"].as_array() {
-        config.workspace_folders = folders
-            .iter()
-            .map(|f| f.as_str().unwrap().to_owned())
-            .collect();
-    }
-    config
 }
 
 fn client_bytes(step: &Value) -> Vec<u8> {

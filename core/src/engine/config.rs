@@ -22,7 +22,13 @@ pub enum SessionPolicy {
 
 /// Everything an [`Engine`](crate::Engine) is configured with. `Config::new(port)` gives the
 /// defaults below; change fields before handing it to `Engine::new`.
-#[derive(Debug, Clone)]
+///
+/// The JSON form (used by the bindings and the transcript vectors) names fields in camelCase;
+/// every field is optional and defaults as below, unknown fields are refused:
+/// `{"port": 40000, "workspaceFolders": ["/w"], "sessionPolicy": "single", "ws":
+/// {"maxMessageBytes": 1048576}, "diffDeadlineMs": null}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct Config {
     /// The loopback port the host listens on: the upgrade's `Host` must carry it.
     pub port: u16,
@@ -68,7 +74,19 @@ pub struct Config {
     pub execute_code: bool,
 }
 
+impl Default for Config {
+    /// The defaults, with port 0 (set it before use).
+    fn default() -> Self {
+        Config::new(0)
+    }
+}
+
 impl Config {
+    /// Parses the JSON form, filling in defaults; the error names the offending field.
+    pub fn from_json(json: &str) -> Result<Config, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
     /// The defaults for an endpoint listening on `port`.
     pub fn new(port: u16) -> Self {
         Config {
@@ -93,5 +111,32 @@ impl Config {
             diff_deadline_ms: None,
             execute_code: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_form_fills_defaults_and_refuses_unknown_fields() {
+        let config = Config::from_json(
+            r#"{"port":40000,"sessionPolicy":"single","ws":{"maxMessageBytes":1024},"diffDeadlineMs":5}"#,
+        )
+        .unwrap();
+        assert_eq!(config.port, 40000);
+        assert_eq!(config.session_policy, SessionPolicy::Single);
+        assert_eq!(config.ws.max_message_bytes, 1024);
+        assert_eq!(
+            config.ws.keepalive_interval_ms,
+            WsConfig::default().keepalive_interval_ms
+        );
+        assert_eq!(config.diff_deadline_ms, Some(5));
+        assert_eq!(config.tool_deadline_ms, Some(60_000));
+        assert_eq!(config.server_info.name, "idelink");
+        let err = Config::from_json(r#"{"prot":1}"#).unwrap_err().to_string();
+        assert!(err.contains("unknown field `prot`"), "{err}");
+        let none = Config::from_json(r#"{"toolDeadlineMs":null}"#).unwrap();
+        assert_eq!(none.tool_deadline_ms, None);
     }
 }

@@ -10,7 +10,8 @@ use super::params::{self, ClientInfo, ToolCall};
 use crate::rpc::{Message, RequestId, RpcError, write_error, write_result};
 
 /// Who we are, as answered in `initialize`'s `serverInfo`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ServerInfo {
     /// The server's name (shown by MCP clients).
     pub name: String,

@@ -37,7 +37,8 @@ pub enum Message<'a> {
 }
 
 /// Limits [`parse`] enforces on what a peer sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct RpcLimits {
     /// Deepest array/object nesting accepted in a message; `{}` is one level. Default 64:
     /// MCP messages nest a handful of levels, and the layers above may parse `params` with

@@ -4,7 +4,8 @@
 ///
 /// Every limit bounds what a peer can make the server buffer; every timer is measured on the
 /// host-supplied [`Timestamp`](crate::Timestamp) clock.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct WsConfig {
     /// Largest data message accepted, in payload bytes summed over all its fragments. A frame
     /// whose header would take the message past it fails the connection with 1009 before any of
