@@ -19,15 +19,13 @@ pub enum Choice {
     Edit,
 }
 
-/// The text shown for a proposal: its diff against the file on disk and the prompt.
+/// The text shown for a proposal: its diff against the file on disk.
 pub fn present(diff: &PendingDiff, workspace: &str, colour: bool) -> String {
     let old = std::fs::read(&diff.path)
         .ok()
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     let label = relative(&diff.path, workspace);
-    let mut text = diff_view::render(label, old.as_deref(), &diff.proposed, colour);
-    text.push_str(&prompt(label));
-    text
+    diff_view::render(label, old.as_deref(), &diff.proposed, colour)
 }
 
 /// The question asked for `label`.

@@ -33,8 +33,11 @@ pub fn run(
     stop: &StopFlag,
     options: &TerminalOptions,
 ) -> Result<(), Box<dyn Error>> {
-    let started = Instant::now();
-    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut screen = Screen {
+        started: Instant::now(),
+        colour: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        prompt: None,
+    };
     banner(&host, options);
     let mut editor = WorkspaceEditor::new(options.diff);
     let mut input = match options.diff {
@@ -46,7 +49,7 @@ pub fn run(
         host.poll(Some(TICK), &mut events)?;
         for event in events.drain(..) {
             if let Some(line) = status::line(&event, &options.workspace) {
-                say(started, &line);
+                screen.say(&line);
             }
             match event {
                 Event::ToolCall { id, request, .. } => {
@@ -59,15 +62,15 @@ pub fn run(
                             for editor_event in &editor_events {
                                 host.handle_editor_event(editor_event)?;
                             }
-                            answer(&mut host, started, id, &outcome);
+                            answer(&mut host, &mut screen, id, &outcome);
                         }
-                        Decision::Queued if was_idle => show_current(&editor, options, colour),
+                        Decision::Queued if was_idle => screen.show_current(&editor, options),
                         Decision::Queued => {}
                     }
                 }
                 // The proposal under review went away: show the next one.
                 Event::ToolCallCancelled { id, .. } if editor.on_cancelled(id) => {
-                    show_current(&editor, options, colour);
+                    screen.show_current(&editor, options);
                 }
                 _ => {}
             }
@@ -80,20 +83,24 @@ pub fn run(
         }
         match reader.try_take() {
             Some(Input::Line(line)) => {
-                review_line(&mut host, &mut editor, &line, started, options);
-                show_current(&editor, options, colour);
+                let was_reviewing = editor.current().map(|d| d.id);
+                screen.prompt = None;
+                review_line(&mut host, &mut editor, &line, &mut screen, options);
+                if editor.current().map(|d| d.id) != was_reviewing {
+                    screen.show_current(&editor, options);
+                } else if let Some(diff) = editor.current() {
+                    // Not answered (a typo, a failed edit): ask again.
+                    screen.ask(status::relative(&diff.path, &options.workspace));
+                }
             }
             Some(Input::Closed) => {
-                say(
-                    started,
-                    "standard input closed: diffs now wait until claude closes them",
-                );
+                screen.say("standard input closed: diffs now wait until claude closes them");
                 input = None;
             }
             None => {}
         }
     }
-    say(started, "stopping");
+    screen.say("stopping");
     host.shutdown(Duration::from_secs(1), &mut events);
     Ok(())
 }
@@ -103,14 +110,17 @@ fn review_line(
     host: &mut Host,
     editor: &mut WorkspaceEditor,
     line: &str,
-    started: Instant,
+    screen: &mut Screen,
     options: &TerminalOptions,
 ) {
     let Some(current) = editor.current().cloned() else {
         return;
     };
     let outcome = match review::parse_choice(line) {
-        None => return,
+        None => {
+            screen.say("please answer a, r or e");
+            return;
+        }
         Some(Choice::Accept) => ToolOutcome::DiffSaved {
             final_text: current.proposed,
         },
@@ -120,10 +130,7 @@ fn review_line(
             match review::edit(&current.proposed, name, &review::user_editor()) {
                 Ok(final_text) => ToolOutcome::DiffSaved { final_text },
                 Err(e) => {
-                    say(
-                        started,
-                        &format!("edit failed ({e}); the proposal is still open"),
-                    );
+                    screen.say(&format!("edit failed ({e}); the proposal is still open"));
                     return;
                 }
             }
@@ -135,21 +142,57 @@ fn review_line(
         ToolOutcome::DiffSaved { .. } => "accepted",
         _ => "rejected",
     };
-    say(started, &format!("{} {verdict}: {label}", current.id));
-    answer(host, started, current.id, &outcome);
+    screen.say(&format!("{} {verdict}: {label}", current.id));
+    answer(host, screen, current.id, &outcome);
 }
 
-fn show_current(editor: &WorkspaceEditor, options: &TerminalOptions, colour: bool) {
-    if let Some(diff) = editor.current() {
-        print!("\n{}", review::present(diff, &options.workspace, colour));
-        let _ = std::io::stdout().flush();
+fn answer(host: &mut Host, screen: &mut Screen, id: ToolCallId, outcome: &ToolOutcome) {
+    if let Err(e) = host.answer(id, outcome) {
+        // The call was cancelled in the meantime (claude moved on): nothing is owed.
+        screen.say(&format!("{id}: answer not sent: {e}"));
     }
 }
 
-fn answer(host: &mut Host, started: Instant, id: ToolCallId, outcome: &ToolOutcome) {
-    if let Err(e) = host.answer(id, outcome) {
-        // The call was cancelled in the meantime (claude moved on): nothing is owed.
-        say(started, &format!("{id}: answer not sent: {e}"));
+/// The terminal: status lines, and the review prompt kept last on screen.
+struct Screen {
+    started: Instant,
+    colour: bool,
+    /// The question on screen waiting for an answer, asked again after any status line.
+    prompt: Option<String>,
+}
+
+impl Screen {
+    /// One status line, stamped with the seconds since start.
+    fn say(&mut self, line: &str) {
+        let interrupted = self.prompt.is_some();
+        if interrupted {
+            println!();
+        }
+        println!("[{:>7.1}s] {line}", self.started.elapsed().as_secs_f64());
+        if let Some(prompt) = &self.prompt {
+            print!("{prompt}");
+        }
+        let _ = std::io::stdout().flush();
+    }
+
+    /// Shows the proposal under review (its diff and the question), if any.
+    fn show_current(&mut self, editor: &WorkspaceEditor, options: &TerminalOptions) {
+        self.prompt = None;
+        if let Some(diff) = editor.current() {
+            print!(
+                "\n{}",
+                review::present(diff, &options.workspace, self.colour)
+            );
+            self.ask(status::relative(&diff.path, &options.workspace));
+        }
+    }
+
+    /// Asks the review question again (after an answer that was not one).
+    fn ask(&mut self, label: &str) {
+        let prompt = review::prompt(label);
+        print!("{prompt}");
+        let _ = std::io::stdout().flush();
+        self.prompt = Some(prompt);
     }
 }
 
@@ -173,11 +216,5 @@ fn banner(host: &Host, options: &TerminalOptions) {
         DiffPolicy::Reject => "rejected automatically (--diff reject)",
     };
     println!("idelink: claude's edits are {policy}; Ctrl-C stops");
-    let _ = std::io::stdout().flush();
-}
-
-/// One status line, stamped with the seconds since start.
-fn say(started: Instant, line: &str) {
-    println!("[{:>7.1}s] {line}", started.elapsed().as_secs_f64());
     let _ = std::io::stdout().flush();
 }
