@@ -58,19 +58,18 @@ fn check_tools_listed(turn: &Value) {
 }
 
 /// Types the prompt and waits for `closeAllDiffTabs` (the CLI's first call at every prompt),
-/// then for the `openDiff` of the scripted edit; returns the `openDiff` line.
-fn prompt_until_open_diff(scene: &mut Scene) -> String {
+/// then for the `openDiff` of the scripted edit.
+fn prompt_until_open_diff(scene: &mut Scene) {
     let before = scene.idelink().lines().len();
     scene.terminal().submit(PROMPT);
     let (close_all, _) = scene.idelink().wait_line(before, "closeAllDiffTabs");
-    let (open_diff, line) = scene
+    let (open_diff, _) = scene
         .idelink()
         .wait_line(before, &format!("openDiff {FILE_NAME}"));
     assert!(
         close_all < open_diff,
         "closeAllDiffTabs must come at the start of the prompt, before the openDiff"
     );
-    line
 }
 
 #[test]
@@ -117,12 +116,16 @@ fn a_rejected_ide_diff_leaves_the_file_alone() {
     check_session_line(&mut scene);
 
     prompt_until_open_diff(&mut scene);
-    scene.wait_screen(&format!("Rejected update to {FILE_NAME}"));
-    assert_eq!(
-        std::fs::read_to_string(&scene.file).unwrap_or_default(),
-        ORIGINAL,
-        "DIFF_REJECTED must leave the file unchanged"
-    );
+    let rejected = format!("Rejected update to {FILE_NAME}");
+    wait::until(&format!("claude's screen to show {rejected:?}"), || {
+        scene.fail_on_ide_error();
+        let now = std::fs::read_to_string(&scene.file).unwrap_or_default();
+        assert_eq!(
+            now, ORIGINAL,
+            "the CLI wrote the file: it took idelink's rejection for an accept"
+        );
+        scene.terminal().screen().contains(&rejected).then_some(())
+    });
     scene.assert_stayed_on_loopback();
 }
 
@@ -164,7 +167,7 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
         turn.contains(&selected),
         "the selection pushed after connect should reach the model's context as {selected:?}; \
          what the first request says: {}",
-        excerpt(&turn, "selected")
+        excerpt(&turn, "selected the lines")
     );
 
     let call = scene.idelink().wait_message("a tool/call openDiff", |m| {

@@ -135,17 +135,17 @@ impl Scene {
     }
 
     /// Waits until the CLI's debug log says the IDE connection is up and its input prompt is
-    /// on screen.
+    /// on screen. A connection failure in the log fails at once, quoting the CLI's reason.
     pub fn wait_connected(&self) {
         wait::until(
             "claude's debug log to say `MCP server \"ide\": Successfully connected (transport: ws-ide)`",
             || {
-                self.debug_log()
-                    .lines()
-                    .any(|l| {
-                        l.contains("MCP server \"ide\"")
-                            && l.contains("Successfully connected (transport: ws-ide)")
-                    })
+                let log = self.debug_log();
+                let mut ide = log.lines().filter(|l| l.contains("MCP server \"ide\""));
+                if let Some(failed) = ide.clone().find(|l| l.contains("Connection failed")) {
+                    panic!("claude could not connect to idelink: {failed}");
+                }
+                ide.any(|l| l.contains("Successfully connected (transport: ws-ide)"))
                     .then_some(())
             },
         );
@@ -167,12 +167,29 @@ impl Scene {
         });
     }
 
-    /// Waits until the workspace file holds `expected`.
+    /// Waits until the workspace file holds `expected`; fails at once when the CLI logs an
+    /// IDE error (it then abandons the IDE diff for its own prompt, which nobody answers).
     pub fn wait_file(&self, expected: &str) {
         wait::until(
             &format!("{} to hold {expected:?}", self.file.display()),
-            || (std::fs::read_to_string(&self.file).ok()? == expected).then_some(()),
+            || {
+                self.fail_on_ide_error();
+                (std::fs::read_to_string(&self.file).ok()? == expected).then_some(())
+            },
         );
+    }
+
+    /// Panics with the first `[ERROR]` line of the CLI's debug log that is about the IDE
+    /// (for instance `IDE diff view failed: …` when it cannot read an `openDiff` answer).
+    pub fn fail_on_ide_error(&self) {
+        let log = self.debug_log();
+        let error = log
+            .lines()
+            .filter(|l| l.contains("[ERROR]"))
+            .find(|l| l.contains("IDE") || l.contains("MCP server \"ide\""));
+        if let Some(error) = error {
+            panic!("the CLI reports an IDE error: {error}");
+        }
     }
 
     /// The first model turn the CLI sent (the request carrying the user's prompt).
