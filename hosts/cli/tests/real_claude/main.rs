@@ -1,0 +1,215 @@
+//! The drift alarm: the real `claude` CLI against `idelink serve`, all on loopback.
+//!
+//! The protocol is whatever the CLI does (PROTOCOL.md); these tests fail when a CLI release
+//! moves it. Each test starts `idelink serve` on a temporary workspace, the real CLI in a tmux
+//! pseudo-terminal with a private home and config folder, and a scripted Anthropic API
+//! ([`fake_api`]) that makes the model read a file and edit it. They check that the CLI
+//! connects, that the MCP session runs as PROTOCOL.md says, and that the edit goes through the
+//! IDE's `openDiff` and ends as the IDE decided.
+//!
+//! The CLI is `CLAUDE_BIN`, else the pinned install `.ci/run` makes. Without it the tests skip
+//! loudly; with `CI=true` they fail. docs/compatibility.md lists the verified versions.
+
+mod claude;
+mod fake_api;
+mod idelink;
+mod scene;
+mod terminal;
+mod wait;
+
+use fake_api::FINAL_TEXT;
+use scene::{EDITED, FILE_NAME, ORIGINAL, Scene};
+use serde_json::{Value, json};
+
+/// What the user types.
+const PROMPT: &str = "Please change hello to goodbye in greeting.txt";
+
+/// The CLI connects, and the status line for the session shows the MCP handshake: `initialize`
+/// and `notifications/initialized` (the session is ready) and `ide_connected` (the pid it
+/// carried is the CLI's own).
+fn check_session_line(scene: &mut Scene) {
+    let pid = scene.claude_pid();
+    let version = scene.claude.version.clone();
+    let (_, ready) = scene.idelink().wait_line(0, "session ready:");
+    assert!(
+        ready.contains(&format!("claude-code {version}")),
+        "initialize: clientInfo should be claude-code {version}: {ready}"
+    );
+    assert!(
+        ready.contains(&format!(", pid {pid} ")),
+        "ide_connected should carry the CLI's pid {pid} before the session is ready: {ready}"
+    );
+}
+
+/// `tools/list` was answered with a catalogue the CLI took: the model is offered the IDE's
+/// diagnostics tool (the CLI learns its name only from `tools/list`) and nothing that runs
+/// code (executeCode is off unless an editor opts in).
+fn check_tools_listed(turn: &Value) {
+    let body = turn.to_string();
+    assert!(
+        body.contains("mcp__ide__getDiagnostics"),
+        "tools/list: the model was not offered mcp__ide__getDiagnostics, so the CLI did not \
+         take idelink's tool list"
+    );
+    assert!(
+        !body.contains("mcp__ide__executeCode"),
+        "tools/list: executeCode must not be offered by default"
+    );
+}
+
+/// Types the prompt and waits for `closeAllDiffTabs` (the CLI's first call at every prompt),
+/// then for the `openDiff` of the scripted edit.
+fn prompt_until_open_diff(scene: &mut Scene) {
+    let before = scene.idelink().lines().len();
+    scene.terminal().submit(PROMPT);
+    let (close_all, _) = scene.idelink().wait_line(before, "closeAllDiffTabs");
+    let (open_diff, _) = scene
+        .idelink()
+        .wait_line(before, &format!("openDiff {FILE_NAME}"));
+    assert!(
+        close_all < open_diff,
+        "closeAllDiffTabs must come at the start of the prompt, before the openDiff"
+    );
+}
+
+#[test]
+fn an_accepted_ide_diff_is_written_by_claude() {
+    let Some(claude) = claude::locate("an_accepted_ide_diff_is_written_by_claude") else {
+        return;
+    };
+    let mut scene = Scene::new("accept", claude);
+    let port = scene.serve_terminal("accept");
+    scene.start_claude(port);
+    scene.wait_connected();
+    check_session_line(&mut scene);
+
+    scene.terminal().submit("/status");
+    scene.wait_screen("Connected to idelink extension");
+    scene
+        .terminal()
+        .press("Escape")
+        .unwrap_or_else(|e| panic!("{e}"));
+    wait::until("the /status screen to close", || {
+        (!scene
+            .terminal()
+            .screen()
+            .contains("Connected to idelink extension"))
+        .then_some(())
+    });
+
+    prompt_until_open_diff(&mut scene);
+    scene.wait_file(EDITED);
+    scene.wait_screen(FINAL_TEXT);
+    check_tools_listed(&scene.first_turn());
+    scene.assert_stayed_on_loopback();
+}
+
+#[test]
+fn a_rejected_ide_diff_leaves_the_file_alone() {
+    let Some(claude) = claude::locate("a_rejected_ide_diff_leaves_the_file_alone") else {
+        return;
+    };
+    let mut scene = Scene::new("reject", claude);
+    let port = scene.serve_terminal("reject");
+    scene.start_claude(port);
+    scene.wait_connected();
+    check_session_line(&mut scene);
+
+    prompt_until_open_diff(&mut scene);
+    let rejected = format!("Rejected update to {FILE_NAME}");
+    wait::until(&format!("claude's screen to show {rejected:?}"), || {
+        scene.fail_on_ide_error();
+        let now = std::fs::read_to_string(&scene.file).unwrap_or_default();
+        assert_eq!(
+            now, ORIGINAL,
+            "the CLI wrote the file: it took idelink's rejection for an accept"
+        );
+        scene.terminal().screen().contains(&rejected).then_some(())
+    });
+    scene.assert_stayed_on_loopback();
+}
+
+#[test]
+fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
+    let Some(claude) =
+        claude::locate("an_editor_selection_reaches_claude_and_its_diff_edits_are_kept")
+    else {
+        return;
+    };
+    let mut scene = Scene::new("sidecar", claude);
+    let port = scene.serve_sidecar();
+    let path = scene::text(&scene.file);
+    for event in scene::select_on_first_line(&path, "hello from the workspace") {
+        scene.idelink().send(&event);
+    }
+    scene
+        .idelink()
+        .send(&json!({"jsonrpc": "2.0", "id": "sync", "method": "idelink/info"}));
+    scene
+        .idelink()
+        .wait_message("the idelink/info answer", |m| m["id"] == "sync");
+
+    scene.start_claude(port);
+    scene.wait_connected();
+    let pid = scene.claude_pid();
+    let ready = scene.idelink().wait_message("sessionReady", |m| {
+        m["method"] == "idelink/event" && m["params"]["event"] == "sessionReady"
+    });
+    assert_eq!(
+        ready["params"]["clientPid"], pid,
+        "ide_connected should carry the CLI's pid: {ready}"
+    );
+
+    scene.terminal().submit(PROMPT);
+    let turn = all_text(&scene.first_turn());
+    let selected = format!("selected the lines 1 to 1 from {path}:\nhello from the workspace");
+    assert!(
+        turn.contains(&selected),
+        "the selection pushed after connect should reach the model's context as {selected:?}; \
+         what the first request says: {}",
+        excerpt(&turn, "selected the lines")
+    );
+
+    let call = scene.idelink().wait_message("a tool/call openDiff", |m| {
+        m["method"] == "tool/call" && m["params"]["request"]["tool"] == "openDiff"
+    });
+    let proposed = call["params"]["request"]["newFileContents"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(
+        proposed, EDITED,
+        "openDiff should carry the whole edited file"
+    );
+    let kept = format!("{EDITED}a line the user added in the IDE's diff\n");
+    scene
+        .idelink()
+        .send(&json!({"jsonrpc": "2.0", "id": call["id"],
+        "result": {"outcome": "diffSaved", "finalText": kept}}));
+    scene.wait_file(&kept);
+    scene.wait_screen(FINAL_TEXT);
+    check_tools_listed(&scene.first_turn());
+    scene.assert_stayed_on_loopback();
+}
+
+/// Every string in a request body, one per line (the context the model sees, unescaped).
+fn all_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!("{text}\n"),
+        Value::Array(items) => items.iter().map(all_text).collect(),
+        Value::Object(fields) => fields.values().map(all_text).collect(),
+        _ => String::new(),
+    }
+}
+
+/// Up to 300 characters around the first `needle` in `text`.
+fn excerpt(text: &str, needle: &str) -> String {
+    let Some(at) = text.find(needle) else {
+        return format!("(no {needle:?} anywhere)");
+    };
+    text.char_indices()
+        .skip_while(|(i, _)| *i + 100 < at)
+        .take(300)
+        .map(|(_, c)| c)
+        .collect()
+}

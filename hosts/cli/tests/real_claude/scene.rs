@@ -1,0 +1,301 @@
+//! One run of the drift alarm: a private workspace, home and config folder, the fake API,
+//! `idelink serve`, and the real CLI in a terminal. Everything it starts is ended by pid when it
+//! is dropped; when the test failed, it first prints what is needed to diagnose the drift.
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::claude::{self, Claude};
+use crate::fake_api::{EditScript, FakeApi};
+use crate::idelink::Idelink;
+use crate::terminal::Terminal;
+use crate::wait;
+
+/// The workspace file the scripted model edits.
+pub const FILE_NAME: &str = "greeting.txt";
+/// Its contents before the edit.
+pub const ORIGINAL: &str = "hello from the workspace\nsecond line\n";
+/// Its contents after the scripted edit.
+pub const EDITED: &str = "goodbye from the workspace\nsecond line\n";
+
+/// A drift-alarm run.
+pub struct Scene {
+    name: &'static str,
+    root: PathBuf,
+    /// The workspace folder (canonical).
+    pub workspace: PathBuf,
+    /// The file the model edits.
+    pub file: PathBuf,
+    home: PathBuf,
+    /// The CLI under test.
+    pub claude: Claude,
+    /// The scripted model.
+    pub api: FakeApi,
+    idelink: Option<Idelink>,
+    terminal: Option<Terminal>,
+    started: Instant,
+}
+
+impl Scene {
+    /// Creates the folders (under the system temp dir), the workspace file, the CLI's private
+    /// configuration, and starts the fake API.
+    pub fn new(name: &'static str, claude: Claude) -> Scene {
+        let root =
+            std::env::temp_dir().join(format!("idelink-real-claude-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for dir in ["work", "home", "tmp"] {
+            std::fs::create_dir_all(root.join(dir))
+                .unwrap_or_else(|e| panic!("cannot create {}: {e}", root.display()));
+        }
+        let workspace = root
+            .join("work")
+            .canonicalize()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let file = workspace.join(FILE_NAME);
+        std::fs::write(&file, ORIGINAL).unwrap_or_else(|e| panic!("{e}"));
+        let home = root.join("home");
+        claude::write_config(&claude::config_dir(&home), &text(&workspace))
+            .unwrap_or_else(|e| panic!("cannot write claude's config: {e}"));
+        let api = FakeApi::start(EditScript {
+            file: text(&file),
+            old: "hello".to_owned(),
+            new: "goodbye".to_owned(),
+        })
+        .unwrap_or_else(|e| panic!("cannot start the fake API: {e}"));
+        Scene {
+            name,
+            root,
+            workspace,
+            file,
+            home,
+            claude,
+            api,
+            idelink: None,
+            terminal: None,
+            started: Instant::now(),
+        }
+    }
+
+    /// Starts `idelink serve --diff <policy>` (the terminal host); returns its port.
+    pub fn serve_terminal(&mut self, policy: &str) -> u16 {
+        let idelink = self.start_idelink(&["--diff", policy]);
+        let (_, banner) = idelink.wait_line(0, "on 127.0.0.1:");
+        let port = banner.rsplit(':').next().and_then(|p| p.parse().ok());
+        port.unwrap_or_else(|| panic!("no port in idelink's banner {banner:?}"))
+    }
+
+    /// Starts `idelink serve --stdio=lines` (the editor sidecar; the test is the editor);
+    /// returns its port.
+    pub fn serve_sidecar(&mut self) -> u16 {
+        let idelink = self.start_idelink(&["--stdio=lines"]);
+        let ready = idelink.wait_message("idelink/ready", |m| m["method"] == "idelink/ready");
+        let port = ready["params"]["port"]
+            .as_u64()
+            .and_then(|p| u16::try_from(p).ok());
+        port.unwrap_or_else(|| panic!("no port in {ready}"))
+    }
+
+    fn start_idelink(&mut self, args: &[&str]) -> &Idelink {
+        let lock_dir = claude::config_dir(&self.home).join("ide");
+        let log = self.root.join("idelink.log");
+        self.idelink
+            .insert(Idelink::start(args, &lock_dir, &self.workspace, log))
+    }
+
+    /// The running idelink.
+    pub fn idelink(&mut self) -> &mut Idelink {
+        self.idelink.as_mut().expect("serve_* starts idelink first")
+    }
+
+    /// Starts the CLI in a terminal, told to connect to `ide_port`.
+    pub fn start_claude(&mut self, ide_port: u16) {
+        let env = claude::environment(
+            &self.home,
+            &self.root.join("tmp"),
+            self.api.port(),
+            ide_port,
+        );
+        let args = claude::arguments(&self.debug_log_path());
+        let terminal = Terminal::start(&self.root, &self.workspace, &env, &self.claude.bin, &args)
+            .unwrap_or_else(|e| panic!("cannot start claude in tmux: {e}"));
+        self.terminal = Some(terminal);
+    }
+
+    /// The CLI's terminal.
+    pub fn terminal(&self) -> &Terminal {
+        self.terminal
+            .as_ref()
+            .expect("start_claude starts the terminal first")
+    }
+
+    /// The CLI's process id.
+    pub fn claude_pid(&self) -> u32 {
+        self.terminal().pid().expect("tmux reported the pane's pid")
+    }
+
+    /// Waits until the CLI's debug log says the IDE connection is up and its input prompt is
+    /// on screen. A connection failure in the log fails at once, quoting the CLI's reason.
+    pub fn wait_connected(&self) {
+        wait::until(
+            "claude's debug log to say `MCP server \"ide\": Successfully connected (transport: ws-ide)`",
+            || {
+                let log = self.debug_log();
+                let mut ide = log.lines().filter(|l| l.contains("MCP server \"ide\""));
+                if let Some(failed) = ide.clone().find(|l| l.contains("Connection failed")) {
+                    panic!("claude could not connect to idelink: {failed}");
+                }
+                ide.any(|l| l.contains("Successfully connected (transport: ws-ide)"))
+                    .then_some(())
+            },
+        );
+        wait::until(
+            "claude's input prompt (\"? for shortcuts\") on screen",
+            || {
+                self.terminal()
+                    .screen()
+                    .contains("? for shortcuts")
+                    .then_some(())
+            },
+        );
+    }
+
+    /// Waits until the screen contains `needle`.
+    pub fn wait_screen(&self, needle: &str) {
+        wait::until(&format!("claude's screen to show {needle:?}"), || {
+            self.terminal().screen().contains(needle).then_some(())
+        });
+    }
+
+    /// Waits until the workspace file holds `expected`; fails at once when the CLI logs an
+    /// IDE error (it then abandons the IDE diff for its own prompt, which nobody answers).
+    pub fn wait_file(&self, expected: &str) {
+        wait::until(
+            &format!("{} to hold {expected:?}", self.file.display()),
+            || {
+                self.fail_on_ide_error();
+                (std::fs::read_to_string(&self.file).ok()? == expected).then_some(())
+            },
+        );
+    }
+
+    /// Panics with the first `[ERROR]` line of the CLI's debug log that is about the IDE
+    /// (for instance `IDE diff view failed: …` when it cannot read an `openDiff` answer).
+    pub fn fail_on_ide_error(&self) {
+        let log = self.debug_log();
+        let error = log
+            .lines()
+            .filter(|l| l.contains("[ERROR]"))
+            .find(|l| l.contains("IDE") || l.contains("MCP server \"ide\""));
+        if let Some(error) = error {
+            panic!("the CLI reports an IDE error: {error}");
+        }
+    }
+
+    /// The first model turn the CLI sent (the request carrying the user's prompt).
+    pub fn first_turn(&self) -> Value {
+        wait::until("the CLI's first model request to the fake API", || {
+            self.api.turns().into_iter().next()
+        })
+    }
+
+    /// Asserts the CLI tried to reach nothing but loopback (no request through the proxy trap).
+    pub fn assert_stayed_on_loopback(&self) {
+        let egress = self.api.egress();
+        assert!(
+            egress.is_empty(),
+            "the CLI tried to leave loopback (find the setting or variable that turns this off \
+             and add it to claude::environment): {egress:?}"
+        );
+    }
+
+    /// The CLI's debug log so far.
+    pub fn debug_log(&self) -> String {
+        std::fs::read_to_string(self.debug_log_path()).unwrap_or_default()
+    }
+
+    fn debug_log_path(&self) -> PathBuf {
+        self.root.join("claude-debug.log")
+    }
+
+    fn diagnostics(&self) -> String {
+        let mut out = format!(
+            "\n==== drift alarm `{}` failed after {:.1} s: the real claude CLI {} ({}) ====\n\
+             kept for inspection: {}\n",
+            self.name,
+            self.started.elapsed().as_secs_f64(),
+            self.claude.version,
+            self.claude.bin.display(),
+            self.root.display()
+        );
+        if let Some(terminal) = &self.terminal {
+            section(
+                &mut out,
+                "claude's screen (with scrollback)",
+                &terminal.history(),
+            );
+        }
+        section(
+            &mut out,
+            "claude's debug log (last 150 lines)",
+            &tail(&self.debug_log(), 150),
+        );
+        if let Some(idelink) = &self.idelink {
+            section(&mut out, "idelink stdout", &idelink.lines().join("\n"));
+            section(
+                &mut out,
+                "idelink debug log (last 150 lines)",
+                &tail(&idelink.log(), 150),
+            );
+        }
+        let requests: Vec<String> = self
+            .api
+            .requests()
+            .iter()
+            .map(|r| format!("{} -> {} ({} bytes)", r.line, r.status, r.body.len()))
+            .collect();
+        section(&mut out, "requests to the fake API", &requests.join("\n"));
+        out
+    }
+}
+
+impl Drop for Scene {
+    fn drop(&mut self) {
+        let failed = std::thread::panicking();
+        if failed {
+            eprintln!("{}", self.diagnostics());
+        }
+        // The CLI first (it would reconnect), then idelink; the fake API goes with `self`.
+        drop(self.terminal.take());
+        drop(self.idelink.take());
+        if !failed {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
+    }
+}
+
+/// The editor events that make `path` the active document with `text` selected on line 0.
+pub fn select_on_first_line(path: &str, text: &str) -> [Value; 2] {
+    let end = u32::try_from(text.chars().count()).unwrap_or(u32::MAX);
+    [
+        json!({"jsonrpc": "2.0", "method": "editor/event", "params": {
+            "type": "documentOpened", "path": path}}),
+        json!({"jsonrpc": "2.0", "method": "editor/event", "params": {
+            "type": "selectionChanged", "path": path, "text": text,
+            "selection": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": end}}}}),
+    ]
+}
+
+/// A path as the CLI sees it.
+pub fn text(path: &Path) -> String {
+    path.to_str().expect("temp paths are UTF-8").to_owned()
+}
+
+fn section(out: &mut String, title: &str, body: &str) {
+    out.push_str(&format!("---- {title} ----\n{}\n", body.trim_end()));
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
