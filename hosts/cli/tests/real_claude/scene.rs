@@ -220,9 +220,10 @@ impl Scene {
 
     fn diagnostics(&self) -> String {
         let mut out = format!(
-            "\n==== drift alarm `{}` failed after {:.1} s: the real claude CLI {} ({}) ====\n\
+            "\n==== drift alarm `{}` {} after {:.1} s: the real claude CLI {} ({}) ====\n\
              kept for inspection: {}\n",
             self.name,
+            if std::thread::panicking() { "failed" } else { "passed" },
             self.started.elapsed().as_secs_f64(),
             self.claude.version,
             self.claude.bin.display(),
@@ -262,7 +263,8 @@ impl Scene {
 impl Drop for Scene {
     fn drop(&mut self) {
         let failed = std::thread::panicking();
-        if failed {
+        // IDELINK_TRANSCRIPT=1 shows the whole session of a passing run too.
+        if failed || std::env::var_os("IDELINK_TRANSCRIPT").is_some() {
             eprintln!("{}", self.diagnostics());
         }
         // The CLI first (it would reconnect), then idelink; the fake API goes with `self`.
