@@ -62,6 +62,18 @@ pub fn run(
                             for editor_event in &editor_events {
                                 host.handle_editor_event(editor_event)?;
                             }
+                            match &outcome {
+                                ToolOutcome::DiffSaved { .. } => {
+                                    screen.say(&format!("{id} accepted (--diff accept)"));
+                                }
+                                ToolOutcome::DiffRejected => {
+                                    screen.say(&format!("{id} rejected (--diff reject)"));
+                                }
+                                ToolOutcome::Failed { message } => {
+                                    screen.say(&format!("{id} failed: {message}"));
+                                }
+                                _ => {}
+                            }
                             answer(&mut host, &mut screen, id, &outcome);
                         }
                         Decision::Queued if was_idle => screen.show_current(&editor, options),

@@ -223,7 +223,11 @@ impl Scene {
             "\n==== drift alarm `{}` {} after {:.1} s: the real claude CLI {} ({}) ====\n\
              kept for inspection: {}\n",
             self.name,
-            if std::thread::panicking() { "failed" } else { "passed" },
+            if std::thread::panicking() {
+                "failed"
+            } else {
+                "passed"
+            },
             self.started.elapsed().as_secs_f64(),
             self.claude.version,
             self.claude.bin.display(),
