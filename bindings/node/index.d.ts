@@ -211,10 +211,10 @@ export interface Config {
  */
 export class Engine {
   /**
-   * @param config the configuration in its JSON form (`undefined`: all defaults).
+   * @param config the configuration in its JSON form (`undefined` or `null`: all defaults).
    * @param authToken the token clients must present (32 hex digits from a CSPRNG).
    */
-  constructor(config: Config | undefined, authToken: string);
+  constructor(config: Config | null | undefined, authToken: string);
   /** A connection was accepted at `now`; returns its id (from 1, never reused). */
   handleAccept(now: number): number;
   /** `bytes` arrived on `conn`. */

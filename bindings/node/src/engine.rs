@@ -13,8 +13,8 @@ use napi::bindgen_prelude::{BufferSlice, Either, Uint8ArraySlice, Unknown};
 use napi::{Env, ValueType};
 use napi_derive::napi;
 
-/// A new engine for `config` (its JSON form; `undefined`: all defaults) admitting clients
-/// that present `auth_token`. Returns its handle.
+/// A new engine for `config` (its JSON form; `undefined` or `null`: all defaults) admitting
+/// clients that present `auth_token`. Returns its handle.
 #[napi]
 pub fn engine_new(env: Env, config: Option<Unknown>, auth_token: String) -> napi::Result<f64> {
     let text = match config {
@@ -128,7 +128,7 @@ pub fn engine_handle_timeout(handle: f64, now: f64) -> napi::Result<()> {
 /// come as a number, which `lib/engine.js` turns into their serde form without parsing:
 /// `Transmit { conn }` as `conn` and `CloseTransport { conn }` as `-conn` (ids start at 1).
 /// Every other output (the events) comes as the JSON text of its serde form, for `JSON.parse`.
-#[napi(ts_return_type = "number | string | null")]
+#[napi]
 pub fn engine_poll_output(handle: f64) -> napi::Result<Option<Either<f64, String>>> {
     with(handle, |e| e.poll_output().map(encode_output).transpose())
 }

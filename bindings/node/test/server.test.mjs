@@ -28,7 +28,12 @@ class Waiters {
   #seen = [];
   push(value) {
     this.#seen.push(value);
-    this.#waiters = this.#waiters.filter(({ predicate, resolve }) => !(predicate(value) && (resolve(value), true)));
+    const waiting = this.#waiters;
+    this.#waiters = [];
+    for (const waiter of waiting) {
+      if (waiter.predicate(value)) waiter.resolve(value);
+      else this.#waiters.push(waiter);
+    }
   }
   next(predicate, what) {
     const found = this.#seen.find(predicate);
