@@ -1,0 +1,100 @@
+// Compiled by `tsc --noEmit -p bindings/node/tsconfig.json` (scripts/test): uses every public
+// declaration the way an extension would, so a declaration that drifts from the JS breaks the
+// build. It is not run.
+
+import {
+  Engine,
+  defaultLockDir,
+  lockFileJson,
+  parseLockFile,
+  startServer,
+  type EditorEvent,
+  type EngineEvent,
+  type IdeServer,
+  type Output,
+  type ToolOutcome,
+  type ToolRequest,
+} from 'idelink';
+
+async function extension(): Promise<IdeServer> {
+  const server = await startServer({
+    workspaceFolders: ['/home/me/project'],
+    ideName: 'My Editor',
+    pid: process.pid,
+    lockDir: defaultLockDir(),
+    config: { sessionPolicy: 'single', diffDeadlineMs: null, ws: { maxMessageBytes: 32 << 20 } },
+    onEvent(event) {
+      if (event.event === 'sessionReady') console.log(event.client.name, event.clientPid);
+      if (event.event === 'closed' && event.reason.kind === 'peerClosed') console.log(event.reason.code);
+    },
+    async onToolCall(request: ToolRequest, call): Promise<ToolOutcome> {
+      call.signal.addEventListener('abort', () => console.log('cancelled', call.signal.reason));
+      switch (request.tool) {
+        case 'openDiff':
+          return { outcome: 'diffSaved', finalText: request.newFileContents };
+        case 'openFile':
+          return { outcome: 'fileOpened', languageId: 'rust', lineCount: 3 };
+        case 'saveDocument':
+          return { outcome: 'documentSaved' };
+        case 'executeCode':
+          return { outcome: 'failed', message: `refused ${request.code.length} bytes of code` };
+      }
+    },
+    onError: (error: Error) => console.error(error.message),
+  });
+  const port: number = server.port;
+  const token: string = server.authToken;
+  const lock: string | null = server.lockPath;
+  console.log(port, token, lock);
+  server.selectionChanged({
+    path: '/home/me/project/a.rs',
+    text: 'fn',
+    selection: { start: { line: 0, character: 0 }, end: { line: 0, character: 2 } },
+  });
+  const event: EditorEvent = { type: 'mention', path: '/home/me/project/a.rs', lineStart: 1 };
+  server.editorEvent(event);
+  server.editorEvent({ type: 'workspaceFoldersChanged', folders: ['/home/me/project'] });
+  await server.close(500);
+  return server;
+}
+
+function rawEngine(socketWrite: (bytes: Buffer) => void): void {
+  const engine = new Engine({ port: 40000, readyDelayMs: 0 }, '00112233445566778899aabbccddeeff');
+  const now = performance.now();
+  const conn: number = engine.handleAccept(now);
+  engine.handleBytes(now, conn, new Uint8Array([0x47]));
+  engine.handleEditorEvent(now, { type: 'documentSaved', path: '/w/a.rs' });
+  for (let out: Output | null = engine.pollOutput(); out !== null; out = engine.pollOutput()) {
+    if (out.kind === 'transmit') {
+      const bytes: Buffer = engine.outbound(out.conn);
+      socketWrite(bytes);
+      engine.handleSent(out.conn, bytes.length);
+    } else if (out.kind === 'closeTransport') {
+      engine.handleClosed(now, out.conn);
+    } else {
+      const event: EngineEvent = out;
+      if (event.event === 'toolCall') {
+        engine.handleToolOutcome(now, event.id, { outcome: 'diffRejected' });
+      }
+    }
+  }
+  const at: number | null = engine.pollTimeout();
+  if (at !== null) engine.handleTimeout(at);
+  const pending: number = engine.outboundLength(conn);
+  engine.close(now, conn);
+  engine.shutdown(now);
+  console.log(pending);
+}
+
+const text: string = lockFileJson({
+  pid: 1,
+  workspaceFolders: ['/w'],
+  ideName: 'x',
+  authToken: 'ab',
+  runningInWindows: false,
+});
+const back: boolean = parseLockFile(text).runningInWindows;
+
+void extension;
+void rawEngine;
+void back;

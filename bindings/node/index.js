@@ -1,0 +1,14 @@
+'use strict';
+// The npm package `idelink`: the native engine (idelink.node, built from src/ with napi) and
+// the Node host around it (lib/). The API is documented in index.d.ts and README.md.
+
+const addon = require('./lib/addon.js');
+const { Engine } = require('./lib/engine.js');
+const { defaultLockDir } = require('./lib/lock.js');
+const { startServer } = require('./lib/server.js');
+
+exports.Engine = Engine;
+exports.lockFileJson = addon.lockFileJson;
+exports.parseLockFile = addon.parseLockFile;
+exports.defaultLockDir = defaultLockDir;
+exports.startServer = startServer;

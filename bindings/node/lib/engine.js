@@ -1,0 +1,88 @@
+'use strict';
+// The JS `Engine` class: each method is one call into the native engine_* functions (src/),
+// holding the engine's handle. The engine is dropped when this object is collected.
+// Documented in index.d.ts.
+
+const native = require('./addon.js');
+
+const engines = new FinalizationRegistry((handle) => native.engineFree(handle));
+
+/** `null`, a primitive's type, or an object's class name: for error messages. */
+function describe(value) {
+  if (value === null || typeof value !== 'object') return value === null ? 'null' : typeof value;
+  return value.constructor?.name ?? 'object';
+}
+
+class Engine {
+  #handle;
+
+  constructor(config, authToken) {
+    this.#handle = native.engineNew(config, authToken);
+    engines.register(this, this.#handle);
+  }
+
+  handleAccept(now) {
+    return native.engineHandleAccept(this.#handle, now);
+  }
+
+  handleBytes(now, conn, bytes) {
+    if (!(bytes instanceof Uint8Array)) {
+      throw new TypeError(`bytes must be a Uint8Array or a Buffer, got ${describe(bytes)}`);
+    }
+    native.engineHandleBytes(this.#handle, now, conn, bytes);
+  }
+
+  handleClosed(now, conn) {
+    native.engineHandleClosed(this.#handle, now, conn);
+  }
+
+  close(now, conn) {
+    native.engineClose(this.#handle, now, conn);
+  }
+
+  shutdown(now) {
+    native.engineShutdown(this.#handle, now);
+  }
+
+  handleEditorEvent(now, event) {
+    native.engineHandleEditorEvent(this.#handle, now, event);
+  }
+
+  handleToolOutcome(now, id, outcome) {
+    native.engineHandleToolOutcome(this.#handle, now, id, outcome);
+  }
+
+  handleTimeout(now) {
+    native.engineHandleTimeout(this.#handle, now);
+  }
+
+  pollOutput() {
+    const out = native.enginePollOutput(this.#handle);
+    // A number is a transmit (conn) or a closeTransport (-conn); anything else is the JSON
+    // text of the output's serde form (src/engine.rs, engine_poll_output).
+    if (typeof out === 'number') {
+      return out > 0 ? { kind: 'transmit', conn: out } : { kind: 'closeTransport', conn: -out };
+    }
+    return out === null ? null : JSON.parse(out);
+  }
+
+  pollTimeout() {
+    return native.enginePollTimeout(this.#handle);
+  }
+
+  outbound(conn) {
+    const bytes = Buffer.allocUnsafe(native.engineOutboundLength(this.#handle, conn));
+    native.engineOutboundInto(this.#handle, conn, bytes);
+    return bytes;
+  }
+
+  outboundLength(conn) {
+    return native.engineOutboundLength(this.#handle, conn);
+  }
+
+  handleSent(conn, n) {
+    native.engineHandleSent(this.#handle, conn, n);
+  }
+}
+
+module.exports = { Engine };

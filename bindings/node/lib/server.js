@@ -1,0 +1,345 @@
+'use strict';
+// startServer: the Node host around the engine, as the mio host is the native one. It owns the
+// loopback listener (`net`), the token (`crypto`), the lock file (./lock.js), the clock
+// (`performance.now()`) and the timer; it pumps sockets into the engine and drains the engine's
+// outputs after every input. All protocol decisions are the engine's.
+
+const crypto = require('node:crypto');
+const net = require('node:net');
+const { performance } = require('node:perf_hooks');
+const { Engine } = require('./engine.js');
+const { LockFile, defaultLockDir } = require('./lock.js');
+
+/** How long a connection the engine closed may take to flush its last bytes. */
+const LINGER_MS = 2000;
+/** How often the lock file is checked for deletion (the CLI deletes locks it thinks stale). */
+const LOCK_CHECK_MS = 1000;
+
+function now() {
+  return performance.now();
+}
+
+/**
+ * Listens on 127.0.0.1, mints the token, writes the lock file and serves the Claude Code CLI.
+ * @param {import('../index').ServerOptions} options
+ * @returns {Promise<import('../index').IdeServer>}
+ */
+async function startServer(options) {
+  checkOptions(options);
+  const authToken = crypto.randomBytes(16).toString('hex');
+  const listener = net.createServer();
+  await new Promise((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen({ host: '127.0.0.1', port: options.port ?? 0 }, () => {
+      listener.removeListener('error', reject);
+      resolve();
+    });
+  });
+  try {
+    return new IdeServer(options, listener, authToken);
+  } catch (err) {
+    listener.close();
+    throw err;
+  }
+}
+
+function checkOptions(options) {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('startServer needs an options object: { workspaceFolders, ideName, ... }');
+  }
+  const { workspaceFolders, ideName } = options;
+  if (!Array.isArray(workspaceFolders) || !workspaceFolders.every((f) => typeof f === 'string')) {
+    throw new TypeError('options.workspaceFolders must be an array of absolute paths');
+  }
+  if (typeof ideName !== 'string' || ideName === '') {
+    throw new TypeError('options.ideName must be a non-empty string (shown by the CLI)');
+  }
+}
+
+/** One accepted socket and its pump state. */
+class Socket {
+  constructor(socket) {
+    this.socket = socket;
+    /** socket.write returned false: hold further bytes in the engine until 'drain'. */
+    this.blocked = false;
+    /** Reading stopped: the client does not read its answers (back-pressure). */
+    this.paused = false;
+    /** The engine asked to close: flush, end, destroy after LINGER_MS at the latest. */
+    this.closing = false;
+    this.linger = null;
+  }
+}
+
+class IdeServer {
+  #engine;
+  #listener;
+  #lock = null;
+  #lockCheck = null;
+  #sockets = new Map();
+  /** Tool calls handed to onToolCall and not yet answered or cancelled: id → AbortController. */
+  #pending = new Map();
+  #timer = null;
+  #timerAt = null;
+  #closed = null;
+  #idle = null;
+  #options;
+  #pauseReadsAt;
+
+  constructor(options, listener, authToken) {
+    this.#options = options;
+    this.#listener = listener;
+    this.#pauseReadsAt = options.pauseReadsAtBytes ?? 8 << 20;
+    /** The port the CLI connects to (on 127.0.0.1). */
+    this.port = listener.address().port;
+    /** The token clients must present (also in the lock file). */
+    this.authToken = authToken;
+    const { workspaceFolders, ideName } = options;
+    this.#engine = new Engine({ ...options.config, port: this.port, workspaceFolders }, authToken);
+    /** The lock file's path, or null when started with `lockDir: null`. */
+    this.lockPath = null;
+    if (options.lockDir !== null) {
+      this.#lock = new LockFile(options.lockDir ?? defaultLockDir(), this.port, {
+        pid: options.pid ?? process.pid,
+        workspaceFolders,
+        ideName,
+        authToken,
+        runningInWindows: options.runningInWindows ?? false,
+      });
+      this.lockPath = this.#lock.path;
+      this.#lockCheck = setInterval(() => this.#restoreLock(), LOCK_CHECK_MS);
+      this.#lockCheck.unref();
+    }
+    listener.on('connection', (socket) => this.#safely(() => this.#accept(socket)));
+  }
+
+  /**
+   * The caret or selection moved: `{ path, text, selection: { start, end } }`.
+   * @param {Omit<import('../index').SelectionChangedEvent, 'type'>} selection
+   */
+  selectionChanged({ path, text, selection }) {
+    this.editorEvent({ type: 'selectionChanged', path, text, selection });
+  }
+
+  /**
+   * An editor event in its JSON form; `workspaceFoldersChanged` also rewrites the lock file.
+   * @param {import('../index').EditorEvent} event
+   */
+  editorEvent(event) {
+    if (this.#closed) throw new Error('idelink: the server is closed');
+    this.#engine.handleEditorEvent(now(), event);
+    if (event.type === 'workspaceFoldersChanged' && this.#lock) {
+      this.#lock.rewrite({ ...this.#lock.fields, workspaceFolders: event.folders });
+    }
+    this.#drain();
+  }
+
+  /**
+   * Removes the lock file, stops listening, closes every client (close code 1001) and waits
+   * for the sockets to go, destroying those still open after `graceMs`.
+   * @param {number} [graceMs]
+   * @returns {Promise<void>}
+   */
+  close(graceMs = 1000) {
+    this.#closed ??= this.#shutdown(graceMs);
+    return this.#closed;
+  }
+
+  async #shutdown(graceMs) {
+    clearInterval(this.#lockCheck);
+    this.#lock?.remove();
+    const listening = new Promise((resolve) => this.#listener.close(() => resolve()));
+    this.#engine.shutdown(now());
+    this.#drain();
+    if (this.#sockets.size > 0) {
+      const idle = new Promise((resolve) => {
+        this.#idle = resolve;
+      });
+      const force = setTimeout(() => {
+        for (const s of this.#sockets.values()) s.socket.destroy();
+      }, graceMs);
+      await idle;
+      clearTimeout(force);
+    }
+    await listening;
+    clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  #accept(socket) {
+    if (this.#closed) {
+      socket.destroy();
+      return;
+    }
+    socket.setNoDelay(true); // answers are small; latency matters more than packet count
+    const conn = this.#engine.handleAccept(now());
+    this.#sockets.set(conn, new Socket(socket));
+    socket.on('data', (chunk) => this.#safely(() => this.#onData(conn, chunk)));
+    socket.on('drain', () => this.#safely(() => this.#onDrain(conn)));
+    socket.on('error', () => {}); // 'close' follows and reports the transport gone
+    socket.on('close', () => this.#safely(() => this.#onClose(conn)));
+    this.#drain();
+  }
+
+  /** Runs an I/O callback; an engine error there (a bug) goes to onError, not to the loop. */
+  #safely(callback) {
+    try {
+      callback();
+    } catch (err) {
+      this.#report(err);
+    }
+  }
+
+  #onData(conn, chunk) {
+    this.#engine.handleBytes(now(), conn, chunk);
+    this.#drain();
+    const s = this.#sockets.get(conn);
+    if (s && s.blocked && !s.paused && this.#engine.outboundLength(conn) >= this.#pauseReadsAt) {
+      s.paused = true;
+      s.socket.pause();
+    }
+  }
+
+  #onDrain(conn) {
+    const s = this.#sockets.get(conn);
+    if (!s) return;
+    s.blocked = false;
+    this.#flush(conn);
+    if (s.closing && !s.blocked) s.socket.end();
+    if (s.paused && !s.closing) {
+      s.paused = false;
+      s.socket.resume();
+    }
+  }
+
+  #onClose(conn) {
+    const s = this.#sockets.get(conn);
+    if (!s) return;
+    this.#sockets.delete(conn);
+    clearTimeout(s.linger);
+    try {
+      this.#engine.handleClosed(now(), conn);
+      this.#drain();
+    } finally {
+      if (this.#sockets.size === 0 && this.#idle) this.#idle();
+    }
+  }
+
+  /** Hands the socket everything the engine holds for `conn`, unless the socket is full. */
+  #flush(conn) {
+    const s = this.#sockets.get(conn);
+    if (!s || s.blocked || !s.socket.writable) return;
+    const bytes = this.#engine.outbound(conn);
+    if (bytes.length === 0) return;
+    const room = s.socket.write(bytes);
+    this.#engine.handleSent(conn, bytes.length);
+    if (!room) s.blocked = true;
+  }
+
+  #closeTransport(conn) {
+    const s = this.#sockets.get(conn);
+    if (!s || s.closing) return;
+    s.closing = true;
+    this.#flush(conn);
+    if (!s.blocked) s.socket.end();
+    s.linger = setTimeout(() => s.socket.destroy(), LINGER_MS);
+    s.linger.unref();
+  }
+
+  /** Drains the engine's outputs; called after every input. */
+  #drain() {
+    const engine = this.#engine;
+    for (let out = engine.pollOutput(); out !== null; out = engine.pollOutput()) {
+      if (out.kind === 'transmit') this.#flush(out.conn);
+      else if (out.kind === 'closeTransport') this.#closeTransport(out.conn);
+      else if (out.kind === 'event') this.#dispatch(out);
+    }
+    this.#schedule();
+  }
+
+  #dispatch(event) {
+    if (event.event === 'toolCall') this.#toolCall(event);
+    if (event.event === 'toolCallCancelled') {
+      const controller = this.#pending.get(event.id);
+      this.#pending.delete(event.id);
+      controller?.abort(event.reason);
+    }
+    const { onEvent } = this.#options;
+    if (onEvent) {
+      try {
+        onEvent(event);
+      } catch (err) {
+        this.#report(err);
+      }
+    }
+  }
+
+  #toolCall({ id, conn, request }) {
+    const controller = new AbortController();
+    this.#pending.set(id, controller);
+    const { onToolCall, ideName } = this.#options;
+    const call = { id, conn, signal: controller.signal };
+    // Deferred, so the handler never runs inside the engine's drain; skipped when the call was
+    // cancelled in the same batch of input (there is nothing left to carry out).
+    Promise.resolve()
+      .then(() => {
+        if (controller.signal.aborted) return null;
+        if (!onToolCall) {
+          return { outcome: 'failed', message: `${ideName} does not carry out ${request.tool}` };
+        }
+        return onToolCall(request, call);
+      })
+      .then(
+        (outcome) => outcome,
+        (err) => ({ outcome: 'failed', message: String(err?.message ?? err) }),
+      )
+      .then((outcome) => this.#safely(() => this.#answer(id, outcome)));
+  }
+
+  #answer(id, outcome) {
+    if (!this.#pending.delete(id)) return; // cancelled meanwhile, or the server closed
+    try {
+      this.#engine.handleToolOutcome(now(), id, outcome);
+    } catch (err) {
+      this.#report(err);
+      const message = `the editor's answer was refused: ${err.message}`;
+      this.#engine.handleToolOutcome(now(), id, { outcome: 'failed', message });
+    }
+    this.#drain();
+  }
+
+  /** Arms the one timer for the engine's next deadline. */
+  #schedule() {
+    const at = this.#engine.pollTimeout();
+    if (at === this.#timerAt) return;
+    clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#timerAt = at;
+    if (at === null) return;
+    const delay = Math.max(0, Math.ceil(at - now()));
+    this.#timer = setTimeout(() => this.#safely(() => this.#tick()), delay);
+    this.#timer.unref(); // the listener and sockets keep the process alive, not the timer
+  }
+
+  #tick() {
+    this.#timer = null;
+    this.#timerAt = null;
+    this.#engine.handleTimeout(now());
+    this.#drain();
+  }
+
+  #restoreLock() {
+    try {
+      this.#lock.restoreIfMissing();
+    } catch (err) {
+      this.#report(err);
+    }
+  }
+
+  #report(err) {
+    const { onError } = this.#options;
+    if (onError) onError(err);
+    else process.emitWarning(err);
+  }
+}
+
+module.exports = { startServer };

@@ -1,0 +1,210 @@
+//! The engine's entry points as free functions over a handle; `lib/engine.js` wraps them in
+//! the JS `Engine` class. Each converts its arguments, makes the one engine call, and converts
+//! the result. JSON arguments are stringified before the engine is borrowed, so no JS runs
+//! while it is.
+
+use crate::convert::{
+    byte_count, conn_id, from_js_json, id_number, json_text, timestamp, tool_call_id,
+};
+use crate::error::{guard, throw};
+use crate::registry::{insert, remove, with};
+use idelink_core::{AuthToken, Config, EditorEvent, Engine, Output, ToolOutcome};
+use napi::bindgen_prelude::{BufferSlice, Either, Uint8ArraySlice, Unknown};
+use napi::{Env, ValueType};
+use napi_derive::napi;
+
+/// A new engine for `config` (its JSON form; `undefined` or `null`: all defaults) admitting
+/// clients that present `auth_token`. Returns its handle.
+#[napi]
+pub fn engine_new(env: Env, config: Option<Unknown>, auth_token: String) -> napi::Result<f64> {
+    let text = match config {
+        Some(value) if value.get_type()? != ValueType::Undefined => {
+            json_text(&env, value, "config")?
+        }
+        _ => String::from("{}"),
+    };
+    guard(|| {
+        let config =
+            Config::from_json(&text).map_err(|e| throw(format_args!("invalid config: {e}")))?;
+        let token = AuthToken::parse(&auth_token)
+            .map_err(|e| throw(format_args!("invalid authToken: {e}")))?;
+        insert(Engine::new(config, token))
+    })
+    .unwrap_or_else(|why| Err(throw(why)))
+}
+
+/// Drops the engine (the JS `Engine` was collected).
+#[napi]
+pub fn engine_free(handle: f64) -> napi::Result<()> {
+    remove(handle)
+}
+
+/// `Engine::handle_accept`: returns the new connection's id.
+#[napi]
+pub fn engine_handle_accept(handle: f64, now: f64) -> napi::Result<f64> {
+    let now = timestamp(now)?;
+    with(handle, |e| Ok(id_number(e.handle_accept(now).as_u64())))
+}
+
+/// `Engine::handle_bytes`.
+#[napi]
+pub fn engine_handle_bytes(
+    handle: f64,
+    now: f64,
+    conn: f64,
+    bytes: Uint8ArraySlice,
+) -> napi::Result<()> {
+    let (now, conn) = (timestamp(now)?, conn_id(conn)?);
+    with(handle, |e| e.handle_bytes(now, conn, &bytes).map_err(throw))
+}
+
+/// `Engine::handle_closed`.
+#[napi]
+pub fn engine_handle_closed(handle: f64, now: f64, conn: f64) -> napi::Result<()> {
+    let (now, conn) = (timestamp(now)?, conn_id(conn)?);
+    with(handle, |e| e.handle_closed(now, conn).map_err(throw))
+}
+
+/// `Engine::close`.
+#[napi]
+pub fn engine_close(handle: f64, now: f64, conn: f64) -> napi::Result<()> {
+    let (now, conn) = (timestamp(now)?, conn_id(conn)?);
+    with(handle, |e| e.close(now, conn).map_err(throw))
+}
+
+/// `Engine::shutdown`.
+#[napi]
+pub fn engine_shutdown(handle: f64, now: f64) -> napi::Result<()> {
+    let now = timestamp(now)?;
+    with(handle, |e| {
+        e.shutdown(now);
+        Ok(())
+    })
+}
+
+/// `Engine::handle_editor_event`, the event in its JSON form.
+#[napi]
+pub fn engine_handle_editor_event(
+    env: Env,
+    handle: f64,
+    now: f64,
+    event: Unknown,
+) -> napi::Result<()> {
+    let now = timestamp(now)?;
+    let event: EditorEvent = from_js_json(&env, event, "editor event")?;
+    with(handle, |e| {
+        e.handle_editor_event(now, &event);
+        Ok(())
+    })
+}
+
+/// `Engine::handle_tool_outcome`, the outcome in its JSON form.
+#[napi]
+pub fn engine_handle_tool_outcome(
+    env: Env,
+    handle: f64,
+    now: f64,
+    id: f64,
+    outcome: Unknown,
+) -> napi::Result<()> {
+    let (now, id) = (timestamp(now)?, tool_call_id(id)?);
+    let outcome: ToolOutcome = from_js_json(&env, outcome, "tool outcome")?;
+    with(handle, |e| {
+        e.handle_tool_outcome(now, id, &outcome).map_err(throw)
+    })
+}
+
+/// `Engine::handle_timeout`.
+#[napi]
+pub fn engine_handle_timeout(handle: f64, now: f64) -> napi::Result<()> {
+    let now = timestamp(now)?;
+    with(handle, |e| {
+        e.handle_timeout(now);
+        Ok(())
+    })
+}
+
+/// `Engine::poll_output`, or `null`. The two outputs a busy connection produces all the time
+/// come as a number, which `lib/engine.js` turns into their serde form without parsing:
+/// `Transmit { conn }` as `conn` and `CloseTransport { conn }` as `-conn` (ids start at 1).
+/// Every other output (the events) comes as the JSON text of its serde form, for `JSON.parse`.
+#[napi]
+pub fn engine_poll_output(handle: f64) -> napi::Result<Option<Either<f64, String>>> {
+    with(handle, |e| e.poll_output().map(encode_output).transpose())
+}
+
+/// The compact form of one output (see [`engine_poll_output`]).
+fn encode_output(output: Output) -> napi::Result<Either<f64, String>> {
+    Ok(match output {
+        Output::Transmit { conn } => Either::A(id_number(conn.as_u64())),
+        Output::CloseTransport { conn } => Either::A(-id_number(conn.as_u64())),
+        other => Either::B(
+            serde_json::to_string(&other)
+                .map_err(|err| throw(format_args!("cannot serialize an output: {err}")))?,
+        ),
+    })
+}
+
+/// `Engine::poll_timeout` in host milliseconds, or `null`.
+#[napi]
+pub fn engine_poll_timeout(handle: f64) -> napi::Result<Option<f64>> {
+    with(handle, |e| {
+        Ok(e.poll_timeout().map(|t| t.as_millis() as f64))
+    })
+}
+
+/// How many bytes `Engine::outbound(conn)` holds.
+#[napi]
+pub fn engine_outbound_length(handle: f64, conn: f64) -> napi::Result<f64> {
+    let conn = conn_id(conn)?;
+    with(handle, |e| Ok(e.outbound(conn).len() as f64))
+}
+
+/// Copies the start of `Engine::outbound(conn)` into `target` (as much as fits); returns the
+/// number of bytes copied. The caller sizes `target` with `engine_outbound_length`.
+#[napi]
+pub fn engine_outbound_into(handle: f64, conn: f64, mut target: BufferSlice) -> napi::Result<f64> {
+    let conn = conn_id(conn)?;
+    with(handle, |e| {
+        let bytes = e.outbound(conn);
+        let n = bytes.len().min(target.len());
+        target[..n].copy_from_slice(&bytes[..n]);
+        Ok(n as f64)
+    })
+}
+
+/// `Engine::handle_sent`.
+#[napi]
+pub fn engine_handle_sent(handle: f64, conn: f64, n: f64) -> napi::Result<()> {
+    let (conn, n) = (conn_id(conn)?, byte_count(n)?);
+    with(handle, |e| e.handle_sent(conn, n).map_err(throw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idelink_core::ConnId;
+
+    /// `lib/engine.js` builds `{kind: "transmit", conn}` and `{kind: "closeTransport", conn}`
+    /// from the numbers; this pins those literals to core's serde form.
+    #[test]
+    fn numbers_stand_for_exactly_these_serde_forms() -> napi::Result<()> {
+        let conn = ConnId::from_u64(7);
+        for (output, number, json) in [
+            (
+                Output::Transmit { conn },
+                7.0,
+                r#"{"kind":"transmit","conn":7}"#,
+            ),
+            (
+                Output::CloseTransport { conn },
+                -7.0,
+                r#"{"kind":"closeTransport","conn":7}"#,
+            ),
+        ] {
+            assert_eq!(serde_json::to_string(&output).ok().as_deref(), Some(json));
+            assert!(matches!(encode_output(output)?, Either::A(n) if n == number));
+        }
+        Ok(())
+    }
+}

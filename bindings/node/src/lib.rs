@@ -1,0 +1,29 @@
+//! # idelink-node
+//!
+//! The Node-API binding of [`idelink_core`]: the sans-IO [`Engine`](idelink_core::Engine)
+//! and the lock-file JSON model, for the npm package `idelink` (this folder). It converts
+//! types and holds no protocol logic. The JS `Engine` class (`lib/engine.js`) wraps the
+//! `engine_*` functions here around a handle ([`registry`] says why); `lib/server.js` adds
+//! the sockets, timers and lock file.
+//!
+//! Conversions, in one place each:
+//! - time: a JS number of milliseconds from a monotonic clock (`performance.now()`);
+//!   fractions are dropped ([`convert::timestamp`]);
+//! - ids: JS numbers ([`convert::conn_id`], [`convert::tool_call_id`]);
+//! - bytes: a `Uint8Array`/`Buffer` in; out, a copy into a `Buffer` the JS side allocates
+//!   (from Node's pool for small answers, which is cheaper than a native allocation);
+//! - structured values in (config, editor events, outcomes): the JS value is turned into JSON
+//!   text with `JSON.stringify` and parsed by core's serde forms ([`convert::from_js_json`]);
+//! - structured values out (outputs, lock bodies): core's serde form, as JSON text that JS
+//!   parses, or as a plain object.
+//!
+//! Errors: host misuse (an `EngineError`, a bad argument) throws a JS `Error` carrying the
+//! engine's message, through [`error::throw`]. A Rust panic never crosses into Node: every
+//! engine call runs under [`error::guard`], which turns a panic into a thrown `Error`; an
+//! engine that panicked refuses every later call (its state may be inconsistent).
+
+pub mod convert;
+pub mod engine;
+pub mod error;
+pub mod lockfile;
+pub mod registry;

@@ -1,0 +1,244 @@
+// startServer over real loopback sockets on port 0, with the `ws` package as the client (as
+// the CLI's WebSocket client would connect): token + `mcp` subprotocol, initialize, a selection
+// pushed by the editor and read back, openDiff answered through onToolCall, a 401 for a wrong
+// token, and close. Every wait has a deadline; nothing sleeps.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import WebSocket from 'ws';
+import { startServer } from 'idelink';
+
+const DEADLINE_MS = 5000;
+
+/** `promise`, or a rejection naming `what` after DEADLINE_MS. */
+function within(promise, what) {
+  let timer;
+  const deadline = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), DEADLINE_MS);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves with the first value `predicate` accepts among those pushed later. */
+class Waiters {
+  #waiters = [];
+  #seen = [];
+  push(value) {
+    this.#seen.push(value);
+    const waiting = this.#waiters;
+    this.#waiters = [];
+    for (const waiter of waiting) {
+      if (waiter.predicate(value)) waiter.resolve(value);
+      else this.#waiters.push(waiter);
+    }
+  }
+  next(predicate, what) {
+    const found = this.#seen.find(predicate);
+    if (found) return Promise.resolve(found);
+    return within(new Promise((resolve) => this.#waiters.push({ predicate, resolve })), what);
+  }
+}
+
+/** A JSON-RPC client over `ws`, as the CLI is. */
+class Client {
+  constructor(port, token) {
+    this.messages = new Waiters();
+    this.ws = new WebSocket(`ws://127.0.0.1:${port}/`, 'mcp', {
+      headers: { 'x-claude-code-ide-authorization': token, 'user-agent': 'claude-code/2.1.332 (test)' },
+    });
+    this.ws.on('message', (data) => this.messages.push(JSON.parse(data.toString('utf8'))));
+    this.#closed = new Promise((resolve) => this.ws.on('close', (code) => resolve(code)));
+  }
+  #closed;
+  /** The close code the client saw. */
+  closeCode() {
+    return within(this.#closed, 'the client to close');
+  }
+  open() {
+    return within(
+      new Promise((resolve, reject) => {
+        this.ws.once('open', resolve);
+        this.ws.once('error', reject);
+      }),
+      'the upgrade',
+    );
+  }
+  send(message) {
+    this.ws.send(JSON.stringify({ jsonrpc: '2.0', ...message }));
+  }
+  request(id, method, params) {
+    this.send({ id, method, params });
+    return this.messages.next((m) => m.id === id, `the answer to ${method}`);
+  }
+}
+
+const base = mkdtempSync(join(tmpdir(), 'idelink-server-'));
+after(() => rmSync(base, { recursive: true, force: true }));
+
+test('a ws client upgrades, initializes, reads a selection and gets a diff answered', async () => {
+  const events = new Waiters();
+  const diffs = [];
+  const server = await startServer({
+    workspaceFolders: ['/w'],
+    ideName: 'Test Editor',
+    lockDir: join(base, 'ide'),
+    config: { readyDelayMs: 0, selectionDebounceMs: 0 },
+    onEvent: (event) => events.push(event),
+    async onToolCall(request, call) {
+      diffs.push({ request, id: call.id });
+      assert.equal(request.tool, 'openDiff');
+      return { outcome: 'diffSaved', finalText: `${request.newFileContents}// reviewed\n` };
+    },
+  });
+  try {
+    const client = new Client(server.port, server.authToken);
+    await client.open();
+    assert.equal(client.ws.protocol, 'mcp');
+    const connected = await events.next((e) => e.event === 'connected', 'connected');
+    assert.equal(connected.userAgent, 'claude-code/2.1.332 (test)');
+
+    const init = await client.request(0, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'claude-code', version: '2.1.332' },
+    });
+    assert.equal(init.result.protocolVersion, '2025-11-25');
+    assert.ok(init.result.capabilities.tools, 'tools capability advertised');
+    client.send({ method: 'notifications/initialized' });
+    client.send({ method: 'ide_connected', params: { pid: 4242 } });
+    const ready = await events.next((e) => e.event === 'sessionReady', 'sessionReady');
+    assert.equal(ready.clientPid, 4242);
+
+    server.selectionChanged({
+      path: '/w/src/main.rs',
+      text: 'fn main',
+      selection: { start: { line: 2, character: 0 }, end: { line: 2, character: 7 } },
+    });
+    const pushed = await client.messages.next((m) => m.method === 'selection_changed', 'selection_changed');
+    assert.equal(pushed.params.text, 'fn main');
+    assert.equal(pushed.params.filePath, '/w/src/main.rs');
+
+    const selection = await client.request(1, 'tools/call', { name: 'getCurrentSelection', arguments: {} });
+    const body = JSON.parse(selection.result.content[0].text);
+    assert.deepEqual(
+      { success: body.success, text: body.text, filePath: body.filePath, start: body.selection.start },
+      { success: true, text: 'fn main', filePath: '/w/src/main.rs', start: { line: 2, character: 0 } },
+    );
+
+    const diff = await client.request(2, 'tools/call', {
+      name: 'openDiff',
+      arguments: {
+        old_file_path: '/w/src/main.rs',
+        new_file_path: '/w/src/main.rs',
+        new_file_contents: 'fn main() {}\n',
+        tab_name: '✻ [Claude Code] main.rs (1a2b3c) ⧉',
+      },
+    });
+    assert.deepEqual(diff.result.content, [
+      { type: 'text', text: 'FILE_SAVED' },
+      { type: 'text', text: 'fn main() {}\n// reviewed\n' },
+    ]);
+    assert.equal(diffs.length, 1);
+    assert.equal(diffs[0].request.tabName, '✻ [Claude Code] main.rs (1a2b3c) ⧉');
+
+    await server.close();
+    assert.equal(await client.closeCode(), 1001, 'close sends going-away');
+  } finally {
+    await server.close();
+  }
+});
+
+test('a diff cancelled by close_tab aborts the onToolCall signal and ignores its late answer', async () => {
+  let release;
+  const answered = new Promise((resolve) => {
+    release = resolve;
+  });
+  const aborted = new Waiters();
+  const started = new Waiters();
+  const server = await startServer({
+    workspaceFolders: ['/w'],
+    ideName: 'Test Editor',
+    lockDir: null,
+    onToolCall(request, call) {
+      call.signal.addEventListener('abort', () => aborted.push(call.signal.reason));
+      started.push(request.tabName);
+      return answered; // the user never answers before close_tab comes
+    },
+  });
+  try {
+    const client = new Client(server.port, server.authToken);
+    await client.open();
+    await client.request(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
+    const tab = 'tab-1';
+    client.send({
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'openDiff', arguments: { old_file_path: '/w/a', new_file_path: '/w/a', new_file_contents: 'x', tab_name: tab } },
+    });
+    await started.next((name) => name === tab, 'onToolCall to start');
+    await client.request(2, 'tools/call', { name: 'close_tab', arguments: { tab_name: tab } });
+    const diff = await client.messages.next((m) => m.id === 1, 'the diff answer');
+    assert.equal(diff.result.content[0].text, 'DIFF_REJECTED');
+    assert.equal(await aborted.next(() => true, 'the abort'), 'closedByClient');
+    release({ outcome: 'diffSaved', finalText: 'too late' }); // dropped: the call is gone
+    const ping = await client.request(3, 'ping', {});
+    assert.deepEqual(ping.result, {}, 'the server still serves after the late answer');
+  } finally {
+    await server.close();
+  }
+});
+
+test('a large answer goes out whole through back-pressure', async () => {
+  const big = 'x'.repeat(4 << 20);
+  const server = await startServer({
+    workspaceFolders: ['/w'],
+    ideName: 'Test Editor',
+    lockDir: null,
+    onToolCall: () => ({ outcome: 'diffSaved', finalText: big }),
+  });
+  try {
+    const client = new Client(server.port, server.authToken);
+    await client.open();
+    await client.request(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
+    const diff = await client.request(1, 'tools/call', {
+      name: 'openDiff',
+      arguments: { old_file_path: '/w/a', new_file_path: '/w/a', new_file_contents: '', tab_name: 't' },
+    });
+    assert.equal(diff.result.content[1].text.length, big.length);
+    assert.ok(diff.result.content[1].text === big);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a wrong token gets 401 and no upgrade', async () => {
+  const events = new Waiters();
+  const server = await startServer({
+    workspaceFolders: ['/w'],
+    ideName: 'Test Editor',
+    lockDir: null,
+    onEvent: (event) => events.push(event),
+  });
+  try {
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/`, 'mcp', {
+      headers: { 'x-claude-code-ide-authorization': '0'.repeat(32) },
+    });
+    const status = await within(
+      new Promise((resolve, reject) => {
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode));
+        ws.on('open', () => reject(new Error('upgraded with a wrong token')));
+        ws.on('error', reject);
+      }),
+      'the refusal',
+    );
+    assert.equal(status, 401);
+    const closed = await events.next((e) => e.event === 'closed', 'closed');
+    assert.deepEqual(closed.reason.kind, 'upgradeRejected');
+    assert.equal(closed.reason.status, 401);
+  } finally {
+    await server.close();
+  }
+});
