@@ -12,3 +12,6 @@ pub use config::{Config, SessionPolicy};
 pub use error::EngineError;
 pub use machine::{Engine, SUPERSEDED_CODE, SUPERSEDED_REASON};
 pub use output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
+
+#[cfg(test)]
+mod tests;

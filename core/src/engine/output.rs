@@ -207,3 +207,45 @@ pub enum CloseReason {
     /// The host reported end of stream or a socket error.
     TransportClosed,
 }
+
+impl fmt::Display for CancelReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CancelReason::ClosedByClient => "the client closed the diff (answered elsewhere)",
+            CancelReason::Replaced => "replaced by a newer proposal for the same tab",
+            CancelReason::CancelledByClient => "the client cancelled the request",
+            CancelReason::ClientGone => "the client disconnected",
+            CancelReason::DeadlineExpired => "the editor did not answer in time",
+        })
+    }
+}
+
+impl fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CloseReason::UpgradeRejected { status, detail } => {
+                write!(f, "upgrade refused with {status}: {detail}")
+            }
+            CloseReason::HandshakeTimeout => f.write_str("no upgrade request in time"),
+            CloseReason::TooManyConnections => f.write_str("too many connections"),
+            CloseReason::PeerClosed { code: None, .. } => f.write_str("closed by the client"),
+            CloseReason::PeerClosed {
+                code: Some(code),
+                reason,
+            } if reason.is_empty() => write!(f, "closed by the client ({code})"),
+            CloseReason::PeerClosed {
+                code: Some(code),
+                reason,
+            } => write!(f, "closed by the client ({code}: {reason})"),
+            CloseReason::ProtocolViolation { code, detail } => {
+                write!(f, "protocol violation, closed with {code}: {detail}")
+            }
+            CloseReason::KeepaliveTimeout => f.write_str("no answer to the keepalive ping"),
+            CloseReason::CloseTimeout => f.write_str("no answer to our close frame"),
+            CloseReason::Superseded => f.write_str("a newer client took over (4001)"),
+            CloseReason::OutboundOverflow => f.write_str("the client does not read its answers"),
+            CloseReason::ClosedByHost => f.write_str("closed by the host"),
+            CloseReason::TransportClosed => f.write_str("connection lost"),
+        }
+    }
+}

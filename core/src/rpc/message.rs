@@ -33,6 +33,9 @@ pub enum Message<'a> {
     Response {
         /// The id of the request it answers.
         id: RequestId<'a>,
+        /// `Ok(result)` or `Err(error)`, each as raw JSON (the error object is not checked
+        /// beyond being present).
+        outcome: Result<&'a RawValue, &'a RawValue>,
     },
 }
 
@@ -148,11 +151,20 @@ fn classify<'a>(
     }
     let Some(method) = method else {
         // JSON-RPC 2.0 §5: a response carries "result" or "error", never both.
-        return match (id, envelope.result.is_some(), envelope.error.is_some()) {
-            (_, false, false) => fail("missing \"method\"".into()),
-            (_, true, true) => fail("a response cannot carry both \"result\" and \"error\"".into()),
+        return match (id, envelope.result, envelope.error) {
+            (_, None, None) => fail("missing \"method\"".into()),
+            (_, Some(_), Some(_)) => {
+                fail("a response cannot carry both \"result\" and \"error\"".into())
+            }
             (None, _, _) => fail("a response must carry an \"id\"".into()),
-            (Some(id), _, _) => Ok(Message::Response { id }),
+            (Some(id), Some(result), None) => Ok(Message::Response {
+                id,
+                outcome: Ok(result),
+            }),
+            (Some(id), None, Some(error)) => Ok(Message::Response {
+                id,
+                outcome: Err(error),
+            }),
         };
     };
     if has_outcome {
@@ -362,12 +374,16 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":4,"result":{}}"#,
             &RpcLimits::default(),
         );
-        assert!(matches!(ok, Ok(Message::Response { id }) if id.as_raw().get() == "4"));
+        assert!(
+            matches!(ok, Ok(Message::Response { id, outcome: Ok(r) }) if id.as_raw().get() == "4" && r.get() == "{}")
+        );
         let err = parse(
             r#"{"jsonrpc":"2.0","id":"s","error":{"code":1,"message":"m"}}"#,
             &RpcLimits::default(),
         );
-        assert!(matches!(err, Ok(Message::Response { id }) if id.as_raw().get() == r#""s""#));
+        assert!(
+            matches!(err, Ok(Message::Response { id, outcome: Err(_) }) if id.as_raw().get() == r#""s""#)
+        );
     }
 
     #[test]
@@ -648,7 +664,7 @@ mod tests {
             Ok(Message::Notification { params, .. }) => {
                 assert!(params.is_none_or(|p| p.get().starts_with(['{', '['])));
             }
-            Ok(Message::Response { id }) => assert!(RequestId::from_raw(id.as_raw()).is_some()),
+            Ok(Message::Response { id, .. }) => assert!(RequestId::from_raw(id.as_raw()).is_some()),
             Err(invalid) => {
                 assert!(
                     invalid

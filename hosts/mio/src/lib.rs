@@ -19,3 +19,5 @@ pub mod lock;
 
 pub use config::{HostConfig, LockPlacement, PortChoice};
 pub use host::{Host, HostError};
+/// Wakes a blocked [`Host::poll`] from another thread (see [`Host::waker`]).
+pub use mio::Waker;

@@ -1,0 +1,410 @@
+//! Engine scenarios on virtual time: host misuse, limits, timers, byte-boundary independence.
+//! Whole-session byte-exact transcripts live in `tests/vectors/`.
+
+use super::*;
+use crate::ide::{EditorEvent, ToolOutcome, ToolRequest};
+use crate::time::Timestamp;
+use crate::token::AuthToken;
+
+const PORT: u16 = 40_000;
+
+fn token() -> AuthToken {
+    AuthToken::from_entropy([0x11; 16])
+}
+
+fn at(ms: u64) -> Timestamp {
+    Timestamp::from_millis(ms)
+}
+
+fn upgrade() -> Vec<u8> {
+    format!(
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+         Sec-WebSocket-Protocol: mcp\r\nX-Claude-Code-Ide-Authorization: {}\r\n\r\n",
+        token().as_str()
+    )
+    .into_bytes()
+}
+
+/// A masked client frame.
+fn frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x80 | opcode];
+    match payload.len() {
+        n if n < 126 => out.push(0x80 | n as u8),
+        n if n <= 0xffff => {
+            out.push(0x80 | 126);
+            out.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+        n => {
+            out.push(0x80 | 127);
+            out.extend_from_slice(&(n as u64).to_be_bytes());
+        }
+    }
+    let key = [1, 2, 3, 4];
+    out.extend_from_slice(&key);
+    out.extend(payload.iter().enumerate().map(|(i, b)| b ^ key[i % 4]));
+    out
+}
+
+fn text(json: &str) -> Vec<u8> {
+    frame(0x1, json.as_bytes())
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2.1.332"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+fn call(id: u32, tool: &str, args: &str) -> Vec<u8> {
+    text(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{args}}}}}"#
+    ))
+}
+
+fn session_bytes() -> Vec<u8> {
+    let mut bytes = upgrade();
+    bytes.extend(text(INIT));
+    bytes.extend(text(INITIALIZED));
+    bytes.extend(text(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#));
+    bytes.extend(frame(0x9, b"ping"));
+    bytes.extend(call(2, "getOpenEditors", "{}"));
+    bytes.extend(call(
+        3,
+        "openDiff",
+        r#"{"old_file_path":"/w/a","new_file_path":"/w/a","new_file_contents":"x","tab_name":"t"}"#,
+    ));
+    bytes
+}
+
+/// Everything the engine produced, with the bytes of each connection concatenated.
+#[derive(Debug, Default, PartialEq)]
+struct Drained {
+    bytes: std::collections::BTreeMap<ConnId, Vec<u8>>,
+    closes: Vec<ConnId>,
+    events: Vec<Event>,
+}
+
+fn drain(engine: &mut Engine, into: &mut Drained) {
+    while let Some(output) = engine.poll_output() {
+        match output {
+            Output::Transmit { conn } => {
+                let bytes = engine.outbound(conn).to_vec();
+                engine.handle_sent(conn, bytes.len()).unwrap();
+                into.bytes.entry(conn).or_default().extend(bytes);
+            }
+            Output::CloseTransport { conn } => into.closes.push(conn),
+            Output::Event(event) => into.events.push(event),
+        }
+    }
+}
+
+fn engine_with(config: impl FnOnce(&mut Config)) -> Engine {
+    let mut c = Config::new(PORT);
+    config(&mut c);
+    Engine::new(c, token())
+}
+
+/// An engine with one initialized client; returns its id and the outputs so far.
+fn connected(config: impl FnOnce(&mut Config)) -> (Engine, ConnId, Drained) {
+    let mut engine = engine_with(config);
+    let conn = engine.handle_accept(at(0));
+    let mut bytes = upgrade();
+    bytes.extend(text(INIT));
+    bytes.extend(text(INITIALIZED));
+    engine.handle_bytes(at(0), conn, &bytes).unwrap();
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    (engine, conn, drained)
+}
+
+fn tool_call_id(drained: &Drained) -> ToolCallId {
+    drained
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolCall { id, .. } => Some(*id),
+            _ => None,
+        })
+        .expect("a tool call")
+}
+
+#[test]
+fn output_is_independent_of_how_the_input_is_split() {
+    let bytes = session_bytes();
+    let whole = {
+        let mut engine = engine_with(|_| {});
+        let conn = engine.handle_accept(at(0));
+        engine.handle_bytes(at(0), conn, &bytes).unwrap();
+        let mut drained = Drained::default();
+        drain(&mut engine, &mut drained);
+        drained
+    };
+    assert!(
+        whole
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::ToolCall { .. }))
+    );
+    for split in 1..bytes.len() {
+        let mut engine = engine_with(|_| {});
+        let conn = engine.handle_accept(at(0));
+        let mut drained = Drained::default();
+        for part in [&bytes[..split], &bytes[split..]] {
+            engine.handle_bytes(at(0), conn, part).unwrap();
+            drain(&mut engine, &mut drained);
+        }
+        assert_eq!(drained, whole, "split at byte {split}");
+    }
+    let mut engine = engine_with(|_| {});
+    let conn = engine.handle_accept(at(0));
+    let mut drained = Drained::default();
+    for byte in &bytes {
+        engine
+            .handle_bytes(at(0), conn, std::slice::from_ref(byte))
+            .unwrap();
+        drain(&mut engine, &mut drained);
+    }
+    assert_eq!(drained, whole, "one byte at a time");
+}
+
+#[test]
+fn host_misuse_errs_and_leaves_the_engine_unchanged() {
+    let (mut engine, conn, _) = connected(|_| {});
+    let ghost = ConnId::from_u64(99);
+    assert_eq!(
+        engine.handle_bytes(at(1), ghost, b"x"),
+        Err(EngineError::UnknownConnection(ghost))
+    );
+    assert_eq!(
+        engine.handle_closed(at(1), ghost),
+        Err(EngineError::UnknownConnection(ghost))
+    );
+    assert_eq!(
+        engine.close(at(1), ghost),
+        Err(EngineError::UnknownConnection(ghost))
+    );
+    assert!(matches!(
+        engine.handle_sent(conn, 1),
+        Err(EngineError::SentMoreThanBuffered {
+            sent: 1,
+            buffered: 0,
+            ..
+        })
+    ));
+
+    let args =
+        r#"{"old_file_path":"/w/a","new_file_path":"/w/a","new_file_contents":"x","tab_name":"t"}"#;
+    engine
+        .handle_bytes(at(2), conn, &call(5, "openDiff", args))
+        .unwrap();
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    let id = tool_call_id(&drained);
+
+    let mismatch = ToolOutcome::FileOpened {
+        language_id: None,
+        line_count: None,
+    };
+    let err = engine
+        .handle_tool_outcome(at(3), id, &mismatch)
+        .unwrap_err();
+    assert!(matches!(err, EngineError::OutcomeMismatch(..)), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!("{id}: outcome fileOpened does not answer tool openDiff")
+    );
+    assert!(
+        engine.poll_output().is_none(),
+        "a failed call changes nothing"
+    );
+
+    let saved = ToolOutcome::DiffSaved {
+        final_text: "y".into(),
+    };
+    engine.handle_tool_outcome(at(4), id, &saved).unwrap();
+    let mut answered = Drained::default();
+    drain(&mut engine, &mut answered);
+    let reply = String::from_utf8_lossy(&answered.bytes[&conn]).into_owned();
+    assert!(reply.contains(r#""id":5,"result":{"content":[{"type":"text","text":"FILE_SAVED"},{"type":"text","text":"y"}]}"#), "{reply}");
+    assert_eq!(
+        engine.handle_tool_outcome(at(5), id, &saved),
+        Err(EngineError::UnknownToolCall(id)),
+        "an answered call cannot be answered again"
+    );
+}
+
+#[test]
+fn connections_over_the_cap_get_503() {
+    let mut engine = engine_with(|c| c.max_connections = 1);
+    let first = engine.handle_accept(at(0));
+    let second = engine.handle_accept(at(0));
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    assert!(!drained.bytes.contains_key(&first));
+    let refused = String::from_utf8_lossy(&drained.bytes[&second]).into_owned();
+    assert!(
+        refused.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+        "{refused}"
+    );
+    assert_eq!(drained.closes, [second]);
+    assert!(drained.events.contains(&Event::Closed {
+        conn: second,
+        reason: CloseReason::TooManyConnections
+    }));
+}
+
+#[test]
+fn a_client_that_does_not_read_is_closed_at_the_outbound_cap() {
+    let (mut engine, conn, _) = connected(|c| c.max_outbound_bytes = 4096);
+    // The host stops draining: answers pile up in the outbound buffer.
+    let list = text(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    for _ in 0..4 {
+        engine.handle_bytes(at(1), conn, &list).unwrap();
+    }
+    let mut events = Vec::new();
+    while let Some(output) = engine.poll_output() {
+        if let Output::Event(e) = output {
+            events.push(e);
+        }
+    }
+    assert!(events.contains(&Event::Closed {
+        conn,
+        reason: CloseReason::OutboundOverflow
+    }));
+    assert!(
+        engine.outbound(conn).is_empty(),
+        "the backlog is dropped, not kept"
+    );
+}
+
+#[test]
+fn keepalive_pings_then_closes_a_silent_client() {
+    let (mut engine, conn, _) = connected(|c| {
+        c.ws.keepalive_interval_ms = 1_000;
+        c.ws.keepalive_timeout_ms = 500;
+        c.ready_delay_ms = 100;
+    });
+    let mut drained = Drained::default();
+    while let Some(deadline) = engine.poll_timeout() {
+        if deadline > at(5_000) {
+            break;
+        }
+        engine.handle_timeout(deadline);
+        drain(&mut engine, &mut drained);
+        if !drained.closes.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(drained.bytes[&conn], [0x89, 0x00], "an empty ping, once");
+    assert_eq!(drained.closes, [conn]);
+    assert!(drained.events.contains(&Event::Closed {
+        conn,
+        reason: CloseReason::KeepaliveTimeout
+    }));
+}
+
+#[test]
+fn host_close_sends_going_away_and_cancels_pending_calls() {
+    let (mut engine, conn, _) = connected(|_| {});
+    engine
+        .handle_bytes(
+            at(1),
+            conn,
+            &call(4, "saveDocument", r#"{"filePath":"/w/a"}"#),
+        )
+        .unwrap();
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    // Not open: answered by the engine, no request.
+    assert!(
+        drained
+            .events
+            .iter()
+            .all(|e| !matches!(e, Event::ToolCall { .. }))
+    );
+    engine.handle_editor_event(
+        at(2),
+        &EditorEvent::DocumentOpened {
+            path: "/w/a".into(),
+            language_id: None,
+            is_dirty: true,
+            is_untitled: false,
+        },
+    );
+    engine
+        .handle_bytes(
+            at(3),
+            conn,
+            &call(5, "saveDocument", r#"{"filePath":"/w/a"}"#),
+        )
+        .unwrap();
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    let id = tool_call_id(&drained);
+    assert!(drained.events.iter().any(|e| matches!(
+        e,
+        Event::ToolCall {
+            request: ToolRequest::SaveDocument { .. },
+            ..
+        }
+    )));
+
+    engine.close(at(4), conn).unwrap();
+    let mut closing = Drained::default();
+    drain(&mut engine, &mut closing);
+    let mut going_away = vec![0x88, 20, 0x03, 0xe9];
+    going_away.extend_from_slice(b"the IDE is closing");
+    assert_eq!(closing.bytes[&conn], going_away);
+    assert_eq!(
+        closing.events,
+        [Event::ToolCallCancelled {
+            id,
+            reason: CancelReason::ClientGone
+        }]
+    );
+    engine
+        .handle_bytes(at(5), conn, &frame(0x8, &[0x03, 0xe9]))
+        .unwrap();
+    let mut done = Drained::default();
+    drain(&mut engine, &mut done);
+    assert_eq!(done.closes, [conn]);
+    assert_eq!(
+        done.events,
+        [Event::Closed {
+            conn,
+            reason: CloseReason::ClosedByHost
+        }]
+    );
+    engine.handle_closed(at(6), conn).unwrap();
+    assert_eq!(
+        engine.handle_closed(at(7), conn),
+        Err(EngineError::UnknownConnection(conn))
+    );
+}
+
+#[test]
+fn time_going_backwards_counts_as_the_latest_time() {
+    let (mut engine, conn, _) = connected(|c| c.ready_delay_ms = 100);
+    engine.handle_timeout(at(50));
+    engine.handle_timeout(at(10));
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    assert!(drained.events.is_empty(), "not ready before 100 ms");
+    engine.handle_timeout(at(100));
+    drain(&mut engine, &mut drained);
+    assert!(
+        matches!(drained.events.as_slice(), [Event::SessionReady { conn: c, .. }] if *c == conn)
+    );
+}
+
+#[test]
+fn execute_code_is_a_request_only_when_enabled() {
+    let (mut engine, conn, _) = connected(|c| c.execute_code = true);
+    engine
+        .handle_bytes(at(1), conn, &call(9, "executeCode", r#"{"code":"1+1"}"#))
+        .unwrap();
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    assert!(drained.events.iter().any(|e| matches!(
+        e,
+        Event::ToolCall { request: ToolRequest::ExecuteCode { code }, .. } if code == "1+1"
+    )));
+}

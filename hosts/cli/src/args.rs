@@ -1,0 +1,103 @@
+//! Command-line arguments.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Make the `claude` CLI see an editor: serve a folder as an IDE, or bridge an editor to claude
+/// over stdio.
+///
+/// Quick start: run `idelink serve` in your project, then `claude --ide` in the same folder.
+/// claude's edits then show up here as diffs you accept or reject.
+#[derive(Debug, Parser)]
+#[command(name = "idelink", version, propagate_version = true)]
+pub struct Cli {
+    /// More log output (-v: debug, -vv: trace). RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve DIR to claude as an IDE (default: the current folder).
+    ///
+    /// Listens on 127.0.0.1, writes the lock file claude discovers, and prints one line per
+    /// event. With no editor attached, the files on disk are the documents and claude's edits
+    /// are shown as coloured diffs in this terminal to accept, reject or edit. The file is
+    /// never written by idelink: claude writes it after you accept.
+    Serve(ServeArgs),
+    /// Print the environment a terminal should export so `claude` connects to PORT.
+    Env {
+        /// The port idelink (or your editor) listens on.
+        port: u16,
+        /// Print for this shell.
+        #[arg(long, value_enum, default_value_t = Shell::Sh)]
+        shell: Shell,
+    },
+}
+
+/// `idelink serve` options.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The workspace folder (default: the current folder).
+    pub dir: Option<PathBuf>,
+    /// Bridge an editor over stdin/stdout instead of using the terminal: JSON-RPC 2.0 with
+    /// Content-Length framing, or one JSON message per line with `--stdio=lines`.
+    /// See docs/sidecar.md.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "content-length")]
+    pub stdio: Option<StdioFraming>,
+    /// How to answer claude's diffs with no editor attached: ask in this terminal, or accept /
+    /// reject every one (for scripts and tests).
+    #[arg(long, value_enum, default_value_t = DiffPolicy::Ask)]
+    pub diff: DiffPolicy,
+    /// The name claude shows ("Connected to <NAME> extension").
+    #[arg(long, default_value = "idelink")]
+    pub ide_name: String,
+    /// Listen on this port instead of an ephemeral one.
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Write the lock file into this directory instead of $CLAUDE_CONFIG_DIR/ide or
+    /// ~/.claude/ide.
+    #[arg(long)]
+    pub lock_dir: Option<PathBuf>,
+    /// Serve one claude session at a time: a new one closes the older (code 4001).
+    #[arg(long)]
+    pub single_session: bool,
+    /// Let log lines include file contents and diff texts (never the auth token).
+    #[arg(long)]
+    pub trace_contents: bool,
+}
+
+/// How the sidecar frames JSON-RPC messages on stdio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StdioFraming {
+    /// `Content-Length: N\r\n\r\n<N bytes>` (LSP, Nova's `jsonrpc` process mode).
+    ContentLength,
+    /// One JSON message per line.
+    Lines,
+}
+
+/// Who answers `openDiff` when no editor is attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffPolicy {
+    /// Show the diff and ask: accept, reject or edit.
+    Ask,
+    /// Accept every proposal unchanged.
+    Accept,
+    /// Reject every proposal.
+    Reject,
+}
+
+/// Shell syntax for `idelink env`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    /// POSIX sh, bash, zsh.
+    Sh,
+    /// fish.
+    Fish,
+    /// PowerShell.
+    Powershell,
+}

@@ -1,0 +1,116 @@
+//! Reviewing one proposal in the terminal: show the diff, read the choice, optionally edit the
+//! proposed text in `$VISUAL` / `$EDITOR`.
+
+use super::diff_view;
+use super::status::relative;
+use super::workspace_editor::PendingDiff;
+use std::io;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The user's answer to the review prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// Accept the proposal as it is.
+    Accept,
+    /// Reject it.
+    Reject,
+    /// Edit the proposed text, then accept the edited text.
+    Edit,
+}
+
+/// The text shown for a proposal: its diff against the file on disk.
+pub fn present(diff: &PendingDiff, workspace: &str, colour: bool) -> String {
+    let old = std::fs::read(&diff.path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let label = relative(&diff.path, workspace);
+    diff_view::render(label, old.as_deref(), &diff.proposed, colour)
+}
+
+/// The question asked for `label`.
+pub fn prompt(label: &str) -> String {
+    format!("Apply this change to {label}? [a]ccept / [r]eject / [e]dit: ")
+}
+
+/// Reads a choice from a typed line; None when it is not one.
+pub fn parse_choice(line: &str) -> Option<Choice> {
+    match line.trim().to_ascii_lowercase().as_str() {
+        "a" | "accept" | "y" | "yes" => Some(Choice::Accept),
+        "r" | "reject" | "n" | "no" => Some(Choice::Reject),
+        "e" | "edit" => Some(Choice::Edit),
+        _ => None,
+    }
+}
+
+/// The user's editor command: `$VISUAL`, else `$EDITOR`, else `vi`.
+pub fn user_editor() -> String {
+    std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".to_owned())
+}
+
+/// Opens `proposed` in `editor` (a shell command; the file path is appended) and returns the
+/// text as saved. The temporary file is private (0600) and removed afterwards. Blocks until the
+/// editor exits.
+pub fn edit(proposed: &str, file_name: &str, editor: &str) -> io::Result<String> {
+    let path = temp_path(file_name);
+    write_private(&path, proposed)?;
+    // Through the shell, so EDITOR may carry arguments ("code --wait").
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("idelink-edit")
+        .arg(&path)
+        .status();
+    let edited = status.and_then(|status| {
+        if status.success() {
+            std::fs::read_to_string(&path)
+        } else {
+            Err(io::Error::other(format!("{editor} exited with {status}")))
+        }
+    });
+    let _ = std::fs::remove_file(&path);
+    edited
+}
+
+fn temp_path(file_name: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("idelink-{}-{n}-{file_name}", std::process::id()))
+}
+
+fn write_private(path: &PathBuf, text: &str) -> io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_accept_words_and_letters() {
+        assert_eq!(parse_choice(" A "), Some(Choice::Accept));
+        assert_eq!(parse_choice("yes"), Some(Choice::Accept));
+        assert_eq!(parse_choice("r"), Some(Choice::Reject));
+        assert_eq!(parse_choice("e"), Some(Choice::Edit));
+        assert_eq!(parse_choice("maybe"), None);
+        assert_eq!(parse_choice(""), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn edit_returns_what_the_editor_saved() {
+        // A sed script stands in for the user's editor.
+        let text = edit("the proposed text\n", "x.rs", "sed -i s/proposed/edited/").unwrap();
+        assert_eq!(text, "the edited text\n");
+        let failed = edit("x", "x.rs", "false").unwrap_err();
+        assert!(failed.to_string().contains("false exited with"), "{failed}");
+    }
+}

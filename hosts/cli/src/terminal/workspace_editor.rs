@@ -1,0 +1,251 @@
+//! The editor model `idelink serve` runs when no editor is attached: the files on disk are the
+//! documents, and diffs wait in a queue for review (or are decided by policy).
+
+use crate::args::DiffPolicy;
+use idelink_core::{EditorEvent, ToolCallId, ToolOutcome, ToolRequest};
+use std::collections::VecDeque;
+use std::path::Path;
+
+/// A proposal waiting for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingDiff {
+    /// The tool call to answer.
+    pub id: ToolCallId,
+    /// The file (absolute, forward slashes).
+    pub path: String,
+    /// The proposed contents.
+    pub proposed: String,
+}
+
+/// What to do with a tool request.
+#[derive(Debug, PartialEq)]
+pub enum Decision {
+    /// Feed these editor events, then answer with the outcome now.
+    Answer(Vec<EditorEvent>, ToolOutcome),
+    /// A diff joined the review queue.
+    Queued,
+}
+
+/// Answers tool requests from the file system and keeps the diff review queue.
+pub struct WorkspaceEditor {
+    policy: DiffPolicy,
+    queue: VecDeque<PendingDiff>,
+}
+
+impl WorkspaceEditor {
+    /// An editor deciding diffs by `policy`.
+    pub fn new(policy: DiffPolicy) -> Self {
+        WorkspaceEditor {
+            policy,
+            queue: VecDeque::new(),
+        }
+    }
+
+    /// Decides a tool request. Never writes a file: an accepted diff is written by claude.
+    pub fn on_tool_call(&mut self, id: ToolCallId, request: ToolRequest) -> Decision {
+        match request {
+            ToolRequest::OpenDiff {
+                new_file_path,
+                new_file_contents,
+                ..
+            } => match self.policy {
+                DiffPolicy::Accept => Decision::Answer(
+                    Vec::new(),
+                    ToolOutcome::DiffSaved {
+                        final_text: new_file_contents,
+                    },
+                ),
+                DiffPolicy::Reject => Decision::Answer(Vec::new(), ToolOutcome::DiffRejected),
+                DiffPolicy::Ask => {
+                    self.queue.push_back(PendingDiff {
+                        id,
+                        path: new_file_path,
+                        proposed: new_file_contents,
+                    });
+                    Decision::Queued
+                }
+            },
+            ToolRequest::OpenFile {
+                path,
+                make_frontmost,
+                ..
+            } => open_file(path, make_frontmost),
+            ToolRequest::SaveDocument { .. } => {
+                // Files on disk are always saved.
+                Decision::Answer(Vec::new(), ToolOutcome::DocumentSaved)
+            }
+            _ => Decision::Answer(
+                Vec::new(),
+                ToolOutcome::Failed {
+                    message: "idelink serve does not run code; attach an editor that does"
+                        .to_owned(),
+                },
+            ),
+        }
+    }
+
+    /// Drops a cancelled proposal. Returns true when it was the one under review.
+    pub fn on_cancelled(&mut self, id: ToolCallId) -> bool {
+        let was_current = self.current().is_some_and(|d| d.id == id);
+        self.queue.retain(|d| d.id != id);
+        was_current
+    }
+
+    /// The proposal under review (the oldest waiting).
+    pub fn current(&self) -> Option<&PendingDiff> {
+        self.queue.front()
+    }
+
+    /// Removes the proposal under review once it is answered.
+    pub fn finish_current(&mut self) -> Option<PendingDiff> {
+        self.queue.pop_front()
+    }
+}
+
+/// `openFile`: the file must exist; it becomes an open (and, when frontmost, active) document.
+fn open_file(path: String, make_frontmost: bool) -> Decision {
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => {
+            return Decision::Answer(
+                Vec::new(),
+                ToolOutcome::Failed {
+                    message: format!("cannot open {path}: {e}"),
+                },
+            );
+        }
+    };
+    let line_count = u32::try_from(text.lines().count()).unwrap_or(u32::MAX);
+    let language_id = language_id(&path).map(str::to_owned);
+    let mut events = vec![EditorEvent::DocumentOpened {
+        path: path.clone(),
+        language_id: language_id.clone(),
+        is_dirty: false,
+        is_untitled: false,
+    }];
+    if make_frontmost {
+        events.push(EditorEvent::DocumentActivated { path });
+    }
+    Decision::Answer(
+        events,
+        ToolOutcome::FileOpened {
+            language_id,
+            line_count: Some(line_count),
+        },
+    )
+}
+
+/// The VS Code language id for a file name, when we know it.
+fn language_id(path: &str) -> Option<&'static str> {
+    let extension = Path::new(path).extension()?.to_str()?;
+    Some(match extension {
+        "rs" => "rust",
+        "ts" | "mts" | "cts" => "typescript",
+        "tsx" => "typescriptreact",
+        "js" | "mjs" | "cjs" => "javascript",
+        "jsx" => "javascriptreact",
+        "py" => "python",
+        "go" => "go",
+        "c" | "h" => "c",
+        "cc" | "cpp" | "cxx" | "hpp" | "hh" => "cpp",
+        "java" => "java",
+        "kt" => "kotlin",
+        "swift" => "swift",
+        "rb" => "ruby",
+        "php" => "php",
+        "cs" => "csharp",
+        "json" => "json",
+        "toml" => "toml",
+        "yaml" | "yml" => "yaml",
+        "md" => "markdown",
+        "html" => "html",
+        "css" => "css",
+        "sh" | "bash" => "shellscript",
+        "lua" => "lua",
+        "sql" => "sql",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diff(path: &str, contents: &str) -> ToolRequest {
+        ToolRequest::OpenDiff {
+            old_file_path: path.into(),
+            new_file_path: path.into(),
+            new_file_contents: contents.into(),
+            tab_name: "t".into(),
+        }
+    }
+
+    #[test]
+    fn policies_decide_diffs_without_writing() {
+        let id = ToolCallId::from_u64(1);
+        let mut accept = WorkspaceEditor::new(DiffPolicy::Accept);
+        assert_eq!(
+            accept.on_tool_call(id, diff("/nowhere/x.rs", "new")),
+            Decision::Answer(
+                Vec::new(),
+                ToolOutcome::DiffSaved {
+                    final_text: "new".into()
+                }
+            )
+        );
+        assert!(!Path::new("/nowhere/x.rs").exists());
+        let mut reject = WorkspaceEditor::new(DiffPolicy::Reject);
+        assert_eq!(
+            reject.on_tool_call(id, diff("/w/x.rs", "new")),
+            Decision::Answer(Vec::new(), ToolOutcome::DiffRejected)
+        );
+    }
+
+    #[test]
+    fn asked_diffs_queue_and_cancellation_removes_them() {
+        let mut editor = WorkspaceEditor::new(DiffPolicy::Ask);
+        let (a, b) = (ToolCallId::from_u64(1), ToolCallId::from_u64(2));
+        assert_eq!(editor.on_tool_call(a, diff("/w/a", "A")), Decision::Queued);
+        assert_eq!(editor.on_tool_call(b, diff("/w/b", "B")), Decision::Queued);
+        assert_eq!(editor.current().map(|d| d.id), Some(a));
+        assert!(!editor.on_cancelled(b));
+        assert!(editor.on_cancelled(a));
+        assert_eq!(editor.current(), None);
+    }
+
+    #[test]
+    fn open_file_reports_language_and_lines_or_fails_clearly() {
+        let dir = std::env::temp_dir().join(format!("idelink-open-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("m.rs");
+        std::fs::write(&file, "a\nb\n").unwrap();
+        let path = file.to_str().unwrap().to_owned();
+        let mut editor = WorkspaceEditor::new(DiffPolicy::Ask);
+        let request = ToolRequest::OpenFile {
+            path: path.clone(),
+            preview: false,
+            start_text: None,
+            end_text: None,
+            select_to_end_of_line: false,
+            make_frontmost: true,
+        };
+        let Decision::Answer(events, outcome) =
+            editor.on_tool_call(ToolCallId::from_u64(1), request)
+        else {
+            panic!("openFile is answered at once");
+        };
+        assert_eq!(events.len(), 2);
+        assert_eq!(
+            outcome,
+            ToolOutcome::FileOpened {
+                language_id: Some("rust".into()),
+                line_count: Some(2)
+            }
+        );
+        let missing = open_file(format!("{path}.missing"), true);
+        let Decision::Answer(_, ToolOutcome::Failed { message }) = missing else {
+            panic!("a missing file fails");
+        };
+        assert!(message.starts_with("cannot open "), "{message}");
+    }
+}

@@ -1,0 +1,293 @@
+//! `idelink serve` as a user runs it: a real process, a real socket, the lock file, signals.
+#![expect(
+    clippy::unwrap_used,
+    reason = "a test: any failure must stop it loudly"
+)]
+
+use idelink_test_client::Client;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+const DEADLINE: Duration = Duration::from_secs(20);
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("idelink-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("work")).unwrap();
+    dir
+}
+
+fn idelink(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_idelink"));
+    command.args(args).env_remove("RUST_LOG");
+    command
+}
+
+/// Stdout lines on a channel, so every wait has a deadline.
+fn lines(stdout: ChildStdout) -> Receiver<String> {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if send.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    receive
+}
+
+fn wait_for_line(lines: &Receiver<String>, needle: &str) -> String {
+    loop {
+        let line = lines
+            .recv_timeout(DEADLINE)
+            .unwrap_or_else(|e| panic!("no line containing {needle:?}: {e}"));
+        if line.contains(needle) {
+            return line;
+        }
+    }
+}
+
+/// The lock file's token, after checking its mode.
+fn token_from_lock(path: &Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "lock file mode");
+    }
+    let lock: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(lock["transport"], "ws");
+    assert_eq!(lock["ideName"], "idelink");
+    lock["authToken"].as_str().unwrap().to_owned()
+}
+
+fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+    let until = std::time::Instant::now() + DEADLINE;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(std::time::Instant::now() < until, "idelink did not exit");
+        std::thread::park_timeout(Duration::from_millis(20));
+    }
+}
+
+fn open_diff(path: &str, contents: &str, tab: &str) -> Value {
+    json!({"old_file_path": path, "new_file_path": path, "new_file_contents": contents, "tab_name": tab})
+}
+
+fn texts(response: &Value) -> Vec<String> {
+    response["result"]["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a tool result: {response}"))
+        .iter()
+        .map(|item| item["text"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn serve_answers_diffs_by_policy_and_removes_its_lock_on_sigterm() {
+    let dir = temp_dir("serve");
+    let work = dir.join("work").canonicalize().unwrap();
+    let file = work.join("main.rs");
+    std::fs::write(&file, "fn main() {}\n").unwrap();
+    let lock_dir = dir.join("ide");
+    let mut child = idelink(&["serve", "--diff", "accept", "--lock-dir"])
+        .arg(&lock_dir)
+        .arg(&work)
+        .stdout(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let banner = wait_for_line(&out, "on 127.0.0.1:");
+    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
+    let lock = lock_dir.join(format!("{port}.lock"));
+    let token = token_from_lock(&lock);
+    wait_for_line(&out, &format!("CLAUDE_CODE_SSE_PORT={port} claude"));
+
+    let mut client = Client::connect_initialized(port, &token).unwrap();
+    wait_for_line(&out, "connected (idelink-test-client)");
+    let path = file.to_str().unwrap();
+    let saved = client
+        .call_tool(
+            "openDiff",
+            open_diff(path, "fn main() { run() }\n", "tab-1"),
+        )
+        .unwrap();
+    assert_eq!(texts(&saved), ["FILE_SAVED", "fn main() { run() }\n"]);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "fn main() {}\n",
+        "idelink must never write the file: claude does"
+    );
+    wait_for_line(&out, "openDiff main.rs");
+    let opened = client
+        .call_tool(
+            "openFile",
+            json!({"filePath": path, "makeFrontmost": false}),
+        )
+        .unwrap();
+    let opened: Value = serde_json::from_str(&texts(&opened)[0]).unwrap();
+    assert_eq!(opened["languageId"], "rust");
+    assert_eq!(opened["lineCount"], 1);
+
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    assert!(wait_exit(&mut child).success());
+    assert!(!lock.exists(), "the lock file must be removed on SIGTERM");
+}
+
+#[test]
+fn serve_refuses_a_missing_folder_with_a_clear_message() {
+    let output = idelink(&["serve", "/definitely/not/here"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot serve /definitely/not/here"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("idelink serve DIR"), "{stderr}");
+}
+
+#[test]
+fn env_prints_the_variables_for_a_port() {
+    let output = idelink(&["env", "4242"])
+        .env("no_proxy", "corp")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("export CLAUDE_CODE_SSE_PORT='4242'\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("export no_proxy='corp,127.0.0.1,localhost,::1'\n"),
+        "{stdout}"
+    );
+}
+
+/// One Content-Length framed message from the sidecar.
+fn read_frame(reader: &mut impl BufRead) -> Value {
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "sidecar stdout closed"
+        );
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length: ") {
+            length = value.parse().unwrap();
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    serde_json::from_slice(&body).unwrap()
+}
+
+fn write_frame(stdin: &mut impl Write, message: &Value) {
+    let body = message.to_string();
+    write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+    stdin.flush().unwrap();
+}
+
+/// Frames from the sidecar on a channel (deadline-bounded waits).
+fn frames(stdout: ChildStdout) -> Receiver<Value> {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stdout);
+        while send.send(read_frame(&mut reader)).is_ok() {}
+    });
+    receive
+}
+
+fn wait_for_frame(frames: &Receiver<Value>, what: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let frame = frames.recv_timeout(DEADLINE).expect("sidecar message");
+        if what(&frame) {
+            return frame;
+        }
+    }
+}
+
+#[test]
+fn stdio_sidecar_bridges_an_editor_to_a_client() {
+    let dir = temp_dir("stdio");
+    let work = dir.join("work").canonicalize().unwrap();
+    let lock_dir = dir.join("ide");
+    let mut child = idelink(&["serve", "--stdio", "--lock-dir"])
+        .arg(&lock_dir)
+        .arg(&work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let from_sidecar = frames(child.stdout.take().unwrap());
+    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
+    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
+    let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
+    assert_eq!(lock, lock_dir.join(format!("{port}.lock")));
+    let token = token_from_lock(&lock);
+
+    let path = format!("{}/lib.rs", work.to_str().unwrap());
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "method": "editor/event", "params": {
+            "type": "selectionChanged", "path": path, "text": "pub fn x()",
+            "selection": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 10}}}}),
+    );
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": "i1", "method": "idelink/info"}),
+    );
+    let info = wait_for_frame(&from_sidecar, |m| m["id"] == "i1");
+    assert_eq!(info["result"]["port"], port);
+
+    let mut client = Client::connect_initialized(port, &token).unwrap();
+    let selection = client.call_tool("getLatestSelection", json!({})).unwrap();
+    let selection: Value = serde_json::from_str(&texts(&selection)[0]).unwrap();
+    assert_eq!(selection["text"], "pub fn x()");
+    assert_eq!(selection["filePath"], path.as_str());
+
+    let pending = client
+        .send_request(
+            "tools/call",
+            json!({"name": "openDiff", "arguments": open_diff(&path, "proposed", "tab-9")}),
+        )
+        .unwrap();
+    let call = wait_for_frame(&from_sidecar, |m| m["method"] == "tool/call");
+    assert_eq!(call["params"]["request"]["tool"], "openDiff");
+    assert_eq!(call["params"]["request"]["newFileContents"], "proposed");
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": call["id"], "result": {"outcome": "diffSaved", "finalText": "edited by the user"}}),
+    );
+    let answer = client.response(pending).unwrap();
+    assert_eq!(texts(&answer), ["FILE_SAVED", "edited by the user"]);
+
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "no/such"}),
+    );
+    let unknown = wait_for_frame(&from_sidecar, |m| m["id"] == 7);
+    assert_eq!(unknown["error"]["code"], -32601);
+
+    drop(stdin);
+    assert!(wait_exit(&mut child).success());
+    assert!(
+        !lock.exists(),
+        "the lock file must be removed when stdin closes"
+    );
+}

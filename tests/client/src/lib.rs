@@ -1,0 +1,271 @@
+//! A deliberately small, blocking WebSocket client that talks to an idelink server the way the
+//! `claude` CLI does (upgrade with the token and the `mcp` subprotocol, masked frames, one
+//! JSON-RPC message per text frame). Every read has a deadline: a test that waits for an answer
+//! that never comes fails with a message instead of hanging.
+
+use serde_json::{Value, json};
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// How long any single read may wait.
+pub const READ_DEADLINE: Duration = Duration::from_secs(10);
+
+/// A frame from the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// A text message.
+    Text(String),
+    /// A close frame: code (if any) and reason.
+    Close(Option<u16>, String),
+    /// A ping with its payload.
+    Ping(Vec<u8>),
+    /// A pong with its payload.
+    Pong(Vec<u8>),
+    /// Any other opcode.
+    Other(u8, Vec<u8>),
+}
+
+/// One connection to a server.
+pub struct Client {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    next_id: u64,
+}
+
+/// The upgrade request the CLI sends, with `token` (None: no token header) and extra header
+/// lines (each ending in `\r\n`).
+pub fn upgrade_request(port: u16, token: Option<&str>, extra: &str) -> String {
+    let auth = token.map_or(String::new(), |t| {
+        format!("X-Claude-Code-Ide-Authorization: {t}\r\n")
+    });
+    format!(
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+         Sec-WebSocket-Protocol: mcp\r\n{auth}{extra}User-Agent: idelink-test-client\r\n\r\n"
+    )
+}
+
+impl Client {
+    /// Connects and sends `request`; returns the client and the server's response head (the
+    /// whole response when it is not a 101).
+    pub fn open(port: u16, request: &str) -> io::Result<(Client, String)> {
+        let stream = TcpStream::connect(("127.0.0.1", port))?;
+        stream.set_read_timeout(Some(READ_DEADLINE))?;
+        stream.set_nodelay(true)?;
+        let mut client = Client {
+            stream,
+            buf: Vec::new(),
+            next_id: 1,
+        };
+        client.stream.write_all(request.as_bytes())?;
+        let head = client.read_head()?;
+        Ok((client, head))
+    }
+
+    /// Connects with `token` and checks for `101` with the `mcp` subprotocol.
+    pub fn connect(port: u16, token: &str) -> io::Result<Client> {
+        let (client, head) = Client::open(port, &upgrade_request(port, Some(token), ""))?;
+        if !head.starts_with("HTTP/1.1 101") || !head.contains("Sec-WebSocket-Protocol: mcp") {
+            return Err(io::Error::other(format!("upgrade refused: {head}")));
+        }
+        Ok(client)
+    }
+
+    /// Connects and runs the CLI's opening: initialize, notifications/initialized,
+    /// ide_connected.
+    pub fn connect_initialized(port: u16, token: &str) -> io::Result<Client> {
+        let mut client = Client::connect(port, token)?;
+        let init = client.call(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "claude-code", "version": "test"}}),
+        )?;
+        if init.get("result").is_none() {
+            return Err(io::Error::other(format!("initialize failed: {init}")));
+        }
+        client.notify("notifications/initialized", json!({}))?;
+        client.notify("ide_connected", json!({"pid": std::process::id()}))?;
+        Ok(client)
+    }
+
+    /// Sends a request and waits for the response with its id (notifications in between are
+    /// dropped). Returns the whole response object.
+    pub fn call(&mut self, method: &str, params: Value) -> io::Result<Value> {
+        let id = self.send_request(method, params)?;
+        self.response(id)
+    }
+
+    /// Sends a request without waiting; returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> io::Result<u64> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_text(&message.to_string())?;
+        Ok(id)
+    }
+
+    /// Calls tool `name`; returns the response object.
+    pub fn call_tool(&mut self, name: &str, arguments: Value) -> io::Result<Value> {
+        self.call("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, method: &str, params: Value) -> io::Result<()> {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.send_text(&message.to_string())
+    }
+
+    /// Waits for the response with `id`, dropping other messages.
+    pub fn response(&mut self, id: u64) -> io::Result<Value> {
+        loop {
+            let message = self.next_json()?;
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return Ok(message);
+            }
+        }
+    }
+
+    /// Waits for the next notification named `method`, dropping other messages.
+    pub fn notification(&mut self, method: &str) -> io::Result<Value> {
+        loop {
+            let message = self.next_json()?;
+            if message.get("method") == Some(&json!(method)) && message.get("id").is_none() {
+                return Ok(message);
+            }
+        }
+    }
+
+    /// The next text message as JSON (pings are answered, other control frames skipped).
+    pub fn next_json(&mut self) -> io::Result<Value> {
+        loop {
+            match self.next_frame()? {
+                Frame::Text(text) => {
+                    return serde_json::from_str(&text).map_err(|e| {
+                        io::Error::other(format!("server sent bad JSON {text}: {e}"))
+                    });
+                }
+                Frame::Ping(payload) => self.send_frame(0xA, true, &payload)?,
+                Frame::Close(code, reason) => {
+                    return Err(io::Error::other(format!("closed: {code:?} {reason}")));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Sends one masked text frame.
+    pub fn send_text(&mut self, text: &str) -> io::Result<()> {
+        self.send_frame(0x1, true, text.as_bytes())
+    }
+
+    /// Sends one masked frame (any opcode, FIN as given).
+    pub fn send_frame(&mut self, opcode: u8, fin: bool, payload: &[u8]) -> io::Result<()> {
+        let mut frame = vec![(u8::from(fin) << 7) | opcode];
+        let len = payload.len();
+        if len < 126 {
+            frame.push(0x80 | len as u8);
+        } else if let Ok(len) = u16::try_from(len) {
+            frame.push(0x80 | 126);
+            frame.extend_from_slice(&len.to_be_bytes());
+        } else {
+            frame.push(0x80 | 127);
+            frame.extend_from_slice(&(len as u64).to_be_bytes());
+        }
+        let key = [0x37, 0xfa, 0x21, 0x3d];
+        frame.extend_from_slice(&key);
+        frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ key[i % 4]));
+        self.stream.write_all(&frame)
+    }
+
+    /// Writes raw bytes (for malformed input).
+    pub fn send_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stream.write_all(bytes)
+    }
+
+    /// The next frame from the server.
+    pub fn next_frame(&mut self) -> io::Result<Frame> {
+        self.fill(2)?;
+        let (b0, b1) = (self.buf[0], self.buf[1]);
+        if b1 & 0x80 != 0 {
+            return Err(io::Error::other("server frame is masked"));
+        }
+        let (len, start) = match b1 & 0x7f {
+            126 => {
+                self.fill(4)?;
+                (
+                    usize::from(u16::from_be_bytes([self.buf[2], self.buf[3]])),
+                    4,
+                )
+            }
+            127 => {
+                self.fill(10)?;
+                let mut n = [0; 8];
+                n.copy_from_slice(&self.buf[2..10]);
+                let len = usize::try_from(u64::from_be_bytes(n))
+                    .map_err(|_| io::Error::other("frame length overflows usize"))?;
+                (len, 10)
+            }
+            n => (usize::from(n), 2),
+        };
+        self.fill(start + len)?;
+        let payload: Vec<u8> = self.buf[start..start + len].to_vec();
+        self.buf.drain(..start + len);
+        Ok(match b0 & 0x0f {
+            0x1 => Frame::Text(
+                String::from_utf8(payload).map_err(|_| io::Error::other("text is not UTF-8"))?,
+            ),
+            0x8 if payload.len() >= 2 => Frame::Close(
+                Some(u16::from_be_bytes([payload[0], payload[1]])),
+                String::from_utf8_lossy(&payload[2..]).into_owned(),
+            ),
+            0x8 => Frame::Close(None, String::new()),
+            0x9 => Frame::Ping(payload),
+            0xA => Frame::Pong(payload),
+            other => Frame::Other(other, payload),
+        })
+    }
+
+    /// Reads until the server closes the TCP connection; returns what arrived meanwhile.
+    pub fn read_to_end(&mut self) -> io::Result<Vec<u8>> {
+        let mut rest = std::mem::take(&mut self.buf);
+        self.stream.read_to_end(&mut rest)?;
+        Ok(rest)
+    }
+
+    fn read_head(&mut self) -> io::Result<String> {
+        loop {
+            if let Some(end) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&self.buf[..end + 4]).into_owned();
+                if !head.starts_with("HTTP/1.1 101") {
+                    // An error response: take its body too (the server closes after it).
+                    let rest = self.read_to_end()?;
+                    return Ok(String::from_utf8_lossy(&rest).into_owned());
+                }
+                self.buf.drain(..end + 4);
+                return Ok(head);
+            }
+            self.read_more()?;
+        }
+    }
+
+    fn fill(&mut self, n: usize) -> io::Result<()> {
+        while self.buf.len() < n {
+            self.read_more()?;
+        }
+        Ok(())
+    }
+
+    fn read_more(&mut self) -> io::Result<()> {
+        let mut chunk = [0; 64 * 1024];
+        let n = self.stream.read(&mut chunk)?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "server closed",
+            ));
+        }
+        self.buf.extend_from_slice(&chunk[..n]);
+        Ok(())
+    }
+}
