@@ -401,10 +401,10 @@ function diffLines(before, after) {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       rows.push(row('same', a[i++]));
       j++;
-    } else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      rows.push(row('add', b[j++]));
-    } else {
+    } else if (i < a.length && (j === b.length || lcs[i + 1][j] >= lcs[i][j + 1])) {
       rows.push(row('del', a[i++]));
+    } else {
+      rows.push(row('add', b[j++]));
     }
   }
   return rows;
