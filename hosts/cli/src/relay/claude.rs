@@ -5,8 +5,8 @@ use super::io_util::{ReadOutcome, flush, read_once};
 use super::link::{ToPage, data_message};
 use super::server::{ClaudeConn, Relay};
 use mio::{Interest, Token};
-use std::io::Write;
 use std::net::Shutdown;
+use std::time::{Duration, Instant};
 
 /// Page link bytes queued above which claude sockets are no longer read (back-pressure).
 const LINK_HIGH_BYTES: usize = 16 << 20;
@@ -14,6 +14,8 @@ const LINK_HIGH_BYTES: usize = 16 << 20;
 const LINK_LOW_BYTES: usize = 4 << 20;
 /// Bytes the page may queue for one claude connection that does not read; then it is closed.
 const CLAUDE_OUT_CAP_BYTES: usize = 128 << 20;
+/// How long a connection the page closed may take to close its side.
+const LINGER: Duration = Duration::from_secs(2);
 /// Why claude is turned away when no editor page is linked.
 const NO_PAGE: &str = "no editor page is linked: open the URL idelink relay printed\n";
 
@@ -24,13 +26,12 @@ impl Relay {
             let token = self.next_token();
             let conn = u32::try_from(token);
             let (Some(_), Ok(conn)) = (self.link, conn) else {
-                // Best effort: the socket is new and empty, so the short answer fits.
                 let answer = format!(
                     "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
                      Content-Length: {}\r\nConnection: close\r\n\r\n{NO_PAGE}",
                     NO_PAGE.len()
                 );
-                let _ = stream.write(answer.as_bytes());
+                self.answer_and_close(stream, answer.into_bytes());
                 continue;
             };
             let registered = self.poll.registry().register(
@@ -48,6 +49,7 @@ impl Relay {
                     stream,
                     out: Vec::new(),
                     closing: false,
+                    lingering_until: None,
                     paused: false,
                 },
             );
@@ -74,7 +76,13 @@ impl Relay {
             let Some(c) = self.claude.get_mut(&token) else {
                 return;
             };
+            let lingering = c.lingering_until.is_some();
             match read_once(&mut c.stream, &mut self.read_buf) {
+                ReadOutcome::Data(_) if lingering => {}
+                ReadOutcome::Gone if lingering => {
+                    self.drop_claude(token);
+                    return;
+                }
                 ReadOutcome::Data(n) => {
                     data_message(conn, &self.read_buf[..n], &mut self.scratch);
                     let message = std::mem::take(&mut self.scratch);
@@ -97,7 +105,12 @@ impl Relay {
             return;
         };
         match flush(&mut c.stream, &mut c.out) {
-            Ok(true) if c.closing => self.drop_claude(token),
+            Ok(true) if c.closing && c.lingering_until.is_none() => {
+                c.lingering_until = Some(Instant::now() + LINGER);
+                if c.stream.shutdown(Shutdown::Write).is_err() {
+                    self.drop_claude(token);
+                }
+            }
             Ok(_) => {}
             Err(_) => {
                 self.drop_claude(token);
@@ -153,6 +166,20 @@ impl Relay {
                 c.paused = false;
             }
             self.claude_readable(token);
+        }
+    }
+
+    /// Drops the connections whose linger ran out.
+    pub(super) fn claude_timers(&mut self) {
+        let now = Instant::now();
+        let expired: Vec<usize> = self
+            .claude
+            .iter()
+            .filter(|(_, c)| c.lingering_until.is_some_and(|until| now >= until))
+            .map(|(t, _)| *t)
+            .collect();
+        for token in expired {
+            self.drop_claude(token);
         }
     }
 

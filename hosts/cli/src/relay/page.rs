@@ -8,6 +8,7 @@ use super::server::Relay;
 use idelink_core::ws::{Message, ServerSocket, WsConfig, close_code};
 use mio::net::TcpStream;
 use mio::{Interest, Token};
+use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
 /// Time for a browser to send its request head, and then to take the answer.
@@ -17,11 +18,14 @@ const REPLACED: u16 = 4000;
 /// Largest message from the page: it sends claude's answers in chunks of at most 1 MiB.
 const MAX_LINK_MESSAGE_BYTES: usize = 8 << 20;
 
-/// One browser connection.
+/// One browser connection (or a claude connection turned away, answered like one).
 pub(super) struct PageConn {
     stream: TcpStream,
     inbuf: Vec<u8>,
     out: Vec<u8>,
+    /// The answer went out and our side is shut: wait for the peer's end of stream, so that
+    /// closing with its unread bytes pending does not reset the answer away.
+    write_shut: bool,
     pub(super) stage: Stage,
 }
 
@@ -29,7 +33,7 @@ pub(super) struct PageConn {
 pub(super) enum Stage {
     /// Reading the request head until the deadline.
     Head { deadline: Instant },
-    /// Answered: flush, then close, by the deadline.
+    /// Answered: flush, shut our side, read until the peer closes; all by the deadline.
     Answered { deadline: Instant },
     /// Upgraded to the page link.
     Link(Box<ServerSocket>),
@@ -44,25 +48,40 @@ enum Owned {
 impl Relay {
     /// Accepts every pending browser connection.
     pub(super) fn accept_page(&mut self) {
-        while let Ok((mut stream, _)) = self.http_listener.accept() {
-            let token = self.next_token();
-            let registered = self.poll.registry().register(
-                &mut stream,
-                Token(token),
-                Interest::READABLE | Interest::WRITABLE,
-            );
-            if registered.is_ok() {
-                let conn = PageConn {
-                    stream,
-                    inbuf: Vec::new(),
-                    out: Vec::new(),
-                    stage: Stage::Head {
-                        deadline: Instant::now() + HTTP_DEADLINE,
-                    },
-                };
-                self.page.insert(token, conn);
-                self.page_ready(token);
-            }
+        while let Ok((stream, _)) = self.http_listener.accept() {
+            let head = Stage::Head {
+                deadline: Instant::now() + HTTP_DEADLINE,
+            };
+            self.add_page_conn(stream, Vec::new(), head);
+        }
+    }
+
+    /// Sends `answer` on `stream` and closes it gracefully (for a claude connection arriving
+    /// while no page is linked).
+    pub(super) fn answer_and_close(&mut self, stream: TcpStream, answer: Vec<u8>) {
+        let answered = Stage::Answered {
+            deadline: Instant::now() + HTTP_DEADLINE,
+        };
+        self.add_page_conn(stream, answer, answered);
+    }
+
+    fn add_page_conn(&mut self, mut stream: TcpStream, out: Vec<u8>, stage: Stage) {
+        let token = self.next_token();
+        let registered = self.poll.registry().register(
+            &mut stream,
+            Token(token),
+            Interest::READABLE | Interest::WRITABLE,
+        );
+        if registered.is_ok() {
+            let conn = PageConn {
+                stream,
+                inbuf: Vec::new(),
+                out,
+                write_shut: false,
+                stage,
+            };
+            self.page.insert(token, conn);
+            self.page_ready(token);
         }
     }
 
@@ -311,8 +330,8 @@ impl Relay {
         }
     }
 
-    /// Writes what `token` has queued; closes an answered connection once it is all written,
-    /// and a link once its WebSocket finished (after one last attempt to write).
+    /// Writes what `token` has queued; shuts the write side of an answered connection once it
+    /// is all written; closes a link once its WebSocket finished (after one last write).
     fn flush_page(&mut self, token: usize) {
         let Some(conn) = self.page.get_mut(&token) else {
             return;
@@ -320,9 +339,12 @@ impl Relay {
         let flushed = flush(&mut conn.stream, &mut conn.out);
         let done = match (&conn.stage, flushed) {
             (_, Err(_)) => true,
-            (Stage::Answered { .. }, Ok(all)) => all,
+            (Stage::Answered { .. }, Ok(true)) if !conn.write_shut => {
+                conn.write_shut = true;
+                conn.stream.shutdown(Shutdown::Write).is_err()
+            }
+            (Stage::Answered { .. } | Stage::Head { .. }, Ok(_)) => false,
             (Stage::Link(ws), Ok(_)) => ws.finished().is_some(),
-            (Stage::Head { .. }, Ok(_)) => false,
         };
         if done {
             self.drop_page(token);

@@ -34,6 +34,9 @@ pub(super) struct ClaudeConn {
     pub(super) out: Vec<u8>,
     /// The page asked to close it: close once `out` is written.
     pub(super) closing: bool,
+    /// Everything went and our side is shut: read and discard until claude closes (closing
+    /// with its unread bytes pending would reset our last bytes away), until this instant.
+    pub(super) lingering_until: Option<Instant>,
     /// Reading stopped because the page link is backed up.
     pub(super) paused: bool,
 }
@@ -229,6 +232,7 @@ impl Relay {
 
     fn timers(&mut self) {
         self.page_timers();
+        self.claude_timers();
         if self.lock.is_some() && self.lock_checked.elapsed() >= LOCK_CHECK {
             self.lock_checked = Instant::now();
             if let Some(Err(e)) = self.lock.as_mut().map(LockFileGuard::restore_if_missing) {
