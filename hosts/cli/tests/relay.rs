@@ -96,6 +96,9 @@ impl Relay {
         };
         assert!(status.success(), "{status}");
         assert!(!self.lock_path().exists(), "the lock must be gone on exit");
+        if let Some(dir) = self.lock_dir.parent() {
+            std::fs::remove_dir_all(dir).unwrap();
+        }
     }
 }
 
