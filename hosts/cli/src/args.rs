@@ -29,6 +29,9 @@ pub enum Command {
     /// are shown as coloured diffs in this terminal to accept, reject or edit. The file is
     /// never written by idelink: claude writes it after you accept.
     Serve(ServeArgs),
+    /// Relay claude to an editor running in a browser page (the wasm engine): serves the
+    /// demo editor and prints the URL to open; writes the lock while the page is linked.
+    Relay(crate::relay::RelayArgs),
     /// Print the environment a terminal should export so `claude` connects to PORT.
     Env {
         /// The port idelink (or your editor) listens on.

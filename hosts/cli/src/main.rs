@@ -4,6 +4,7 @@
 mod args;
 mod env_cmd;
 mod logging;
+mod relay;
 mod serve;
 mod signals;
 mod stdio;
@@ -18,6 +19,7 @@ fn main() -> ExitCode {
     logging::init(cli.verbose);
     match cli.command {
         Command::Serve(args) => serve::run(args),
+        Command::Relay(args) => relay::run(args),
         Command::Env { port, shell } => {
             let no_proxy = std::env::var("no_proxy")
                 .or_else(|_| std::env::var("NO_PROXY"))

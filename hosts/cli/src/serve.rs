@@ -51,7 +51,7 @@ fn serve(args: ServeArgs) -> Result<(), Box<dyn Error>> {
 }
 
 /// The workspace folder: DIR or the current folder, made absolute and canonical.
-fn workspace_dir(dir: Option<&Path>) -> Result<PathBuf, Box<dyn Error>> {
+pub(crate) fn workspace_dir(dir: Option<&Path>) -> Result<PathBuf, Box<dyn Error>> {
     let dir = match dir {
         Some(dir) => dir.to_owned(),
         None => std::env::current_dir()?,
@@ -69,7 +69,7 @@ fn workspace_dir(dir: Option<&Path>) -> Result<PathBuf, Box<dyn Error>> {
 }
 
 /// The path as the CLI sees it: UTF-8, forward slashes.
-fn path_text(path: &Path) -> Result<String, Box<dyn Error>> {
+pub(crate) fn path_text(path: &Path) -> Result<String, Box<dyn Error>> {
     let text = path.to_str().ok_or_else(|| {
         format!(
             "cannot serve {}: the path is not valid UTF-8, and claude matches folders as text",

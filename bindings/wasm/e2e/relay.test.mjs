@@ -1,0 +1,185 @@
+// The whole chain in a real browser: `idelink relay` + the demo page running the wasm engine in
+// Chromium + a protocol client that connects like the claude CLI. Needs /usr/bin/chromium
+// (Debian's), driven by playwright-core (which never downloads a browser), the idelink binary
+// (IDELINK_BIN, else <CARGO_TARGET_DIR or target>/debug/idelink) and bindings/wasm/pkg/web.
+// IDELINK_SCREENSHOT=<file.png> saves the page with the diff panel open.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { once } from 'node:events';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { ClaudeClient, deadline } from '../testkit/claude-client.mjs';
+
+const WAIT_MS = 20_000;
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const bin = process.env.IDELINK_BIN ?? resolve(root, process.env.CARGO_TARGET_DIR ?? 'target', 'debug', 'idelink');
+const CHROMIUM_FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run',
+];
+
+const dir = mkdtempSync(join(tmpdir(), 'idelink-e2e-'));
+const work = join(dir, 'work');
+const lockDir = join(dir, 'ide');
+let relay;
+let lines;
+let pageUrl;
+let httpPort;
+let context;
+let page;
+
+/** Resolves with the first relay stdout line containing `needle` (lines seen are consumed). */
+function relayLine(needle) {
+  return deadline(new Promise((resolve) => {
+    const look = () => {
+      const at = lines.seen.findIndex((l) => l.includes(needle));
+      if (at >= 0) return resolve(lines.seen.splice(0, at + 1)[at]);
+      lines.wake = look;
+    };
+    look();
+  }), WAIT_MS, `relay output ${JSON.stringify(needle)}`);
+}
+
+/** The status line of a raw HTTP request to the relay's page port. */
+async function statusOf(request) {
+  const socket = net.connect(httpPort, '127.0.0.1');
+  socket.write(request);
+  let answer = '';
+  socket.on('data', (d) => { answer += d.toString('latin1'); });
+  await deadline(once(socket, 'close'), WAIT_MS, 'the relay to answer and close');
+  return answer.split('\r\n')[0];
+}
+
+function linkRequest(query, origin) {
+  return `GET /link${query} HTTP/1.1\r\nHost: 127.0.0.1:${httpPort}\r\n` +
+    (origin ? `Origin: ${origin}\r\n` : '') +
+    'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
+    'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n';
+}
+
+function lockCount() {
+  return existsSync(lockDir) ? readdirSync(lockDir).filter((n) => n.endsWith('.lock')).length : 0;
+}
+
+function readLock() {
+  const name = readdirSync(lockDir).find((n) => n.endsWith('.lock'));
+  assert.ok(name, `no lock file in ${lockDir}`);
+  return { port: Number(name.replace('.lock', '')), ...JSON.parse(readFileSync(join(lockDir, name), 'utf8')) };
+}
+
+function texts(response) {
+  assert.ok(response.result?.content, `not a tool result: ${JSON.stringify(response)}`);
+  return response.result.content.map((item) => item.text);
+}
+
+before(async () => {
+  assert.ok(existsSync(bin), `${bin} is missing: cargo build -p idelink`);
+  mkdirSync(work);
+  writeFileSync(join(work, 'hello.txt'), 'line one\nline two\nline three\n');
+  relay = spawn(bin, ['relay', '--lock-dir', lockDir, work], { stdio: ['ignore', 'pipe', 'inherit'] });
+  lines = { seen: [], wake: null };
+  createInterface({ input: relay.stdout }).on('line', (line) => {
+    lines.seen.push(line);
+    lines.wake?.();
+  });
+  pageUrl = (await relayLine('open http://127.0.0.1:')).slice('open '.length);
+  httpPort = Number(new URL(pageUrl).port);
+  context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1360, height: 760 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+});
+
+after(async () => {
+  await context?.close();
+  if (relay && relay.exitCode === null) {
+    relay.kill('SIGTERM');
+    await deadline(once(relay, 'exit'), WAIT_MS, 'the relay to exit');
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('the page link is refused without the secret or from another origin', async () => {
+  const secret = new URL(pageUrl).hash.replace('#secret=', '');
+  const origin = `http://127.0.0.1:${httpPort}`;
+  assert.equal(await statusOf(linkRequest('', origin)), 'HTTP/1.1 401 Unauthorized');
+  assert.equal(await statusOf(linkRequest(`?secret=${secret}`, 'http://evil.example')), 'HTTP/1.1 403 Forbidden');
+  assert.equal(await statusOf(linkRequest(`?secret=${secret}`, null)), 'HTTP/1.1 403 Forbidden');
+});
+
+test('a page opened without the secret does not link', async () => {
+  const bare = await context.newPage();
+  await bare.goto(pageUrl.replace(/#.*/, ''));
+  await bare.waitForFunction(() => document.getElementById('status').textContent.includes('no secret'), null, { timeout: WAIT_MS });
+  assert.equal(lockCount(), 0, 'no page linked, so no lock');
+  await bare.close();
+});
+
+test('claude drives the browser editor through the relay', async () => {
+  await page.goto(pageUrl);
+  await page.waitForSelector('body[data-link="linked"]', { timeout: WAIT_MS });
+  await relayLine('page linked');
+  const lock = readLock();
+  assert.equal(lock.ideName, 'idelink (browser)');
+  const client = await ClaudeClient.connect(lock.port, lock.authToken, WAIT_MS);
+  const tools = await client.call('tools/list', {});
+  assert.ok(tools.result.tools.some((t) => t.name === 'openDiff'));
+
+  // A selection made in the page arrives as selection_changed.
+  await page.click('#file-list button[data-path="hello.txt"]');
+  await page.waitForFunction(() => document.getElementById('editor').value.startsWith('line one'), null, { timeout: WAIT_MS });
+  await page.waitForSelector('body[data-ready="1"]', { timeout: WAIT_MS });
+  await page.locator('#editor').evaluate((el) => { el.focus(); el.setSelectionRange(5, 13); });
+  const selected = await client.notification('selection_changed', (p) => p.text === 'one\nline');
+  assert.equal(selected.params.filePath, join(work, 'hello.txt'));
+  assert.deepEqual(selected.params.selection.start, { line: 0, character: 5 });
+  assert.deepEqual(selected.params.selection.end, { line: 1, character: 4 });
+
+  // "Send selection to claude" mentions the lines.
+  await page.click('#mention');
+  const mentioned = await client.notification('at_mentioned');
+  assert.deepEqual(mentioned.params, { filePath: join(work, 'hello.txt'), lineStart: 0, lineEnd: 1 });
+
+  // openDiff shows a diff panel; Accept after editing returns FILE_SAVED with the final text.
+  const path = join(work, 'hello.txt');
+  const tab = '✻ [Claude Code] hello.txt (e2e001) ⧉';
+  const proposed = 'line one\nline 2\nline three\n';
+  const saved = client.call('tools/call', {
+    name: 'openDiff',
+    arguments: { old_file_path: path, new_file_path: path, new_file_contents: proposed, tab_name: tab },
+  });
+  const panel = page.locator('.diff');
+  await panel.waitFor({ timeout: WAIT_MS });
+  assert.equal(await panel.locator('h3').textContent(), tab);
+  assert.deepEqual(await panel.locator('.diff-view .del').allTextContents(), ['- line two']);
+  assert.deepEqual(await panel.locator('.diff-view .add').allTextContents(), ['+ line 2']);
+  if (process.env.IDELINK_SCREENSHOT) await page.screenshot({ path: process.env.IDELINK_SCREENSHOT });
+  const edited = `${proposed}line four, by the user\n`;
+  await panel.locator('textarea.proposed').fill(edited);
+  await panel.locator('button.accept').click();
+  assert.deepEqual(texts(await saved), ['FILE_SAVED', edited]);
+  assert.equal(readFileSync(path, 'utf8'), 'line one\nline two\nline three\n', 'the editor never writes: claude does');
+
+  // Reject answers DIFF_REJECTED with the tab name.
+  const rejected = client.call('tools/call', {
+    name: 'openDiff',
+    arguments: { old_file_path: path, new_file_path: path, new_file_contents: 'nope\n', tab_name: 'tab-2' },
+  });
+  await page.locator('.diff button.reject').click({ timeout: WAIT_MS });
+  assert.deepEqual(texts(await rejected), ['DIFF_REJECTED', 'tab-2']);
+
+  // When the page goes away, claude's connection and the lock go too.
+  await page.close();
+  await deadline(client.ended, WAIT_MS, 'the relay to close the claude connection');
+  await relayLine('page gone');
+  assert.equal(lockCount(), 0, 'the lock goes with the page');
+});

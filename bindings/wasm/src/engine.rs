@@ -1,0 +1,141 @@
+//! The `Engine` class: one method per core input or output, converting and nothing else.
+
+use crate::convert::{from_js, host_error, id_number, integer, millis_number, timestamp, to_js};
+use idelink_core::{AuthToken, Config, ConnId, EditorEvent, ToolCallId, ToolOutcome};
+use wasm_bindgen::prelude::*;
+
+/// One protocol endpoint (one port, one token, any number of client connections). Feed it
+/// transport and editor inputs, then drain `pollOutput()` until it returns `null` and wake it
+/// at `pollTimeout()`; see `idelink_core::Engine` for the run loop.
+#[wasm_bindgen]
+pub struct Engine {
+    inner: idelink_core::Engine,
+}
+
+#[wasm_bindgen]
+impl Engine {
+    /// An engine for `config` (the core `Config` JSON form: camelCase, every field optional,
+    /// unknown fields refused) that admits clients presenting `authToken`. Throws on a
+    /// malformed config or token.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "Config")] config: JsValue,
+        #[wasm_bindgen(js_name = authToken)] auth_token: &str,
+    ) -> Result<Engine, JsError> {
+        let config: Config = from_js("config", &config)?;
+        let token = AuthToken::parse(auth_token).map_err(host_error)?;
+        Ok(Engine {
+            inner: idelink_core::Engine::new(config, token),
+        })
+    }
+
+    /// A transport connection was accepted; returns its id (numbers count from 1).
+    #[wasm_bindgen(js_name = handleAccept)]
+    pub fn handle_accept(&mut self, now: f64) -> Result<f64, JsError> {
+        let conn = self.inner.handle_accept(timestamp(now)?);
+        Ok(id_number(conn.as_u64()))
+    }
+
+    /// Bytes arrived on `conn`. Throws for an unknown connection.
+    #[wasm_bindgen(js_name = handleBytes)]
+    pub fn handle_bytes(&mut self, now: f64, conn: f64, bytes: &[u8]) -> Result<(), JsError> {
+        let (now, conn) = (timestamp(now)?, conn_id(conn)?);
+        self.inner
+            .handle_bytes(now, conn, bytes)
+            .map_err(host_error)
+    }
+
+    /// `conn`'s transport is gone (end of stream, error, or the close the engine asked for).
+    /// Throws for an unknown connection.
+    #[wasm_bindgen(js_name = handleClosed)]
+    pub fn handle_closed(&mut self, now: f64, conn: f64) -> Result<(), JsError> {
+        let (now, conn) = (timestamp(now)?, conn_id(conn)?);
+        self.inner.handle_closed(now, conn).map_err(host_error)
+    }
+
+    /// Asks for `conn` to be closed (an open client gets close code 1001). Throws for an
+    /// unknown connection.
+    pub fn close(&mut self, now: f64, conn: f64) -> Result<(), JsError> {
+        let (now, conn) = (timestamp(now)?, conn_id(conn)?);
+        self.inner.close(now, conn).map_err(host_error)
+    }
+
+    /// Closes every connection (the editor is going away).
+    pub fn shutdown(&mut self, now: f64) -> Result<(), JsError> {
+        self.inner.shutdown(timestamp(now)?);
+        Ok(())
+    }
+
+    /// An editor event in its JSON form (`{type: "selectionChanged", ...}`). Throws when the
+    /// object is not a valid event.
+    #[wasm_bindgen(js_name = handleEditorEvent)]
+    pub fn handle_editor_event(
+        &mut self,
+        now: f64,
+        #[wasm_bindgen(unchecked_param_type = "EditorEvent")] event: JsValue,
+    ) -> Result<(), JsError> {
+        let now = timestamp(now)?;
+        let event: EditorEvent = from_js("event", &event)?;
+        self.inner.handle_editor_event(now, &event);
+        Ok(())
+    }
+
+    /// The editor's answer to tool request `id` (`{outcome: "diffSaved", finalText}`, ...).
+    /// Throws when the id is unknown, answered or cancelled, or the outcome does not fit.
+    #[wasm_bindgen(js_name = handleToolOutcome)]
+    pub fn handle_tool_outcome(
+        &mut self,
+        now: f64,
+        id: f64,
+        #[wasm_bindgen(unchecked_param_type = "ToolOutcome")] outcome: JsValue,
+    ) -> Result<(), JsError> {
+        let now = timestamp(now)?;
+        let id = ToolCallId::from_u64(integer("id", id)?);
+        let outcome: ToolOutcome = from_js("outcome", &outcome)?;
+        self.inner
+            .handle_tool_outcome(now, id, &outcome)
+            .map_err(host_error)
+    }
+
+    /// The deadline from `pollTimeout()` came (early or repeated calls are harmless).
+    #[wasm_bindgen(js_name = handleTimeout)]
+    pub fn handle_timeout(&mut self, now: f64) -> Result<(), JsError> {
+        self.inner.handle_timeout(timestamp(now)?);
+        Ok(())
+    }
+
+    /// The next output (`{kind: "transmit", conn}`, `{kind: "closeTransport", conn}` or
+    /// `{kind: "event", event: ..., ...}`), or `null` when there is nothing more.
+    #[wasm_bindgen(js_name = pollOutput, unchecked_return_type = "Output | null")]
+    pub fn poll_output(&mut self) -> Result<JsValue, JsError> {
+        match self.inner.poll_output() {
+            Some(output) => to_js(&output),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// When `handleTimeout` is next due, in the same milliseconds as `now`, if ever.
+    #[wasm_bindgen(js_name = pollTimeout)]
+    pub fn poll_timeout(&self) -> Option<f64> {
+        self.inner.poll_timeout().map(millis_number)
+    }
+
+    /// A copy of `conn`'s unsent bytes (empty for an unknown connection). Send a prefix, then
+    /// report its length with `handleSent`.
+    pub fn outbound(&self, conn: f64) -> Result<Vec<u8>, JsError> {
+        Ok(self.inner.outbound(conn_id(conn)?).to_vec())
+    }
+
+    /// The first `n` bytes of `outbound(conn)` were sent. Throws for an unknown connection or
+    /// more bytes than were buffered.
+    #[wasm_bindgen(js_name = handleSent)]
+    pub fn handle_sent(&mut self, conn: f64, n: f64) -> Result<(), JsError> {
+        let conn = conn_id(conn)?;
+        let n = usize::try_from(integer("n", n)?).map_err(host_error)?;
+        self.inner.handle_sent(conn, n).map_err(host_error)
+    }
+}
+
+fn conn_id(conn: f64) -> Result<ConnId, JsError> {
+    Ok(ConnId::from_u64(integer("conn", conn)?))
+}

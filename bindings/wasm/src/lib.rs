@@ -1,0 +1,41 @@
+//! # idelink-wasm
+//!
+//! The [`idelink_core`] engine for JavaScript, built with wasm-bindgen for browsers
+//! (`--target web`) and Node (`--target nodejs`). It only converts types: every protocol rule
+//! lives in the core crate, and the page (or the Node program) owns the transport, the clock
+//! and the token.
+//!
+//! The JS surface mirrors the Node (napi) binding:
+//!
+//! ```js
+//! const engine = new Engine({ port: 40000, workspaceFolders: ["/w"] }, token);
+//! const conn = engine.handleAccept(now);
+//! engine.handleBytes(now, conn, bytes);           // Uint8Array
+//! for (let out; (out = engine.pollOutput()) !== null; ) {
+//!   if (out.kind === "transmit") {
+//!     const bytes = engine.outbound(out.conn);    // Uint8Array (a copy)
+//!     socket.send(bytes);
+//!     engine.handleSent(out.conn, bytes.length);
+//!   }
+//! }
+//! const deadline = engine.pollTimeout();          // number | undefined
+//! ```
+//!
+//! ## Conversions
+//!
+//! - Times are JS numbers of milliseconds on a monotonic clock (`performance.now()`); a
+//!   fractional part is dropped. Ids and byte counts are non-negative integer numbers.
+//! - Bytes are `Uint8Array` (copied across the boundary in both directions).
+//! - Structured values (the config, editor events, tool outcomes, outputs) are plain objects in
+//!   the JSON forms the core crate documents. They cross as JSON text through the JS engine's
+//!   own `JSON.stringify` / `JSON.parse` and `serde_json`: the forms are then exactly those the
+//!   transcript vectors, the Node binding and the stdio sidecar use (`null` for an absent
+//!   option, plain objects for maps), and the module links no second serializer.
+//! - Host misuse (an unknown connection, a malformed event, a tool call answered twice)
+//!   throws a JS `Error` whose message says what was wrong; the engine is then unchanged.
+
+mod convert;
+mod engine;
+mod types;
+
+pub use engine::Engine;

@@ -1,0 +1,96 @@
+// The binding's own contract: conversions, host misuse thrown as Error, the run-loop calls.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine } from '../testkit/load.mjs';
+
+const { Engine } = loadEngine();
+const TOKEN = '00112233445566778899aabbccddeeff';
+const PORT = 40000;
+
+function upgrade(token) {
+  return Buffer.from(
+    `GET / HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n' +
+      `Sec-WebSocket-Protocol: mcp\r\nx-claude-code-ide-authorization: ${token}\r\n\r\n`,
+  );
+}
+
+function drain(engine) {
+  const all = [];
+  for (let out = engine.pollOutput(); out !== null; out = engine.pollOutput()) all.push(out);
+  return all;
+}
+
+test('a client with the token is upgraded and reported connected', () => {
+  const engine = new Engine({ port: PORT }, TOKEN);
+  const conn = engine.handleAccept(0);
+  assert.equal(conn, 1);
+  engine.handleBytes(0, conn, upgrade(TOKEN));
+  const outputs = drain(engine);
+  assert.deepEqual(outputs[0], { kind: 'transmit', conn: 1 });
+  assert.deepEqual(outputs[1], { kind: 'event', event: 'connected', conn: 1, userAgent: null });
+  const bytes = engine.outbound(conn);
+  assert.ok(bytes instanceof Uint8Array);
+  assert.match(Buffer.from(bytes).toString('latin1'), /^HTTP\/1\.1 101 /);
+  engine.handleSent(conn, 10);
+  assert.equal(engine.outbound(conn).length, bytes.length - 10, 'a partial send leaves the rest');
+  engine.free();
+});
+
+test('a wrong token gets 401 and the transport closed', () => {
+  const engine = new Engine({ port: PORT }, TOKEN);
+  const conn = engine.handleAccept(0);
+  engine.handleBytes(0, conn, upgrade('ffffffffffffffffffffffffffffffff'));
+  const kinds = drain(engine).map((o) => o.kind);
+  assert.deepEqual(kinds.slice(0, 2), ['transmit', 'closeTransport']);
+  assert.match(Buffer.from(engine.outbound(conn)).toString('latin1'), /^HTTP\/1\.1 401 /);
+  engine.free();
+});
+
+test('timers: a handshake deadline is pending after an accept, and absent before', () => {
+  const engine = new Engine({ port: PORT, handshakeTimeoutMs: 250 }, TOKEN);
+  assert.equal(engine.pollTimeout(), undefined);
+  engine.handleAccept(1000.7);
+  assert.equal(engine.pollTimeout(), 1250, 'the fraction of now is dropped');
+  engine.handleTimeout(1250);
+  const closed = drain(engine).find((o) => o.event === 'closed');
+  assert.deepEqual(closed.reason, { kind: 'handshakeTimeout' });
+  engine.free();
+});
+
+test('editor events and outcomes in their JSON forms are accepted', () => {
+  const engine = new Engine({ port: PORT, workspaceFolders: ['/w'] }, TOKEN);
+  engine.handleEditorEvent(0, {
+    type: 'selectionChanged', path: '/w/a.rs', text: 'fn',
+    selection: { start: { line: 0, character: 0 }, end: { line: 0, character: 2 } },
+  });
+  engine.handleEditorEvent(0, { type: 'mention', path: '/w/a.rs', lineStart: 1 });
+  assert.deepEqual(drain(engine), []);
+  engine.free();
+});
+
+test('host misuse throws an Error that says what is wrong', () => {
+  const engine = new Engine({ port: PORT }, TOKEN);
+  const cases = [
+    [() => engine.handleBytes(0, 7, new Uint8Array(1)), /unknown connection conn#7/],
+    [() => engine.handleClosed(0, 7), /unknown connection/],
+    [() => engine.close(0, 7), /unknown connection/],
+    [() => engine.handleSent(7, 1), /unknown connection/],
+    [() => engine.handleAccept(-1), /now must be a non-negative finite number/],
+    [() => engine.handleTimeout(Number.NaN), /now must be/],
+    [() => engine.handleClosed(0, 1.5), /conn must be a non-negative integer/],
+    [() => engine.handleEditorEvent(0, { type: 'documentExploded', path: '/w' }), /^event: unknown variant/],
+    [() => engine.handleEditorEvent(0, undefined), /event must be a plain object/],
+    [() => engine.handleToolOutcome(0, 1, { outcome: 'diffRejected' }), /unknown tool call call#1/],
+    [() => engine.handleToolOutcome(0, 1, { outcome: 'exploded' }), /^outcome: unknown variant/],
+    [() => new Engine({ port: PORT, colour: 'red' }, TOKEN), /^config: unknown field `colour`/],
+    [() => new Engine({ port: 70000 }, TOKEN), /^config: /],
+    [() => new Engine({ port: PORT }, ''), /auth token is empty/],
+  ];
+  for (const [call, message] of cases) {
+    assert.throws(call, (e) => e instanceof Error && message.test(e.message), String(call));
+  }
+  const conn = engine.handleAccept(0);
+  assert.throws(() => engine.handleSent(conn, 1), /reported 1 bytes sent, only 0 buffered/);
+  engine.free();
+});

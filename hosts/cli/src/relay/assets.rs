@@ -1,0 +1,120 @@
+//! The files the relay serves to the browser: the demo editor, compiled into the binary, and the
+//! wasm package (a build output of `bindings/wasm/build.sh`), read from disk on each request.
+
+use std::path::{Path, PathBuf};
+
+/// The demo editor's own files, by URL path.
+const EMBEDDED: [(&str, &str, &str); 3] = [
+    (
+        "/",
+        "text/html; charset=utf-8",
+        include_str!("../../../../bindings/wasm/demo/index.html"),
+    ),
+    (
+        "/app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../../bindings/wasm/demo/app.js"),
+    ),
+    (
+        "/style.css",
+        "text/css; charset=utf-8",
+        include_str!("../../../../bindings/wasm/demo/style.css"),
+    ),
+];
+
+/// The wasm package's files, by URL path, as named in its folder.
+const PACKAGE: [(&str, &str, &str); 2] = [
+    (
+        "/pkg/idelink_wasm.js",
+        "idelink_wasm.js",
+        "text/javascript; charset=utf-8",
+    ),
+    (
+        "/pkg/idelink_wasm_bg.wasm",
+        "idelink_wasm_bg.wasm",
+        "application/wasm",
+    ),
+];
+
+/// The wasm package folder of the checkout this binary was built from.
+pub fn default_package_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bindings/wasm/pkg/web")
+}
+
+/// What the relay serves.
+pub struct Assets {
+    package_dir: PathBuf,
+}
+
+impl Assets {
+    /// Serves the wasm package from `package_dir` (`pkg/web` of the wasm binding).
+    pub fn new(package_dir: PathBuf) -> Self {
+        Assets { package_dir }
+    }
+
+    /// The package folder, when it holds a build; else the command that makes one.
+    pub fn check(&self) -> Result<(), String> {
+        let missing: Vec<&str> = PACKAGE
+            .iter()
+            .map(|(_, name, _)| *name)
+            .filter(|name| !self.package_dir.join(name).is_file())
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "{} lacks {}: build it with `bash bindings/wasm/build.sh`, or pass --wasm-dir",
+            self.package_dir.display(),
+            missing.join(", ")
+        ))
+    }
+
+    /// Whether `path` is a file the relay serves.
+    pub fn has(&self, path: &str) -> bool {
+        EMBEDDED.iter().any(|(p, ..)| *p == path) || PACKAGE.iter().any(|(p, ..)| *p == path)
+    }
+
+    /// The content type and bytes of `path`, or why it cannot be served.
+    pub fn get(&self, path: &str) -> Result<(&'static str, Vec<u8>), String> {
+        if let Some((_, kind, text)) = EMBEDDED.iter().find(|(p, ..)| *p == path) {
+            return Ok((kind, text.as_bytes().to_vec()));
+        }
+        let (_, name, kind) = PACKAGE
+            .iter()
+            .find(|(p, ..)| *p == path)
+            .ok_or_else(|| format!("{path} is not served"))?;
+        let file = self.package_dir.join(name);
+        let bytes = std::fs::read(&file).map_err(|e| {
+            format!(
+                "cannot read {}: {e}; build it with `bash bindings/wasm/build.sh`",
+                file.display()
+            )
+        })?;
+        Ok((kind, bytes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_demo_is_embedded_and_the_package_is_read_from_its_folder() {
+        let dir = std::env::temp_dir().join(format!("idelink-assets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let assets = Assets::new(dir.clone());
+        assert!(assets.check().unwrap_err().contains("build.sh"));
+        assert!(assets.get("/").unwrap().1.starts_with(b"<!doctype html>"));
+        assert!(assets.has("/pkg/idelink_wasm_bg.wasm"));
+        assert!(!assets.has("/../Cargo.toml"));
+        std::fs::write(dir.join("idelink_wasm.js"), "export {}").unwrap();
+        std::fs::write(dir.join("idelink_wasm_bg.wasm"), b"\0asm").unwrap();
+        assert_eq!(assets.check(), Ok(()));
+        let (kind, bytes) = assets.get("/pkg/idelink_wasm_bg.wasm").unwrap();
+        assert_eq!(
+            (kind, bytes.as_slice()),
+            ("application/wasm", &b"\0asm"[..])
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
