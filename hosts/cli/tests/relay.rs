@@ -8,14 +8,15 @@
 
 use idelink_test_client::{Client, Frame};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::{Duration, Instant};
+use std::process::{Child, Stdio};
+use std::sync::mpsc::Receiver;
 
-const DEADLINE: Duration = Duration::from_secs(20);
+mod support;
+
+use support::{DEADLINE, idelink, lines, wait_exit, wait_for_line};
 
 struct Relay {
     child: Child,
@@ -35,11 +36,9 @@ impl Relay {
         let work = dir.join("work").canonicalize().unwrap();
         std::fs::write(work.join("hello.txt"), "line one\nline two\n").unwrap();
         let lock_dir = dir.join("ide");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_idelink"))
-            .args(["relay", "--lock-dir"])
+        let mut child = idelink(&["relay", "--lock-dir"])
             .arg(&lock_dir)
             .arg(&work)
-            .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -86,42 +85,11 @@ impl Relay {
     fn stop(mut self) {
         let pid = rustix::process::Pid::from_child(&self.child);
         rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-        let until = Instant::now() + DEADLINE;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(Instant::now() < until, "the relay did not exit");
-            std::thread::park_timeout(Duration::from_millis(20));
-        };
+        let status = wait_exit(&mut self.child);
         assert!(status.success(), "{status}");
         assert!(!self.lock_path().exists(), "the lock must be gone on exit");
         if let Some(dir) = self.lock_dir.parent() {
             std::fs::remove_dir_all(dir).unwrap();
-        }
-    }
-}
-
-fn lines(stdout: std::process::ChildStdout) -> Receiver<String> {
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { return };
-            if send.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    receive
-}
-
-fn wait_for_line(lines: &Receiver<String>, needle: &str) -> String {
-    loop {
-        let line = lines
-            .recv_timeout(DEADLINE)
-            .unwrap_or_else(|e| panic!("no line containing {needle:?}: {e}"));
-        if line.contains(needle) {
-            return line;
         }
     }
 }

@@ -8,49 +8,12 @@ use idelink_test_client::Client;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{ChildStdout, Stdio};
 use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
 
-const DEADLINE: Duration = Duration::from_secs(20);
+mod support;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("idelink-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("work")).unwrap();
-    dir
-}
-
-fn idelink(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_idelink"));
-    command.args(args).env_remove("RUST_LOG");
-    command
-}
-
-/// Stdout lines on a channel, so every wait has a deadline.
-fn lines(stdout: ChildStdout) -> Receiver<String> {
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { return };
-            if send.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    receive
-}
-
-fn wait_for_line(lines: &Receiver<String>, needle: &str) -> String {
-    loop {
-        let line = lines
-            .recv_timeout(DEADLINE)
-            .unwrap_or_else(|e| panic!("no line containing {needle:?}: {e}"));
-        if line.contains(needle) {
-            return line;
-        }
-    }
-}
+use support::{DEADLINE, idelink, lines, temp_dir, wait_exit, wait_for_line};
 
 /// The lock file's token, after checking its mode.
 fn token_from_lock(path: &Path) -> String {
@@ -64,17 +27,6 @@ fn token_from_lock(path: &Path) -> String {
     assert_eq!(lock["transport"], "ws");
     assert_eq!(lock["ideName"], "idelink");
     lock["authToken"].as_str().unwrap().to_owned()
-}
-
-fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
-    let until = std::time::Instant::now() + DEADLINE;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(std::time::Instant::now() < until, "idelink did not exit");
-        std::thread::park_timeout(Duration::from_millis(20));
-    }
 }
 
 fn open_diff(path: &str, contents: &str, tab: &str) -> Value {

@@ -28,15 +28,14 @@ mod page;
 mod page_http;
 mod server;
 
-use crate::serve::{path_text, workspace_dir};
 use crate::signals;
+use crate::workspace::{path_text, workspace_dir};
 use assets::Assets;
 use files::Workspace;
 use idelink_mio::lock::default_lock_dir;
 use server::{LockSpec, Relay, bind};
 use std::error::Error;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// `idelink relay` options.
 #[derive(Debug, clap::Args)]
@@ -61,18 +60,8 @@ pub struct RelayArgs {
     pub wasm_dir: Option<PathBuf>,
 }
 
-/// Runs `idelink relay`; the exit code is 1 with a message on stderr when it cannot start.
-pub fn run(args: RelayArgs) -> ExitCode {
-    match relay(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("idelink: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn relay(args: RelayArgs) -> Result<(), Box<dyn Error>> {
+/// Runs `idelink relay` until a signal.
+pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
     let dir = workspace_dir(args.dir.as_deref())?;
     let folder = path_text(&dir)?;
     let lock_dir = match args.lock_dir {

@@ -1,0 +1,68 @@
+//! What the CLI's process tests share: a fresh workspace, the `idelink` binary, its stdout as
+//! lines with deadlines, and waiting for it to exit.
+#![allow(
+    dead_code,
+    reason = "each test binary uses the part it needs of this shared module"
+)]
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdout, Command, ExitStatus};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+/// How long any wait on the process may take.
+pub const DEADLINE: Duration = Duration::from_secs(20);
+
+/// A fresh folder for test `name`, with an empty `work/` workspace inside.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("idelink-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("work")).expect("create the test workspace");
+    dir
+}
+
+/// The `idelink` binary with `args`, without the caller's log settings.
+pub fn idelink(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_idelink"));
+    command.args(args).env_remove("RUST_LOG");
+    command
+}
+
+/// Stdout lines on a channel, so every wait has a deadline.
+pub fn lines(stdout: ChildStdout) -> Receiver<String> {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if send.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    receive
+}
+
+/// The next line containing `needle` (earlier lines are skipped).
+pub fn wait_for_line(lines: &Receiver<String>, needle: &str) -> String {
+    loop {
+        let line = lines
+            .recv_timeout(DEADLINE)
+            .unwrap_or_else(|e| panic!("no line containing {needle:?}: {e}"));
+        if line.contains(needle) {
+            return line;
+        }
+    }
+}
+
+/// The process's exit status, waiting at most [`DEADLINE`].
+pub fn wait_exit(child: &mut Child) -> ExitStatus {
+    let until = Instant::now() + DEADLINE;
+    loop {
+        if let Some(status) = child.try_wait().expect("query the child") {
+            return status;
+        }
+        assert!(Instant::now() < until, "idelink did not exit");
+        std::thread::park_timeout(Duration::from_millis(20));
+    }
+}
