@@ -552,3 +552,33 @@ fn hostile_paths_are_neither_resolved_nor_read() {
         );
     });
 }
+
+#[test]
+fn a_connection_flood_gets_503_and_frees_its_slots() {
+    let dir = TempDir::new("flood");
+    let mut config = config(&dir);
+    config.engine.max_connections = 4;
+    let served = Served::start(config);
+    with_bystander(served, |served| {
+        // The bystander holds one slot; three silent connections take the rest.
+        let idle: Vec<Client> = (0..3).map(|_| Client::connect(served.port)).collect();
+        let expected = http_error("503 Service Unavailable", "", "too many connections");
+        for _ in 0..3 {
+            let mut extra = Client::connect(served.port);
+            assert_eq!(String::from_utf8(extra.read_to_eof()).unwrap(), expected);
+        }
+        for client in idle {
+            client.vanish();
+        }
+        let mut released = 0;
+        while released < 3 {
+            if let Event::Closed {
+                reason: CloseReason::TransportClosed,
+                ..
+            } = served.next_event()
+            {
+                released += 1;
+            }
+        }
+    });
+}
