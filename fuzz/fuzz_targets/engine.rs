@@ -33,6 +33,11 @@ struct Input {
 #[derive(Arbitrary, Debug)]
 enum Op {
     Accept,
+    /// A whole CLI handshake in one step: accept, upgrade, `initialize`,
+    /// `notifications/initialized` (so deep states are one operation away).
+    Session {
+        version: u8,
+    },
     /// A valid upgrade request (with an optional extra header line) on a connection.
     Upgrade {
         conn: u8,
@@ -338,8 +343,14 @@ impl Harness {
         Timestamp::from_millis(self.now)
     }
 
+    /// A live connection, or (high bit set, or none live) any connection ever accepted, so
+    /// that calls on forgotten connections are exercised too.
     fn pick(&self, i: u8) -> Option<ConnId> {
-        (!self.accepted.is_empty()).then(|| self.accepted[usize::from(i) % self.accepted.len()])
+        let i = usize::from(i);
+        if i & 0x80 == 0 && !self.live.is_empty() {
+            return self.live.iter().nth(i % self.live.len()).copied();
+        }
+        (!self.accepted.is_empty()).then(|| self.accepted[i % self.accepted.len()])
     }
 
     /// Checks a host call's result against the model: it errs only for a forgotten connection.
@@ -429,6 +440,18 @@ impl Harness {
                 let conn = self.engine.handle_accept(now);
                 self.accepted.push(conn);
                 self.live.insert(conn);
+            }
+            Op::Session { version } => {
+                let conn = self.engine.handle_accept(now);
+                self.accepted.push(conn);
+                self.live.insert(conn);
+                self.drain();
+                let mut bytes = upgrade_request("");
+                for message in [Rpc::Initialize { version: *version }, Rpc::Initialized] {
+                    bytes.extend(client_frame(0x81, [9, 8, 7, 6], message.text().as_bytes()));
+                }
+                let result = self.engine.handle_bytes(now, conn, &bytes);
+                self.conn_result(conn, result);
             }
             Op::Upgrade { conn, extra } => {
                 let extra = match extra {
