@@ -21,6 +21,8 @@ fn with_bystander(served: Served, attack: impl FnOnce(&Served)) {
         r#"{"jsonrpc":"2.0","id":"b","result":{}}"#
     );
     assert_still_served(&served);
+    bystander.send(&frame(0x88, &1000u16.to_be_bytes()));
+    assert_eq!(bystander.read_to_eof(), [0x88, 0x02, 0x03, 0xE8]);
     served.stop();
 }
 
