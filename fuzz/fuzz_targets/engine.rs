@@ -18,7 +18,7 @@ use idelink_core::{
     Config, ConnId, EditorEvent, Engine, EngineError, Event, Output, SessionPolicy, Timestamp,
     ToolCallId, ToolOutcome, ToolRequest,
 };
-use idelink_fuzz::{PORT, ServerStream, client_frame, token, upgrade_request};
+use idelink_fuzz::{PORT, ServerStream, client_frame, server_message, token, upgrade_request};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -374,9 +374,7 @@ impl Harness {
         let stream = self.streams.entry(conn).or_default();
         for frame in stream.feed(&bytes) {
             if frame.opcode == 0x1 {
-                let message: Value =
-                    serde_json::from_slice(&frame.payload).expect("a text frame is JSON");
-                assert_eq!(message["jsonrpc"], "2.0", "{message}");
+                server_message(&frame.payload);
             }
         }
     }

@@ -2,6 +2,8 @@
 //! sends, and the fixed endpoint every target serves.
 
 use idelink_core::AuthToken;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
 /// The port every target's engine and upgrade policy are configured with.
 pub const PORT: u16 = 40000;
@@ -142,4 +144,30 @@ fn parse_server_frame(buf: &[u8]) -> Option<(ServerFrame, usize)> {
         assert!(payload.len() <= 125, "RFC 6455 §5.5: control payload ≤ 125");
     }
     Some((ServerFrame { opcode, payload }, at + len))
+}
+
+/// The envelope of a JSON-RPC message the server wrote, read without converting any value
+/// (ids and parameters stay raw, so any valid JSON number passes).
+#[derive(Debug, Deserialize)]
+pub struct Envelope<'a> {
+    /// Must be "2.0".
+    pub jsonrpc: &'a str,
+    /// The id, raw; None when absent or null.
+    #[serde(borrow, default)]
+    pub id: Option<&'a RawValue>,
+    /// The method of a notification.
+    #[serde(borrow, default)]
+    pub method: Option<&'a str>,
+}
+
+/// Parses `bytes` as one JSON-RPC 2.0 message the server wrote; panics (a bug) otherwise.
+pub fn server_message(bytes: &[u8]) -> Envelope<'_> {
+    let envelope: Envelope = serde_json::from_slice(bytes).unwrap_or_else(|e| {
+        panic!(
+            "not a JSON-RPC object ({e}): {}",
+            String::from_utf8_lossy(bytes)
+        )
+    });
+    assert_eq!(envelope.jsonrpc, "2.0");
+    envelope
 }

@@ -385,6 +385,12 @@ fn malformed_deep_and_duplicate_json_get_exact_errors() {
                 r#"{"jsonrpc":"2.0","id":6,"method":"no/such/method"}"#.to_owned(),
                 r#"{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"method not found: no/such/method"}}"#,
             ),
+            // Found by the rpc fuzz target (a harness false positive): a valid JSON number no
+            // f64 holds is still an id, echoed byte for byte.
+            (
+                r#"{"jsonrpc":"2.0","id":12e999,"method":"ping"}"#.to_owned(),
+                r#"{"jsonrpc":"2.0","id":12e999,"result":{}}"#,
+            ),
             (
                 r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":"x"}"#.to_owned(),
                 r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"\"params\" must be an object or an array"}}"#,
