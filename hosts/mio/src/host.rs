@@ -342,10 +342,18 @@ impl Host {
                 return;
             };
             if socket.closing_since.is_some() {
-                // Discard: the engine is done with this connection.
+                // Discard: the engine is done with this connection. The socket stays until its
+                // last bytes are flushed (`flush` drops it then) or the linger runs out: input
+                // arriving meanwhile, or the peer's end of stream, must not cut that short.
                 match socket.stream.read(&mut self.read_buf) {
-                    Ok(0) | Err(_) => return self.drop_socket(conn),
+                    Ok(0) if self.engine.outbound(conn).is_empty() => {
+                        return self.drop_socket(conn);
+                    }
+                    Ok(0) => return,
                     Ok(_) => continue,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(_) => return self.drop_socket(conn),
                 }
             }
             if self.engine.outbound(conn).len() >= self.pause_reads_at_bytes {

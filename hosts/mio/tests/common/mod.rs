@@ -1,0 +1,447 @@
+//! Shared by the real-socket suites: a [`Host`] served from its own thread, and a raw
+//! `std::net::TcpStream` client whose read timeout is the deadline of every wait (no sleeps).
+#![allow(
+    dead_code,
+    reason = "shared by several test crates; each one uses a subset of the helpers"
+)]
+
+use idelink_core::{EditorEvent, EngineError, Event, ToolCallId, ToolOutcome};
+use idelink_mio::{Host, HostConfig, HostError, LockPlacement};
+use mio::Waker;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How long any single wait may take before the test fails. Generous: it is a deadline for a
+/// hung server, not a timing assertion.
+pub const DEADLINE: Duration = Duration::from_secs(10);
+
+/// A fresh directory under the system temp dir, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// A new empty directory whose name contains `name`.
+    pub fn new(name: &str) -> TempDir {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("idelink-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = make_writable(&self.0);
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Restores owner write permission on `dir` and its direct subdirectories (tests make some
+/// read-only), so they can be removed.
+fn make_writable(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        let meta = entry.path().symlink_metadata()?;
+        if meta.is_dir() {
+            std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o700))?;
+        }
+    }
+    Ok(())
+}
+
+/// A default test configuration: workspace `<dir>/w`, lock in `<dir>/ide`.
+pub fn config(dir: &TempDir) -> HostConfig {
+    let workspace = dir.path().join("w");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let mut config = HostConfig::new(
+        "idelink-test",
+        vec![workspace.to_string_lossy().into_owned()],
+    );
+    config.lock = LockPlacement::At(dir.path().join("ide"));
+    config
+}
+
+enum Command {
+    Answer(ToolCallId, ToolOutcome, Sender<Result<(), EngineError>>),
+    Editor(EditorEvent),
+    Stop,
+}
+
+/// A host running on its own thread. Events come out of [`next_event`](Self::next_event);
+/// answers and editor events go in through the host thread.
+pub struct Served {
+    /// The port the host listens on.
+    pub port: u16,
+    /// The auth token.
+    pub token: String,
+    /// The lock file, if any.
+    pub lock_path: Option<PathBuf>,
+    events: Receiver<Event>,
+    commands: Sender<Command>,
+    waker: Arc<Waker>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Served {
+    /// Starts a host with `config` on a new thread.
+    pub fn start(config: HostConfig) -> Served {
+        Served::try_start(config).unwrap()
+    }
+
+    /// Starts a host with `config`, or returns why it could not start.
+    pub fn try_start(config: HostConfig) -> Result<Served, HostError> {
+        let (started_tx, started_rx) = mpsc::channel();
+        let (events_tx, events) = mpsc::channel();
+        let (commands, commands_rx) = mpsc::channel::<Command>();
+        let thread = std::thread::spawn(move || {
+            let mut host = match Host::start(config) {
+                Ok(host) => host,
+                Err(e) => return started_tx.send(Err(e)).unwrap(),
+            };
+            let info = (
+                host.port(),
+                host.auth_token().as_str().to_owned(),
+                host.lock_path().map(Path::to_owned),
+                host.waker(),
+            );
+            started_tx.send(Ok(info)).unwrap();
+            let mut events = Vec::new();
+            loop {
+                host.poll(Some(Duration::from_millis(100)), &mut events)
+                    .unwrap();
+                for event in events.drain(..) {
+                    let _ = events_tx.send(event);
+                }
+                while let Ok(command) = commands_rx.try_recv() {
+                    match command {
+                        Command::Answer(id, outcome, reply) => {
+                            let _ = reply.send(host.answer(id, &outcome));
+                        }
+                        Command::Editor(event) => host.handle_editor_event(&event).unwrap(),
+                        Command::Stop => {
+                            host.shutdown(Duration::from_secs(1), &mut events);
+                            for event in events.drain(..) {
+                                let _ = events_tx.send(event);
+                            }
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let (port, token, lock_path, waker) = started_rx.recv().unwrap()?;
+        Ok(Served {
+            port,
+            token,
+            lock_path,
+            events,
+            commands,
+            waker,
+            thread: Some(thread),
+        })
+    }
+
+    fn command(&self, command: Command) {
+        self.commands.send(command).unwrap();
+        self.waker.wake().unwrap();
+    }
+
+    /// The next event, failing the test when none comes by the deadline.
+    pub fn next_event(&self) -> Event {
+        self.events
+            .recv_timeout(DEADLINE)
+            .expect("an event by the deadline")
+    }
+
+    /// Skips events until one matches `wanted`, which it returns.
+    pub fn wait_for(&self, what: &str, wanted: impl Fn(&Event) -> bool) -> Event {
+        loop {
+            let event = self
+                .events
+                .recv_timeout(DEADLINE)
+                .unwrap_or_else(|_| panic!("no {what} by the deadline"));
+            if wanted(&event) {
+                return event;
+            }
+        }
+    }
+
+    /// The events received so far that were not consumed (does not wait).
+    pub fn drain_events(&self) -> Vec<Event> {
+        self.events.try_iter().collect()
+    }
+
+    /// Answers a tool call through `Host::answer`.
+    pub fn answer(&self, id: ToolCallId, outcome: ToolOutcome) -> Result<(), EngineError> {
+        let (tx, rx) = mpsc::channel();
+        self.command(Command::Answer(id, outcome, tx));
+        rx.recv_timeout(DEADLINE).unwrap()
+    }
+
+    /// Feeds an editor event through `Host::handle_editor_event`.
+    pub fn editor(&self, event: EditorEvent) {
+        self.command(Command::Editor(event));
+    }
+
+    /// Shuts the host down and joins its thread; fails the test if the host thread panicked.
+    pub fn stop(mut self) {
+        self.command(Command::Stop);
+        let thread = self.thread.take().unwrap();
+        if let Err(panic) = thread.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            let _ = self.commands.send(Command::Stop);
+            let _ = self.waker.wake();
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The upgrade request the CLI sends, with `token`, and `extra` header lines (each ending in
+/// CRLF) before the blank line.
+pub fn upgrade_request(port: u16, token: &str, extra: &str) -> Vec<u8> {
+    format!(
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+         Sec-WebSocket-Protocol: mcp\r\nX-Claude-Code-Ide-Authorization: {token}\r\n\
+         User-Agent: claude-code/2.1.332 (external, cli)\r\n{extra}\r\n"
+    )
+    .into_bytes()
+}
+
+/// An upgrade request with every header given explicitly (`name: value` lines, CRLF each).
+pub fn raw_request(headers: &str) -> Vec<u8> {
+    format!("GET / HTTP/1.1\r\n{headers}\r\n").into_bytes()
+}
+
+/// The 101 the host answers the CLI's request with.
+pub const RESPONSE_101: &str = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\
+    Connection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\
+    Sec-WebSocket-Protocol: mcp\r\n\r\n";
+
+/// The masking key every client frame uses.
+pub const MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
+
+/// A masked client frame with first header byte `first` and the shortest length encoding.
+pub fn frame(first: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = vec![first];
+    match payload.len() {
+        n if n < 126 => out.push(0x80 | n as u8),
+        n if n <= 0xFFFF => {
+            out.push(0x80 | 126);
+            out.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+        n => {
+            out.push(0x80 | 127);
+            out.extend_from_slice(&(n as u64).to_be_bytes());
+        }
+    }
+    out.extend_from_slice(&MASK);
+    out.extend(payload.iter().enumerate().map(|(i, b)| b ^ MASK[i % 4]));
+    out
+}
+
+/// The unmasked close frame the server sends with `code` and `reason`.
+pub fn server_close(code: u16, reason: &str) -> Vec<u8> {
+    let mut out = vec![0x88, 2 + reason.len() as u8];
+    out.extend_from_slice(&code.to_be_bytes());
+    out.extend_from_slice(reason.as_bytes());
+    out
+}
+
+/// A raw client over a blocking `TcpStream` with [`DEADLINE`] as its read timeout.
+pub struct Client {
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl Client {
+    /// Connects to the host on 127.0.0.1.
+    pub fn connect(port: u16) -> Client {
+        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream.set_read_timeout(Some(DEADLINE)).unwrap();
+        stream.set_write_timeout(Some(DEADLINE)).unwrap();
+        stream.set_nodelay(true).unwrap();
+        Client {
+            stream,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Connects, upgrades with the right token and checks the exact 101.
+    pub fn upgraded(served: &Served) -> Client {
+        let mut client = Client::connect(served.port);
+        client.send(&upgrade_request(served.port, &served.token, ""));
+        assert_eq!(client.read_head(), RESPONSE_101);
+        client
+    }
+
+    /// [`upgraded`](Self::upgraded), then `initialize` and `notifications/initialized`.
+    pub fn initialized(served: &Served) -> Client {
+        let mut client = Client::upgraded(served);
+        client.send_text(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2.1.332"}}}"#,
+        );
+        let answer = client.read_text();
+        assert!(
+            answer
+                .starts_with(r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25""#),
+            "{answer}"
+        );
+        client.send_text(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        client
+    }
+
+    /// Writes all of `bytes`.
+    pub fn send(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).unwrap();
+    }
+
+    /// Sends one masked text frame.
+    pub fn send_text(&mut self, text: &str) {
+        self.send(&frame(0x81, text.as_bytes()));
+    }
+
+    /// Writes as much of `bytes` as the peer takes; false once it stops taking them (it
+    /// closed or reset the connection).
+    pub fn try_send(&mut self, bytes: &[u8]) -> bool {
+        self.stream.write_all(bytes).is_ok()
+    }
+
+    fn fill(&mut self) -> usize {
+        let mut chunk = [0u8; 65536];
+        match self.stream.read(&mut chunk) {
+            Ok(n) => {
+                self.buf.extend_from_slice(&chunk[..n]);
+                n
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                panic!("nothing from the server by the deadline ({e})")
+            }
+            Err(e) => panic!("read failed: {e}"),
+        }
+    }
+
+    /// Reads an HTTP response head (through the blank line) and returns it.
+    pub fn read_head(&mut self) -> String {
+        loop {
+            if let Some(end) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head: Vec<u8> = self.buf.drain(..end + 4).collect();
+                return String::from_utf8(head).unwrap();
+            }
+            let buffered =
+                String::from_utf8_lossy(&self.buf[..self.buf.len().min(200)]).into_owned();
+            assert!(
+                self.fill() > 0,
+                "EOF inside the response head: {buffered:?}"
+            );
+        }
+    }
+
+    /// Reads until the server closes; returns every byte not consumed yet. Fails the test if
+    /// the server does not close by the deadline, or resets the connection.
+    pub fn read_to_eof(&mut self) -> Vec<u8> {
+        while self.fill() > 0 {}
+        std::mem::take(&mut self.buf)
+    }
+
+    /// Reads one server frame: (first header byte, payload). Server frames are unmasked.
+    pub fn read_frame(&mut self) -> (u8, Vec<u8>) {
+        loop {
+            if let Some((frame, used)) = parse_server_frame(&self.buf) {
+                self.buf.drain(..used);
+                return frame;
+            }
+            let buffered = self.buf.len();
+            assert!(
+                self.fill() > 0,
+                "EOF inside a frame ({buffered} bytes buffered)"
+            );
+        }
+    }
+
+    /// Reads the next text frame (answering nothing else: any other frame fails the test).
+    pub fn read_text(&mut self) -> String {
+        let (first, payload) = self.read_frame();
+        assert_eq!(
+            first, 0x81,
+            "expected a text frame, got {first:#x} {payload:?}"
+        );
+        String::from_utf8(payload).unwrap()
+    }
+
+    /// Sends a request and returns the reply text.
+    pub fn call(&mut self, request: &str) -> String {
+        self.send_text(request);
+        self.read_text()
+    }
+
+    /// `tools/call` of `name` with `arguments` (JSON) as request `id`; returns the reply.
+    pub fn tool(&mut self, id: u32, name: &str, arguments: &str) -> String {
+        self.call(&tool_request(id, name, arguments))
+    }
+
+    /// Closes our side for writing (the peer reads EOF).
+    pub fn shutdown_write(&self) {
+        self.stream.shutdown(Shutdown::Write).unwrap();
+    }
+
+    /// Drops the connection abruptly (RST when data is unread).
+    pub fn vanish(self) {
+        let _ = self.stream.shutdown(Shutdown::Both);
+    }
+}
+
+/// A `tools/call` request.
+pub fn tool_request(id: u32, name: &str, arguments: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
+    )
+}
+
+fn parse_server_frame(buf: &[u8]) -> Option<((u8, Vec<u8>), usize)> {
+    let (&first, &second) = (buf.first()?, buf.get(1)?);
+    assert_eq!(second & 0x80, 0, "server frames are not masked");
+    let (len, at) = match second & 0x7F {
+        126 => (
+            usize::from(u16::from_be_bytes([*buf.get(2)?, *buf.get(3)?])),
+            4,
+        ),
+        127 => {
+            let bytes: [u8; 8] = buf.get(2..10)?.try_into().ok()?;
+            (usize::try_from(u64::from_be_bytes(bytes)).ok()?, 10)
+        }
+        n => (usize::from(n), 2),
+    };
+    let payload = buf.get(at..at + len)?.to_vec();
+    Some(((first, payload), at + len))
+}
+
+/// Proves the host still serves: a new client upgrades, initializes and gets `ping` answered.
+pub fn assert_still_served(served: &Served) {
+    let mut client = Client::initialized(served);
+    assert_eq!(
+        client.call(r#"{"jsonrpc":"2.0","id":"still","method":"ping"}"#),
+        r#"{"jsonrpc":"2.0","id":"still","result":{}}"#
+    );
+    client.send(&frame(0x88, &1000u16.to_be_bytes()));
+    assert_eq!(client.read_to_eof(), [0x88, 0x02, 0x03, 0xE8]);
+}
