@@ -193,27 +193,15 @@ fn client(
         tally.answered += 1;
         tally.latencies_us.push(sent.elapsed().as_micros() as u64);
     }
-    stream.write_all(&frame(0x88, &1000u16.to_be_bytes()))?;
+    stream.write_all(&idelink_test_client::client_frame(
+        0x88,
+        &1000u16.to_be_bytes(),
+    ))?;
     Ok(())
 }
 
-fn frame(first: u8, payload: &[u8]) -> Vec<u8> {
-    let mask = [0x12, 0x34, 0x56, 0x78];
-    let mut out = vec![first];
-    match payload.len() {
-        len if len < 126 => out.push(0x80 | len as u8),
-        len => {
-            out.push(0x80 | 126);
-            out.extend_from_slice(&(len as u16).to_be_bytes());
-        }
-    }
-    out.extend_from_slice(&mask);
-    out.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
-    out
-}
-
 fn send_text(stream: &mut TcpStream, text: &str) -> io::Result<()> {
-    stream.write_all(&frame(0x81, text.as_bytes()))
+    stream.write_all(&idelink_test_client::client_frame(0x81, text.as_bytes()))
 }
 
 #[derive(Default)]
@@ -252,7 +240,7 @@ impl Reader {
                 continue;
             };
             match first & 0x0F {
-                0x9 => stream.write_all(&frame(0x8A, &payload))?,
+                0x9 => stream.write_all(&idelink_test_client::client_frame(0x8A, &payload))?,
                 0x1 => {
                     let message: serde_json::Value = serde_json::from_slice(&payload)
                         .map_err(|e| io::Error::other(format!("reply is not JSON: {e}")))?;

@@ -211,10 +211,10 @@ fn every_framing_violation_gets_its_close_code() {
     let (_dir, served) = serve();
     with_bystander(served, |served| {
         let mut not_minimal = vec![0x81, 0x80 | 126, 0x00, 0x05];
-        not_minimal.extend_from_slice(&common::MASK);
+        not_minimal.extend_from_slice(&idelink_test_client::MASK);
         not_minimal.extend_from_slice(b"hello");
         let mut top_bit = vec![0x81, 0x80 | 127, 0x80, 0, 0, 0, 0, 0, 0, 0];
-        top_bit.extend_from_slice(&common::MASK);
+        top_bit.extend_from_slice(&idelink_test_client::MASK);
         let mut interleaved = frame(0x01, b"a");
         interleaved.extend(frame(0x81, b"b"));
         let cases: [(&str, Vec<u8>, u16, &str); 10] = [
@@ -308,7 +308,7 @@ fn binary_is_1003_and_a_terabyte_claim_is_1009() {
         // header alone.
         let mut claim = vec![0x81, 0x80 | 127];
         claim.extend_from_slice(&(1u64 << 40).to_be_bytes());
-        claim.extend_from_slice(&common::MASK);
+        claim.extend_from_slice(&idelink_test_client::MASK);
         claim.extend_from_slice(&[b'x'; 4096]);
         fails_with(served, &claim, 1009, "message too big");
     });

@@ -26,6 +26,28 @@ pub enum Frame {
     Other(u8, Vec<u8>),
 }
 
+/// The masking key of every client frame (RFC 6455 §5.7's example key).
+pub const MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
+
+/// A masked client frame: `first` is the first header byte (FIN, RSV bits, opcode); the length
+/// takes its shortest form.
+pub fn client_frame(first: u8, payload: &[u8]) -> Vec<u8> {
+    let mut frame = vec![first];
+    let len = payload.len();
+    if len < 126 {
+        frame.push(0x80 | len as u8);
+    } else if let Ok(len) = u16::try_from(len) {
+        frame.push(0x80 | 126);
+        frame.extend_from_slice(&len.to_be_bytes());
+    } else {
+        frame.push(0x80 | 127);
+        frame.extend_from_slice(&(len as u64).to_be_bytes());
+    }
+    frame.extend_from_slice(&MASK);
+    frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ MASK[i % 4]));
+    frame
+}
+
 /// One connection to a server.
 pub struct Client {
     stream: TcpStream,
@@ -161,21 +183,8 @@ impl Client {
 
     /// Sends one masked frame (any opcode, FIN as given).
     pub fn send_frame(&mut self, opcode: u8, fin: bool, payload: &[u8]) -> io::Result<()> {
-        let mut frame = vec![(u8::from(fin) << 7) | opcode];
-        let len = payload.len();
-        if len < 126 {
-            frame.push(0x80 | len as u8);
-        } else if let Ok(len) = u16::try_from(len) {
-            frame.push(0x80 | 126);
-            frame.extend_from_slice(&len.to_be_bytes());
-        } else {
-            frame.push(0x80 | 127);
-            frame.extend_from_slice(&(len as u64).to_be_bytes());
-        }
-        let key = [0x37, 0xfa, 0x21, 0x3d];
-        frame.extend_from_slice(&key);
-        frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ key[i % 4]));
-        self.stream.write_all(&frame)
+        self.stream
+            .write_all(&client_frame((u8::from(fin) << 7) | opcode, payload))
     }
 
     /// Writes raw bytes (for malformed input).

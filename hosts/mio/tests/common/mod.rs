@@ -237,26 +237,9 @@ pub const RESPONSE_101: &str = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: web
     Connection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\
     Sec-WebSocket-Protocol: mcp\r\n\r\n";
 
-/// The masking key every client frame uses.
-pub const MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
-
 /// A masked client frame with first header byte `first` and the shortest length encoding.
 pub fn frame(first: u8, payload: &[u8]) -> Vec<u8> {
-    let mut out = vec![first];
-    match payload.len() {
-        n if n < 126 => out.push(0x80 | n as u8),
-        n if n <= 0xFFFF => {
-            out.push(0x80 | 126);
-            out.extend_from_slice(&(n as u16).to_be_bytes());
-        }
-        n => {
-            out.push(0x80 | 127);
-            out.extend_from_slice(&(n as u64).to_be_bytes());
-        }
-    }
-    out.extend_from_slice(&MASK);
-    out.extend(payload.iter().enumerate().map(|(i, b)| b ^ MASK[i % 4]));
-    out
+    idelink_test_client::client_frame(first, payload)
 }
 
 /// The unmasked close frame the server sends with `code` and `reason`.
