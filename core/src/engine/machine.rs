@@ -1,5 +1,6 @@
 //! The engine: the connection table, message routing, tool calls, notifications and timers.
 
+use super::answers::SelectionAnswers;
 use super::calls::{PendingCall, PendingCalls};
 use super::config::{Config, SessionPolicy};
 use super::connection::{Connection, HandshakeStep, Stage};
@@ -33,6 +34,8 @@ pub struct Engine {
     token: AuthToken,
     tools_json: String,
     state: EditorState,
+    /// The selection tools' answers for the current `state`.
+    answers: SelectionAnswers,
     conns: BTreeMap<ConnId, Connection>,
     last_conn: u64,
     calls: PendingCalls,
@@ -54,6 +57,7 @@ impl Engine {
             config,
             token,
             state,
+            answers: SelectionAnswers::default(),
             conns: BTreeMap::new(),
             last_conn: 0,
             calls: PendingCalls::default(),
@@ -222,6 +226,7 @@ impl Engine {
     /// debounce; a mention goes to ready clients now, or waits for one.
     pub fn handle_editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
         let now = self.advance(now);
+        self.answers.invalidate();
         match self.state.apply(event) {
             StateChange::None | StateChange::FoldersChanged => {}
             StateChange::SelectionOrActiveChanged => {
@@ -401,11 +406,15 @@ impl Engine {
                 .map(Effect::CancelledByClient),
             Dispatch::ToolCall(call) => {
                 let tool = ide::ToolName::parse(&call.name);
-                // The selection tools are answered from the state in place: nothing copied.
-                if let Some(answer) = tool.and_then(|tool| ide::selection_result(tool, &self.state))
+                // The selection tools are answered from a rendering of the current state.
+                if let Some(tool) = tool
+                    && let Some(json) = self.answers.get(tool, &self.state)
                 {
-                    rpc::write_result_with(&mut self.scratch, call.id, |out| answer.write(out));
-                    return Some(tool.map(Effect::Answered));
+                    rpc::write_result_with(&mut self.scratch, call.id, |out| {
+                        out.extend_from_slice(json);
+                        Ok::<(), std::convert::Infallible>(())
+                    });
+                    return Some(Some(Effect::Answered(tool)));
                 }
                 let plan = ide::plan_tool_call(
                     &call.name,
@@ -464,7 +473,7 @@ impl Engine {
                         let id = self.calls.insert(PendingCall {
                             conn,
                             rpc_id: call.id.to_owned(),
-                            request: request.clone(),
+                            request: request.for_answering(),
                             started: now,
                             deadline: deadline.map(|ms| now.add_millis(ms)),
                         });
