@@ -1,14 +1,16 @@
 //! Engine-only benchmarks: no sockets, no threads; inputs straight into `idelink_core::Engine`.
 //!
-//! `cargo bench -p idelink-benches --bench engine` prints one JSON result per line.
+//! `cargo bench -p idelink-benches --bench engine` prints one JSON result per line;
+//! `-- --quick` runs one short round of each (a smoke test).
 //! `… --bench engine -- --callgrind-round-trips N` only sets up a session and runs N round
 //! trips (scripts/bench runs it under callgrind twice and takes the difference per trip).
 
-use idelink_benches::engine_ops::{Decoder, Memcpy, Session, open_diff_frame};
+use idelink_benches::engine_ops::{
+    Decoder, MIXED_TEXT, Memcpy, SOURCE_TEXT, Session, open_diff_frame,
+};
 use idelink_benches::measure::{ROUND, emit, time_op};
 use std::time::Duration;
 
-const ROUNDS: usize = 7;
 const MIB: usize = 1 << 20;
 
 fn main() {
@@ -20,16 +22,22 @@ fn main() {
         }
         return;
     }
+    let quick = args.iter().any(|a| a == "--quick");
+    let (rounds, round, big) = if quick {
+        (1, ROUND / 10, Duration::from_millis(100))
+    } else {
+        (7, ROUND, Duration::from_millis(600))
+    };
 
     let mut session = Session::new(1);
-    let ns = time_op(ROUNDS, ROUND, || session.round_trip().sent);
+    let ns = time_op(rounds, round, || session.round_trip().sent);
     emit("engine", "round trip", "", "ns/op", &ns);
     let per_second: Vec<f64> = ns.iter().map(|ns| 1e9 / ns).collect();
     emit("engine", "round trips per second", "", "ops/s", &per_second);
 
     let mut fan = Session::new(50);
     let mut line = 0;
-    let ns = time_op(ROUNDS, ROUND, || {
+    let ns = time_op(rounds, round, || {
         line = (line + 1) % 1000;
         fan.fan_out(line).sent
     });
@@ -41,25 +49,27 @@ fn main() {
         &ns,
     );
 
-    let big = Duration::from_millis(600);
-    let mut decoder = Decoder::new(16 * MIB);
-    let bytes = decoder.payload_len() as f64;
-    let ns = time_op(ROUNDS, big, || decoder.decode());
+    for (pattern, label) in [(SOURCE_TEXT, "source code"), (MIXED_TEXT, "mixed text")] {
+        let mut decoder = Decoder::new(16 * MIB, pattern);
+        let bytes = decoder.payload_len() as f64;
+        let ns = time_op(rounds, big, || decoder.decode());
+        let name = format!("frame decode 16 MiB {label}");
+        emit("engine", &name, "", "GB/s", &rates(bytes, &ns));
+    }
+
+    let mut memcpy = Memcpy::new(16 * MIB);
+    let ns = time_op(rounds, big, || memcpy.copy());
     emit(
         "engine",
-        "frame decode 16 MiB",
+        "memcpy 16 MiB",
         "",
         "GB/s",
-        &rates(bytes, &ns),
+        &rates((16 * MIB) as f64, &ns),
     );
-
-    let mut memcpy = Memcpy::new(decoder.payload_len());
-    let ns = time_op(ROUNDS, big, || memcpy.copy());
-    emit("engine", "memcpy 16 MiB", "", "GB/s", &rates(bytes, &ns));
 
     let frame = open_diff_frame(16 * MIB);
     let mut ingest = Session::new(1);
-    let ns = time_op(ROUNDS, big, || ingest.ingest(&frame).sent);
+    let ns = time_op(rounds, big, || ingest.ingest(&frame).sent);
     let ms: Vec<f64> = ns.iter().map(|ns| ns / 1e6).collect();
     emit("engine", "openDiff 16 MiB ingest", "", "ms/op", &ms);
     emit(

@@ -2,7 +2,7 @@
 //! counted on this thread by a counting global allocator after a warm-up.
 
 use allocation_counter::measure;
-use idelink_benches::engine_ops::{Decoder, Session, open_diff_frame};
+use idelink_benches::engine_ops::{Decoder, SOURCE_TEXT, Session, open_diff_frame};
 use idelink_benches::measure::emit;
 
 const WARM: usize = 200;
@@ -19,8 +19,8 @@ fn main() {
         fan.fan_out(line).sent
     });
 
-    let mut decoder = Decoder::new(16 << 20);
-    report("frame decode 16 MiB", 10, || decoder.decode());
+    let mut decoder = Decoder::new(16 << 20, SOURCE_TEXT);
+    report("frame decode 16 MiB source code", 10, || decoder.decode());
 
     let frame = open_diff_frame(16 << 20);
     let mut ingest = Session::new(1);

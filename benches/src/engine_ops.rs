@@ -176,14 +176,19 @@ pub struct Decoder {
     out: Vec<u8>,
 }
 
+/// Source code: ASCII, as most files an `openDiff` carries are.
+pub const SOURCE_TEXT: &str = "    let value = compute(\"input\", 42); // a line of code\n";
+/// Text where a quarter of the bytes belong to multi-byte characters (UTF-8 validation
+/// leaves its ASCII fast path).
+pub const MIXED_TEXT: &str = "fn grüße() -> &'static str { \"✻ κόσμε\" } // ok\n";
+
 impl Decoder {
-    /// A decoder for frames carrying `payload_len` bytes of mixed ASCII and multi-byte text.
-    pub fn new(payload_len: usize) -> Decoder {
+    /// A decoder for frames carrying `payload_len` bytes of `pattern`, repeated.
+    pub fn new(payload_len: usize, pattern: &str) -> Decoder {
         let config = WsConfig {
             keepalive_interval_ms: 0,
             ..WsConfig::default()
         };
-        let pattern = "fn grüße() -> &'static str { \"✻ κόσμε\" } // ok\n";
         let text: String = pattern.chars().cycle().take(payload_len).collect();
         let mut text = text.into_bytes();
         text.truncate(payload_len);
@@ -265,7 +270,7 @@ mod tests {
         let ingest = session.ingest(&frame);
         assert_eq!(ingest.tool_calls, 1);
         assert!(ingest.sent > 50, "{ingest:?}");
-        let mut decoder = Decoder::new(300_000);
+        let mut decoder = Decoder::new(300_000, MIXED_TEXT);
         assert_eq!(decoder.decode(), decoder.payload_len());
         assert_eq!(decoder.decode(), decoder.payload_len());
         assert_eq!(Memcpy::new(1000).copy(), 1000);

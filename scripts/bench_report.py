@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Turns the results of one scripts/bench run into docs/benchmarks.md (markdown on stdout).
+
+Input: a folder with results.jsonl (one JSON object per line: group, name, server, unit,
+value = median of rounds, rounds), machine_start.json, machine_end.json and allocations.txt.
+"""
+import json
+import sys
+from pathlib import Path
+
+IDELINK, PEER, FLOOR = "idelink-mio", "tokio-tungstenite", "tcp-echo"
+SERVERS = [IDELINK, PEER, FLOOR]
+LOWER_IS_BETTER = ("µs", "ms", "MiB", "ns", "allocs", "allocated", "instructions")
+
+
+def load(folder):
+    results = {}
+    for line in (folder / "results.jsonl").read_text().splitlines():
+        if line.strip():
+            r = json.loads(line)
+            results[(r["group"], r["name"], r["server"], r["unit"])] = r
+    return results
+
+
+def fmt(value):
+    if value is None:
+        return "–"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def ratio(a, b):
+    if a is None or b in (None, 0):
+        return None
+    return a / b
+
+
+def main():
+    folder = Path(sys.argv[1])
+    results = load(folder)
+    start = json.loads((folder / "machine_start.json").read_text())
+    end = json.loads((folder / "machine_end.json").read_text())
+    allocations = (folder / "allocations.txt").read_text().strip() if (
+        folder / "allocations.txt").exists() else ""
+
+    def get(group, name, server, unit):
+        r = results.get((group, name, server, unit))
+        return None if r is None else r["value"]
+
+    def loop(name, server, unit):
+        return get("loopback", name, server, unit)
+
+    def eng(name, unit):
+        return get("engine", name, "", unit)
+
+    out = []
+    w = out.append
+    w("# Benchmarks")
+    w("")
+    w("Written by `scripts/bench` (do not edit by hand; rerun it). Every figure is the median of")
+    w("the rounds of one run; peers are measured in the same run, servers taking turns within each")
+    w("round, so ratios compare like with like. CI does not run this (too slow, too noisy to gate")
+    w("on); CI does run `core/tests/allocations.rs`.")
+    w("")
+    w("## Machine")
+    w("")
+    w(f"- {start['nproc']} cores, {start['cpu']}, {start['mem_kib'] / 1048576:.1f} GiB memory")
+    w(f"- Linux {start['kernel']}, {start['rustc']}")
+    w(f"- run at {start['date']}; load average (1, 5, 15 min) {start['loadavg']} at the start,")
+    w(f"  {end['loadavg']} at the end (other work on the machine shows up as noise)")
+    w("")
+
+    # Targets.
+    seq = "sequential round trips"
+    big = "16 MiB argument"
+    targets = [
+        ("round trips ≥ 0.75× the TCP floor", ratio(loop(seq, IDELINK, "calls/s"), loop(seq, FLOOR, "calls/s")), ">=", 0.75),
+        ("round trips ≥ 2× tokio-tungstenite", ratio(loop(seq, IDELINK, "calls/s"), loop(seq, PEER, "calls/s")), ">=", 2.0),
+        ("server CPU per call ≤ 1.5× the floor's", ratio(loop(seq, IDELINK, "µs CPU/call"), loop(seq, FLOOR, "µs CPU/call")), "<=", 1.5),
+        ("pipelined ≥ 3× tokio-tungstenite", ratio(loop("pipelined 4×16", IDELINK, "calls/s"), loop("pipelined 4×16", PEER, "calls/s")), ">=", 3.0),
+        ("handshakes ≥ 0.9× the floor", ratio(loop("handshakes", IDELINK, "upgrades/s"), loop("handshakes", FLOOR, "upgrades/s")), ">=", 0.9),
+        ("16 MiB argument answered within 2× the floor's time", ratio(loop(big, IDELINK, "ms to answer"), loop(big, FLOOR, "ms to answer")), "<=", 2.0),
+        ("16 MiB argument: peak RSS ≤ 3× the message", ratio(loop(big, IDELINK, "MiB peak RSS"), 16.0), "<=", 3.0),
+        ("engine only: ≥ 500k round trips/s/core", eng("round trips per second", "ops/s"), ">=", 500_000),
+        ("engine only: ≤ 2 allocations per round trip", eng("round trip", "allocs/op"), "<=", 2),
+    ]
+    w("## Targets")
+    w("")
+    w("| target | this run | met |")
+    w("|---|---:|:---:|")
+    for label, value, op, bound in targets:
+        if value is None:
+            met = "–"
+        else:
+            met = "yes" if (value >= bound if op == ">=" else value <= bound) else "**no**"
+        shown = fmt(value) if bound >= 100 or "allocations" in label else (
+            "–" if value is None else f"{value:.2f}×")
+        w(f"| {label} | {shown} | {met} |")
+    w("")
+    w("Ratios are idelink's figure divided by the peer's (or the floor's); for the RSS target, the")
+    w("peak resident set of the whole server process divided by the 16 MiB argument.")
+    w("")
+
+    # Engine only.
+    w("## Engine only")
+    w("")
+    w("`idelink_core::Engine` fed bytes directly, no sockets (`benches/benches/engine.rs`); one")
+    w("client, or 50 for the fan-out; a host-sized 64 KiB read per `handle_bytes` for big")
+    w("messages. Allocations are counted on the thread by a counting allocator")
+    w("(`benches/benches/engine_allocs.rs`); instructions by callgrind (difference between")
+    w("12 000 and 2 000 round trips, so setup cancels out).")
+    w("")
+    w("| operation | figure | allocations/op |")
+    w("|---|---:|---:|")
+    rows = [
+        ("`tools/call getCurrentSelection` round trip", "round trip", "ns/op"),
+        ("… round trips per second (one core)", "round trips per second", "ops/s"),
+        ("… instructions per round trip (callgrind)", "round trip", "instructions/op"),
+        ("`selection_changed` to 50 clients (editor event + debounce + 50 sends)", "selection_changed to 50 clients", "ns/op"),
+        ("frame decode + unmask + UTF-8 check, 16 MiB of source code", "frame decode 16 MiB source code", "GB/s"),
+        ("… 16 MiB of text, a quarter of it multi-byte", "frame decode 16 MiB mixed text", "GB/s"),
+        ("memcpy of the same 16 MiB (floor)", "memcpy 16 MiB", "GB/s"),
+        ("`openDiff` 16 MiB ingest (frame to tool request, answered)", "openDiff 16 MiB ingest", "ms/op"),
+        ("… as a rate", "openDiff 16 MiB ingest rate", "GB/s"),
+    ]
+    for label, name, unit in rows:
+        allocs = eng(name, "allocs/op")
+        w(f"| {label} | {fmt(eng(name, unit))} {unit} | {fmt(allocs) if allocs is not None else ''} |")
+    decode, memcpy = eng("frame decode 16 MiB source code", "GB/s"), eng("memcpy 16 MiB", "GB/s")
+    if decode and memcpy:
+        w("")
+        w(f"Frame decode of source code runs at {decode / memcpy:.2f}× memcpy speed.")
+    if allocations:
+        w("")
+        w(f"`core/tests/allocations.rs` (steady state, asserted in CI): {allocations}.")
+    w("")
+
+    # Loopback.
+    w("## Loopback")
+    w("")
+    w("One Rust load client (`benches/benches/loopback.rs`: upgrade with the token, `initialize`,")
+    w("`notifications/initialized`, then `tools/call getCurrentSelection`) against three server")
+    w("processes, each its own process so CPU time (`/proc/<pid>/stat`, user + system, all")
+    w("threads) and peak RSS (`VmHWM` after resetting it through `clear_refs`) are its own:")
+    w("")
+    w(f"- **{IDELINK}**: `idelink_mio::Host` with `LockPlacement::None`, one thread")
+    w("  (`benches/examples/bench_server_idelink.rs`).")
+    w(f"- **{PEER}**: tokio (multi-thread runtime) + tokio-tungstenite + serde_json `Value`,")
+    w("  answering the same shapes (`benches/examples/bench_server_tungstenite.rs`).")
+    w(f"- **{FLOOR}**: the transport floor, a raw TCP echo of the same bytes on the same kind of")
+    w("  event loop (one mio thread; `benches/examples/bench_server_echo.rs`). Its \"answer\" is the")
+    w("  request echoed back, its \"upgrade\" the request head echoed back.")
+    w("")
+    w("Ratio columns divide idelink's figure by the peer's: above 1 is better for rates, below 1")
+    w("for times, CPU and memory.")
+    scenarios = [
+        ("sequential round trips", "one client, one call at a time"),
+        ("pipelined 4×16", "4 clients, each keeping 16 calls outstanding"),
+        ("50 clients at once", "50 clients, each one call at a time"),
+        ("handshakes", "connect, upgrade with the token, read the 101, close; one after another"),
+        ("1 MiB argument", "one `openDiff` with 1 MiB of file contents on a fresh server process; the editor rejects it at once"),
+        ("16 MiB argument", "the same with 16 MiB"),
+        ("idle after the run", "resident set of each long-running server after all the rounds"),
+    ]
+    for name, what in scenarios:
+        units = sorted({u for (g, n, s, u) in results if g == "loopback" and n == name})
+        if not units:
+            continue
+        w("")
+        w(f"### {name}")
+        w("")
+        w(f"{what}.")
+        w("")
+        w(f"| | {' | '.join(SERVERS)} | idelink ÷ {PEER} | idelink ÷ {FLOOR} |")
+        w("|---|" + "---:|" * (len(SERVERS) + 2))
+        for unit in units:
+            values = [loop(name, s, unit) for s in SERVERS]
+            cells = [fmt(v) for v in values]
+            r_peer = ratio(values[0], values[1])
+            r_floor = ratio(values[0], values[2])
+            cells += ["–" if r is None else f"{r:.2f}×" for r in (r_peer, r_floor)]
+            w(f"| {unit} | {' | '.join(cells)} |")
+    rounds = next((len(r["rounds"]) for (g, n, s, u), r in results.items()
+                   if g == "loopback" and n == seq), 0)
+    w("")
+    w(f"Rounds per figure: {rounds} for the timed scenarios (1.5 s each), fewer for the large")
+    w("arguments (a fresh server process each).")
+    w("")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
