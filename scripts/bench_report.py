@@ -117,20 +117,21 @@ def main():
     w("")
     w("| operation | figure | allocations/op |")
     w("|---|---:|---:|")
+    # (label, result name, unit, whether allocations per operation were counted for it)
     rows = [
-        ("`tools/call getCurrentSelection` round trip", "round trip", "ns/op"),
-        ("… round trips per second (one core)", "round trips per second", "ops/s"),
-        ("… instructions per round trip (callgrind)", "round trip", "instructions/op"),
-        ("`selection_changed` to 50 clients (editor event + debounce + 50 sends)", "selection_changed to 50 clients", "ns/op"),
-        ("frame decode + unmask + UTF-8 check, 16 MiB of source code", "frame decode 16 MiB source code", "GB/s"),
-        ("… 16 MiB of text, a quarter of it multi-byte", "frame decode 16 MiB mixed text", "GB/s"),
-        ("memcpy of the same 16 MiB (floor)", "memcpy 16 MiB", "GB/s"),
-        ("`openDiff` 16 MiB ingest (frame to tool request, answered)", "openDiff 16 MiB ingest", "ms/op"),
-        ("… as a rate", "openDiff 16 MiB ingest rate", "GB/s"),
+        ("`tools/call getCurrentSelection` round trip", "round trip", "ns/op", True),
+        ("… round trips per second (one core)", "round trips per second", "ops/s", False),
+        ("… instructions per round trip (callgrind)", "round trip", "instructions/op", False),
+        ("`selection_changed` to 50 clients (editor event + debounce + 50 sends)", "selection_changed to 50 clients", "ns/op", True),
+        ("frame decode + unmask + UTF-8 check, 16 MiB of source code", "frame decode 16 MiB source code", "GB/s", True),
+        ("… 16 MiB of text, a quarter of it multi-byte", "frame decode 16 MiB mixed text", "GB/s", False),
+        ("memcpy of 16 MiB (floor)", "memcpy 16 MiB", "GB/s", False),
+        ("`openDiff` 16 MiB ingest (frame to tool request, answered)", "openDiff 16 MiB ingest", "ms/op", True),
+        ("… as a rate", "openDiff 16 MiB ingest rate", "GB/s", False),
     ]
-    for label, name, unit in rows:
-        allocs = eng(name, "allocs/op")
-        w(f"| {label} | {fmt(eng(name, unit))} {unit} | {fmt(allocs) if allocs is not None else ''} |")
+    for label, name, unit, counted in rows:
+        allocs = fmt(eng(name, "allocs/op")) if counted else ""
+        w(f"| {label} | {fmt(eng(name, unit))} {unit} | {allocs} |")
     decode, memcpy = eng("frame decode 16 MiB source code", "GB/s"), eng("memcpy 16 MiB", "GB/s")
     if decode and memcpy:
         w("")
@@ -188,8 +189,27 @@ def main():
     rounds = next((len(r["rounds"]) for (g, n, s, u), r in results.items()
                    if g == "loopback" and n == seq), 0)
     w("")
-    w(f"Rounds per figure: {rounds} for the timed scenarios (1.5 s each), fewer for the large")
-    w("arguments (a fresh server process each).")
+    big_rounds = next((len(r["rounds"]) for (g, n, s, u), r in results.items()
+                       if g == "loopback" and n == big), 0)
+    w(f"Rounds per figure: {rounds} for the timed scenarios (1.5 s each), {big_rounds} for the")
+    w("large arguments (a fresh server process each).")
+    w("")
+    w("## Where the time goes")
+    w("")
+    w("- A small call: about 11 000 instructions in the engine (callgrind), nearly all of them")
+    w("  serde_json reading the JSON-RPC envelope and the `tools/call` params borrowed from the")
+    w("  frame; the answer is a copy of the selection result rendered once per editor state.")
+    w("  The one allocation left is serde_json's stack of open brackets while it skips the")
+    w("  nested `params` value. Over loopback the rest is the same syscalls the echo makes.")
+    w("- A large argument: the engine handles the message after its last byte arrives, in")
+    w("  passes over the whole text: the nesting scan, the envelope (serde_json skipping")
+    w("  `params`), the `tools/call` params (skipping `arguments`), the argument map (skipping")
+    w("  the strings) and the unescaping of the file contents: about 33 instructions per byte,")
+    w("  which is what separates idelink from the floor (the transfer itself) and from")
+    w("  tokio-tungstenite (one serde_json `Value` pass). Folding the params and argument passes")
+    w("  into one, in the MCP layer, is the next step if this matters.")
+    w("- Peak memory for a large argument: the receive buffer holding the message, plus the")
+    w("  file contents unescaped once; a pending diff keeps no second copy.")
     w("")
     print("\n".join(out))
 

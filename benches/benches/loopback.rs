@@ -33,8 +33,8 @@ fn main() -> ExitCode {
         }
     } else {
         Plan {
-            rounds: 5,
-            big_rounds: 3,
+            rounds: 7,
+            big_rounds: 5,
             run: Duration::from_millis(1500),
             handshakes: 4000,
         }

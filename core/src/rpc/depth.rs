@@ -28,16 +28,25 @@ pub(super) fn exceeds(text: &[u8], max_depth: usize) -> bool {
 }
 
 /// The index just past the quote that closes the string whose contents start at `at`, or the
-/// text's length when it never closes.
+/// text's length when it never closes. Only quotes are searched for: a quote preceded by an
+/// odd run of backslashes is escaped, so escapes without a quote (`\n`, most of them) cost
+/// nothing.
 fn string_end(text: &[u8], mut at: usize) -> usize {
+    let contents = at;
     loop {
-        let rest = text.get(at..).unwrap_or_default();
-        match memchr::memchr2(b'"', b'\\', rest) {
-            None => return text.len(),
-            Some(i) if rest[i] == b'"' => return at + i + 1,
-            // A backslash escapes the byte after it (`\"` and `\\` included).
-            Some(i) => at += i + 2,
+        let Some(found) = text.get(at..).and_then(|rest| memchr::memchr(b'"', rest)) else {
+            return text.len();
+        };
+        let quote = at + found;
+        let backslashes = text[contents..quote]
+            .iter()
+            .rev()
+            .take_while(|&&byte| byte == b'\\')
+            .count();
+        if backslashes % 2 == 0 {
+            return quote + 1;
         }
+        at = quote + 1;
     }
 }
 
