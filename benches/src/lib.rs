@@ -15,6 +15,8 @@
 //!
 //! Results are printed one JSON object per line ([`measure::emit`]).
 
+#![warn(missing_docs)]
+
 pub mod client;
 pub mod engine_ops;
 pub mod loopback;
