@@ -98,6 +98,7 @@ fn run(plan: &Plan) -> io::Result<()> {
                 add("ms to answer", call.seconds * 1e3);
                 add("MiB peak RSS", mib(call.peak_rss));
                 add("MiB RSS before", mib(call.rss_before));
+                add("ms server CPU", call.server_cpu_seconds * 1e3);
             }
         }
     }

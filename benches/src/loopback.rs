@@ -187,6 +187,8 @@ pub struct BigCall {
     pub rss_before: u64,
     /// The server's peak resident set during the call.
     pub peak_rss: u64,
+    /// CPU time the server process used for the call.
+    pub server_cpu_seconds: f64,
 }
 
 /// Starts a fresh `kind` server, connects, and makes one `openDiff` call whose file contents
@@ -197,12 +199,15 @@ pub fn big_argument(kind: Kind, bin_dir: &Path, bytes: usize) -> io::Result<BigC
     let mut client = Client::connect(&server)?;
     let (rss_before, _) = procfs::rss_bytes(server.pid())?;
     procfs::reset_peak_rss(server.pid())?;
+    let cpu_before = procfs::cpu_seconds(server.pid())?;
     let took = client.big_call(&frame)?;
+    let server_cpu_seconds = procfs::cpu_seconds(server.pid())? - cpu_before;
     let (_, peak_rss) = procfs::rss_bytes(server.pid())?;
     Ok(BigCall {
         seconds: took.as_secs_f64(),
         rss_before,
         peak_rss,
+        server_cpu_seconds,
     })
 }
 

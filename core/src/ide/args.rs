@@ -3,7 +3,8 @@
 //!
 //! The values stay raw JSON, borrowed from the message, until a getter asks for one: a
 //! string is then unescaped once, straight into a string of its size. (An `openDiff` carries
-//! a whole file; decoding it through a general JSON value would hold it twice more.)
+//! a whole file; decoding it through a general JSON value would hold it twice more, and
+//! parsing the object with serde_json would cross it once more.)
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -11,9 +12,10 @@ use std::collections::BTreeMap;
 use serde_json::value::RawValue;
 
 use super::path::{PathStyle, normalize_path};
+use crate::json;
 
-/// A call's arguments, consumed argument by argument.
-pub(crate) struct Args<'a>(BTreeMap<Cow<'a, str>, &'a RawValue>);
+/// A call's arguments, consumed argument by argument: each name with its value's raw JSON.
+pub(crate) struct Args<'a>(BTreeMap<Cow<'a, str>, &'a str>);
 
 impl<'a> Args<'a> {
     /// Parses `arguments`; absent or `null` means no arguments. Anything but an object is
@@ -22,11 +24,13 @@ impl<'a> Args<'a> {
         let Some(raw) = arguments else {
             return Ok(Args(BTreeMap::new()));
         };
-        match kind(raw) {
+        match kind_of(raw.get()) {
             "null" => Ok(Args(BTreeMap::new())),
-            "an object" => serde_json::from_str(raw.get())
+            // serde_json validated the text when it made the RawValue: a byte scan finds the
+            // members without a second parse of their values.
+            "an object" => json::members(raw.get(), decode_string)
                 .map(Args)
-                .map_err(|err| format!("arguments: {err}")),
+                .map_err(|why| format!("arguments: {why}")),
             other => Err(format!("arguments: expected an object, got {other}")),
         }
     }
@@ -53,9 +57,9 @@ impl<'a> Args<'a> {
     pub(crate) fn optional_string(&mut self, key: &str) -> Result<Option<String>, String> {
         match self.0.remove(key) {
             None => Ok(None),
-            Some(raw) => match kind(raw) {
+            Some(raw) => match kind_of(raw) {
                 "null" => Ok(None),
-                "a string" => decode_string(raw.get())
+                "a string" => decode_string(raw)
                     .map(Some)
                     .map_err(|why| format!("argument {key}: {why}")),
                 other => Err(mistyped(key, "a string", other)),
@@ -65,7 +69,7 @@ impl<'a> Args<'a> {
 
     /// An optional boolean argument; `null` counts as absent.
     pub(crate) fn optional_bool(&mut self, key: &str) -> Result<Option<bool>, String> {
-        match self.0.remove(key).map(RawValue::get) {
+        match self.0.remove(key) {
             None | Some("null") => Ok(None),
             Some("true") => Ok(Some(true)),
             Some("false") => Ok(Some(false)),
@@ -78,11 +82,8 @@ fn mistyped(key: &str, expected: &str, got: &str) -> String {
     format!("argument {key}: expected {expected}, got {got}")
 }
 
-/// What a raw JSON value is, in words; serde_json's raw values carry no leading whitespace.
-fn kind(raw: &RawValue) -> &'static str {
-    kind_of(raw.get())
-}
-
+/// What a raw JSON value is, in words (serde_json's raw values and the member texts of
+/// [`json::members`] carry no leading whitespace).
 fn kind_of(json: &str) -> &'static str {
     match json.as_bytes().first() {
         Some(b'n') => "null",

@@ -1,5 +1,7 @@
 //! The nesting-depth guard: a byte scan run before any JSON parser sees the text.
 
+use crate::json::string_end;
+
 /// Whether `text` nests arrays/objects deeper than `max_depth` levels (`{}` is one level).
 ///
 /// A linear scan with no allocation and no recursion; it skips string contents, escapes
@@ -25,29 +27,6 @@ pub(super) fn exceeds(text: &[u8], max_depth: usize) -> bool {
         }
     }
     false
-}
-
-/// The index just past the quote that closes the string whose contents start at `at`, or the
-/// text's length when it never closes. Only quotes are searched for: a quote preceded by an
-/// odd run of backslashes is escaped, so escapes without a quote (`\n`, most of them) cost
-/// nothing.
-fn string_end(text: &[u8], mut at: usize) -> usize {
-    let contents = at;
-    loop {
-        let Some(found) = text.get(at..).and_then(|rest| memchr::memchr(b'"', rest)) else {
-            return text.len();
-        };
-        let quote = at + found;
-        let backslashes = text[contents..quote]
-            .iter()
-            .rev()
-            .take_while(|&&byte| byte == b'\\')
-            .count();
-        if backslashes % 2 == 0 {
-            return quote + 1;
-        }
-        at = quote + 1;
-    }
 }
 
 #[cfg(test)]
