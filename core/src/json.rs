@@ -5,18 +5,30 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+/// Bytes of a string read one by one before switching to `memchr`: names and most values
+/// end sooner, and a loop beats a call for them.
+const SHORT_STRING: usize = 32;
+
 /// The index just past the quote that closes the string whose contents start at `at`, or the
-/// text's length when it never closes. Only quotes are searched for: a quote preceded by an
-/// odd run of backslashes is escaped, so escapes without a quote (`\n`, most of them) cost
-/// nothing.
-pub(crate) fn string_end(text: &[u8], mut at: usize) -> usize {
-    let contents = at;
+/// text's length when it never closes. Past the first few bytes only quotes are searched for:
+/// a quote preceded by an odd run of backslashes is escaped, so escapes without a quote
+/// (`\n`, most of them) cost nothing.
+pub(crate) fn string_end(text: &[u8], at: usize) -> usize {
+    let mut i = at;
+    let short_end = text.len().min(at.saturating_add(SHORT_STRING));
+    while i < short_end {
+        match text[i] {
+            b'"' => return i + 1,
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
     loop {
-        let Some(found) = text.get(at..).and_then(|rest| memchr::memchr(b'"', rest)) else {
+        let Some(found) = text.get(i..).and_then(|rest| memchr::memchr(b'"', rest)) else {
             return text.len();
         };
-        let quote = at + found;
-        let backslashes = text[contents..quote]
+        let quote = i + found;
+        let backslashes = text[at..quote]
             .iter()
             .rev()
             .take_while(|&&byte| byte == b'\\')
@@ -24,7 +36,7 @@ pub(crate) fn string_end(text: &[u8], mut at: usize) -> usize {
         if backslashes % 2 == 0 {
             return quote + 1;
         }
-        at = quote + 1;
+        i = quote + 1;
     }
 }
 
@@ -179,6 +191,25 @@ mod tests {
             let _ = members(&text, plain);
             let _ = string_end(text.as_bytes(), 0);
         }
+    }
+
+    #[test]
+    fn strings_end_at_the_first_unescaped_quote_short_or_long() {
+        for pad in [0, 5, 31, 32, 33, 100] {
+            for run in 0..5 {
+                let contents = format!("{}{}\"", "a".repeat(pad), "\\".repeat(run));
+                let text = format!("{contents} tail\" rest");
+                // An even run of backslashes leaves the quote unescaped.
+                let expected = if run % 2 == 0 {
+                    contents.len()
+                } else {
+                    contents.len() + " tail\"".len()
+                };
+                assert_eq!(string_end(text.as_bytes(), 0), expected, "{pad} {run}");
+            }
+        }
+        assert_eq!(string_end(b"abc", 0), 3);
+        assert_eq!(string_end(&[b'a'; 100], 0), 100);
     }
 
     #[test]

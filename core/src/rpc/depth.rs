@@ -96,7 +96,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn agrees_with_a_byte_at_a_time_scan(
-            text in "[\\[\\]{}\"\\\\a,:]{0,40}",
+            text in "[\\[\\]{}\"\\\\a,:]{0,40}|\"[a\\\\\"\\[]{30,90}\"[\\[\\]{}\"\\\\a]{0,20}",
             max_depth in 0usize..6,
         ) {
             proptest::prop_assert_eq!(
