@@ -123,6 +123,7 @@
 pub mod engine;
 pub mod http;
 pub mod ide;
+mod json;
 pub mod lockfile;
 pub mod mcp;
 pub mod rpc;

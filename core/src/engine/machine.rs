@@ -1,5 +1,6 @@
 //! The engine: the connection table, message routing, tool calls, notifications and timers.
 
+use super::answers::SelectionAnswers;
 use super::calls::{PendingCall, PendingCalls};
 use super::config::{Config, SessionPolicy};
 use super::connection::{Connection, HandshakeStep, Stage};
@@ -33,6 +34,8 @@ pub struct Engine {
     token: AuthToken,
     tools_json: String,
     state: EditorState,
+    /// The selection tools' answers for the current `state`.
+    answers: SelectionAnswers,
     conns: BTreeMap<ConnId, Connection>,
     last_conn: u64,
     calls: PendingCalls,
@@ -40,6 +43,8 @@ pub struct Engine {
     outputs: VecDeque<Output>,
     /// Reused for every JSON message the engine writes.
     scratch: Vec<u8>,
+    /// Reused for the connection ids a timer or a broadcast walks through.
+    conn_ids: Vec<ConnId>,
     now: Timestamp,
 }
 
@@ -52,12 +57,14 @@ impl Engine {
             config,
             token,
             state,
+            answers: SelectionAnswers::default(),
             conns: BTreeMap::new(),
             last_conn: 0,
             calls: PendingCalls::default(),
             notifier: Notifier::default(),
             outputs: VecDeque::new(),
             scratch: Vec::new(),
+            conn_ids: Vec::new(),
             now: Timestamp::ZERO,
         }
     }
@@ -219,6 +226,7 @@ impl Engine {
     /// debounce; a mention goes to ready clients now, or waits for one.
     pub fn handle_editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
         let now = self.advance(now);
+        self.answers.invalidate();
         match self.state.apply(event) {
             StateChange::None | StateChange::FoldersChanged => {}
             StateChange::SelectionOrActiveChanged => {
@@ -259,10 +267,12 @@ impl Engine {
     /// (early or repeated calls are harmless).
     pub fn handle_timeout(&mut self, now: Timestamp) {
         let now = self.advance(now);
-        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
-        for conn in ids {
+        let mut ids = self.take_conn_ids(|_| true);
+        for &conn in &ids {
             self.conn_timeout(now, conn);
         }
+        ids.clear();
+        self.conn_ids = ids;
         for id in self.calls.expired(now) {
             if let Some(call) = self.calls.remove(id) {
                 let waited = now.millis_since(call.started);
@@ -395,13 +405,23 @@ impl Engine {
                 .by_rpc_id(conn, request_id.as_raw().get())
                 .map(Effect::CancelledByClient),
             Dispatch::ToolCall(call) => {
+                let tool = ide::ToolName::parse(&call.name);
+                // The selection tools are answered from a rendering of the current state.
+                if let Some(tool) = tool
+                    && let Some(json) = self.answers.get(tool, &self.state)
+                {
+                    rpc::write_result_with(&mut self.scratch, call.id, |out| {
+                        out.extend_from_slice(json);
+                        Ok::<(), std::convert::Infallible>(())
+                    });
+                    return Some(Some(Effect::Answered(tool)));
+                }
                 let plan = ide::plan_tool_call(
                     &call.name,
                     call.arguments,
                     &self.state,
                     self.config.execute_code,
                 );
-                let tool = ide::ToolName::parse(&call.name);
                 match plan {
                     ToolPlan::Answer(result) => {
                         rpc::write_result(&mut self.scratch, call.id, &result);
@@ -453,7 +473,7 @@ impl Engine {
                         let id = self.calls.insert(PendingCall {
                             conn,
                             rpc_id: call.id.to_owned(),
-                            request: request.clone(),
+                            request: request.for_answering(),
                             started: now,
                             deadline: deadline.map(|ms| now.add_millis(ms)),
                         });
@@ -551,7 +571,9 @@ impl Engine {
         let Some(params) = self.state.selection_notification() else {
             return;
         };
-        if !self.write_notification(SelectionChanged::METHOD, &params) {
+        self.scratch.clear();
+        let written = rpc::write_notification(&mut self.scratch, SelectionChanged::METHOD, &params);
+        if written.is_err() {
             return;
         }
         match to {
@@ -576,19 +598,31 @@ impl Engine {
 
     /// Sends `scratch` to every ready client; returns how many.
     fn broadcast(&mut self) -> usize {
-        let ready: Vec<ConnId> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| c.is_ready())
-            .map(|(id, _)| *id)
-            .collect();
-        for conn in &ready {
-            if let Some(c) = self.conns.get_mut(conn) {
+        let mut ready = self.take_conn_ids(Connection::is_ready);
+        for &conn in &ready {
+            if let Some(c) = self.conns.get_mut(&conn) {
                 c.send_json(&self.scratch);
             }
-            self.settle(*conn);
+            self.settle(conn);
         }
-        ready.len()
+        let sent = ready.len();
+        ready.clear();
+        self.conn_ids = ready;
+        sent
+    }
+
+    /// The ids of the connections that pass `keep`, in the reused list (hand it back to
+    /// `conn_ids` when done, so steady traffic does not allocate).
+    fn take_conn_ids(&mut self, keep: impl Fn(&Connection) -> bool) -> Vec<ConnId> {
+        let mut ids = std::mem::take(&mut self.conn_ids);
+        ids.clear();
+        ids.extend(
+            self.conns
+                .iter()
+                .filter(|(_, c)| keep(c))
+                .map(|(id, _)| *id),
+        );
+        ids
     }
 
     /// Answers a pending call on its client's connection.

@@ -1,5 +1,6 @@
 //! The engine: connections, routing, timers. Wires `http` → `ws` → `rpc` → `mcp` → `ide`.
 
+mod answers;
 mod calls;
 mod config;
 mod connection;

@@ -5,7 +5,8 @@
 //! It knows nothing of sockets, WebSocket or JSON-RPC ids. The engine feeds
 //! [`EditorEvent`]s to [`EditorState::apply`] and sends notifications for the
 //! [`StateChange`]s it returns; it answers `tools/list` with [`tools_json`]; for a
-//! `tools/call` it asks [`plan_tool_call`] and either answers at once, hands the
+//! `tools/call` it asks [`plan_tool_call`] (the selection tools first go to
+//! [`selection_result`], which answers without copying the state) and either answers at once, hands the
 //! [`ToolRequest`] to the editor and later formats its [`ToolOutcome`] with
 //! [`format_outcome`] (or [`deadline_outcome`] when the editor stays silent), or does the
 //! diff bookkeeping for `close_tab` / `closeAllDiffTabs` itself.
@@ -28,6 +29,7 @@ pub use notify::{AtMentioned, SelectionChanged, SelectionRange};
 pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome};
 pub use path::{PathStyle, file_name, file_uri, normalize_path, path_from_uri};
 pub use plan::{ToolPlan, plan_tool_call};
+pub use read_tools::{SelectionResult, selection_result};
 pub use result::ToolResult;
 pub use state::{EditorState, OpenDocument, StateChange};
 pub use write_tools::{ToolOutcome, ToolRequest};

@@ -1,13 +1,16 @@
 //! The read tools, answered from [`EditorState`] with no round trip to the editor
 //! (PROTOCOL.md §4). Every answer is one text item holding compact JSON.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::args::Args;
+use super::catalog::ToolName;
 use super::event::Diagnostic;
 use super::notify::SelectionChanged;
 use super::path::{file_name, file_uri, normalize_path, path_from_uri, path_from_uri_undecoded};
-use super::result::ToolResult;
+use super::result::{ToolResult, write_json_result};
 use super::state::EditorState;
 
 /// The language id reported for a document whose language the editor never named.
@@ -21,10 +24,7 @@ struct Failure<'a> {
 }
 
 fn failure(message: &str) -> ToolResult {
-    ToolResult::json(&Failure {
-        success: false,
-        message,
-    })
+    ToolResult::json(&missing(message))
 }
 
 /// `{"success":false,"message":"Document not open: <path>"}`.
@@ -79,29 +79,90 @@ struct SelectionAnswer<'a> {
     selection: &'a SelectionChanged,
 }
 
-fn selection_answer(selection: &SelectionChanged) -> ToolResult {
-    ToolResult::json(&SelectionAnswer {
+/// The answer of `getCurrentSelection` or `getLatestSelection`, borrowed from the state.
+#[derive(Debug)]
+pub struct SelectionResult<'s>(SelectionReply<'s>);
+
+#[derive(Debug)]
+enum SelectionReply<'s> {
+    Found(Cow<'s, SelectionChanged>),
+    Missing(&'static str),
+}
+
+/// For the tools that read nothing but the selection, `getCurrentSelection` and
+/// `getLatestSelection`: their answer borrowed from `state`, to be written with
+/// [`SelectionResult::write`] without copying the state (steady-state traffic allocates
+/// nothing). `None` for every other tool. Arguments are not read: the caller has checked that
+/// they are an object or absent, as decoding a `tools/call` does; with anything else,
+/// [`plan_tool_call`](super::plan_tool_call) refuses them.
+pub fn selection_result(tool: ToolName, state: &EditorState) -> Option<SelectionResult<'_>> {
+    match tool {
+        ToolName::GetCurrentSelection => Some(current_selection(state)),
+        ToolName::GetLatestSelection => Some(latest_selection(state)),
+        _ => None,
+    }
+}
+
+fn current_selection(state: &EditorState) -> SelectionResult<'_> {
+    SelectionResult(match state.selection_notification() {
+        Some(selection) => SelectionReply::Found(selection),
+        None => SelectionReply::Missing("No active editor found"),
+    })
+}
+
+fn latest_selection(state: &EditorState) -> SelectionResult<'_> {
+    SelectionResult(match state.latest_selection() {
+        Some(selection) => SelectionReply::Found(Cow::Borrowed(selection)),
+        None => SelectionReply::Missing("No selection available"),
+    })
+}
+
+impl SelectionResult<'_> {
+    /// Appends the tool result to `out`: the same bytes as the [`ToolResult`] that
+    /// [`plan_tool_call`](super::plan_tool_call) answers with for the same tool and state.
+    ///
+    /// # Errors
+    /// Only if serde_json fails on plain strings and numbers; `out` then ends in a partial
+    /// result the caller must discard.
+    pub fn write(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        match &self.0 {
+            SelectionReply::Found(selection) => write_json_result(out, &found(selection)),
+            SelectionReply::Missing(message) => write_json_result(out, &missing(message)),
+        }
+    }
+
+    fn to_tool_result(&self) -> ToolResult {
+        match &self.0 {
+            SelectionReply::Found(selection) => ToolResult::json(&found(selection)),
+            SelectionReply::Missing(message) => ToolResult::json(&missing(message)),
+        }
+    }
+}
+
+fn found(selection: &SelectionChanged) -> SelectionAnswer<'_> {
+    SelectionAnswer {
         success: true,
         selection,
-    })
+    }
+}
+
+fn missing(message: &str) -> Failure<'_> {
+    Failure {
+        success: false,
+        message,
+    }
 }
 
 /// `getCurrentSelection`: the active editor's selection (empty at 0:0 when none was seen),
 /// or `{"success":false,"message":"No active editor found"}`.
 pub(crate) fn get_current_selection(state: &EditorState) -> ToolResult {
-    match state.selection_notification() {
-        Some(selection) => selection_answer(&selection),
-        None => failure("No active editor found"),
-    }
+    current_selection(state).to_tool_result()
 }
 
 /// `getLatestSelection`: the last selection seen, even in an editor closed since, or
 /// `{"success":false,"message":"No selection available"}`.
 pub(crate) fn get_latest_selection(state: &EditorState) -> ToolResult {
-    match state.latest_selection() {
-        Some(selection) => selection_answer(selection),
-        None => failure("No selection available"),
-    }
+    latest_selection(state).to_tool_result()
 }
 
 /// One tab of `getOpenEditors`. Of the fields VS Code and claudecode.nvim report, these are
@@ -222,7 +283,18 @@ mod tests {
     /// The JSON text inside the answer's only content item.
     fn answer(state: &EditorState, name: &str, arguments: Option<&str>) -> String {
         match plan(state, name, arguments) {
-            ToolPlan::Answer(ToolResult { texts, is_error }) => {
+            ToolPlan::Answer(result) => {
+                // The selection tools' in-place answer is byte for byte the planned one.
+                let tool = ToolName::parse(name).unwrap();
+                if let Some(direct) = selection_result(tool, state) {
+                    let mut out = Vec::new();
+                    direct.write(&mut out).unwrap();
+                    assert_eq!(
+                        String::from_utf8(out).unwrap(),
+                        serde_json::to_string(&result).unwrap()
+                    );
+                }
+                let ToolResult { texts, is_error } = result;
                 assert!(!is_error);
                 assert_eq!(texts.len(), 1);
                 texts.into_iter().next().unwrap()
@@ -347,6 +419,19 @@ mod tests {
             plan(&state, "getDiagnostics", Some(r#"{"uri":5}"#)),
             ToolPlan::InvalidArguments("argument uri: expected a string, got a number".into())
         );
+    }
+
+    #[test]
+    fn only_the_selection_tools_are_answered_in_place() {
+        let state = EditorState::new(PathStyle::Posix, vec![]);
+        for tool in ToolName::ALL {
+            let in_place = selection_result(tool, &state).is_some();
+            let selection_tool = matches!(
+                tool,
+                ToolName::GetCurrentSelection | ToolName::GetLatestSelection
+            );
+            assert_eq!(in_place, selection_tool, "{}", tool.as_str());
+        }
     }
 
     #[test]

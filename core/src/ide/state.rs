@@ -1,5 +1,6 @@
 //! The editor state the engine answers the read tools from, fed by [`EditorEvent`]s.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::event::{Diagnostic, EditorEvent, Range};
@@ -186,10 +187,14 @@ impl EditorState {
     /// The `selection_changed` params for the current state: the active document's current
     /// selection, or (active document with no selection seen) an empty selection at 0:0 of
     /// it; `None` when no document is active.
-    pub fn selection_notification(&self) -> Option<SelectionChanged> {
+    pub fn selection_notification(&self) -> Option<Cow<'_, SelectionChanged>> {
         match (&self.current, &self.active) {
-            (Some(current), _) => Some(current.clone()),
-            (None, Some(active)) => Some(SelectionChanged::new(active, "", Range::default())),
+            (Some(current), _) => Some(Cow::Borrowed(current)),
+            (None, Some(active)) => Some(Cow::Owned(SelectionChanged::new(
+                active,
+                "",
+                Range::default(),
+            ))),
             (None, None) => None,
         }
     }
@@ -371,8 +376,8 @@ mod tests {
         let mut state = EditorState::new(PathStyle::Posix, vec![]);
         let _ = state.apply(&activated("/w/a.rs"));
         assert_eq!(
-            state.selection_notification(),
-            Some(SelectionChanged::new("/w/a.rs", "", Range::default()))
+            state.selection_notification().as_deref(),
+            Some(&SelectionChanged::new("/w/a.rs", "", Range::default()))
         );
     }
 
@@ -391,7 +396,7 @@ mod tests {
             StateChange::SelectionOrActiveChanged
         );
         let expected = SelectionChanged::new("/w/b.rs", "fn x", range((1, 0), (1, 2)));
-        assert_eq!(state.selection_notification(), Some(expected.clone()));
+        assert_eq!(state.selection_notification().as_deref(), Some(&expected));
         assert_eq!(state.latest_selection(), Some(&expected));
     }
 
@@ -404,8 +409,8 @@ mod tests {
             StateChange::SelectionOrActiveChanged
         );
         assert_eq!(
-            state.selection_notification(),
-            Some(SelectionChanged::new("/w/b.rs", "", Range::default()))
+            state.selection_notification().as_deref(),
+            Some(&SelectionChanged::new("/w/b.rs", "", Range::default()))
         );
         assert_eq!(state.latest_selection().unwrap().file_path, "/w/a.rs");
         // Back to a: its old selection is not resurrected (its text may be stale).

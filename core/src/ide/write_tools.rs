@@ -104,6 +104,27 @@ impl ToolRequest {
             ToolRequest::ExecuteCode { .. } => ToolName::ExecuteCode,
         }
     }
+
+    /// A copy with everything answering the request needs ([`super::format_outcome`],
+    /// [`super::deadline_outcome`], the diff's tab name) but without an `openDiff`'s proposed
+    /// contents, which can be megabytes the editor already has: what the engine keeps while
+    /// the editor works on the request.
+    pub(crate) fn for_answering(&self) -> ToolRequest {
+        match self {
+            ToolRequest::OpenDiff {
+                old_file_path,
+                new_file_path,
+                tab_name,
+                ..
+            } => ToolRequest::OpenDiff {
+                old_file_path: old_file_path.clone(),
+                new_file_path: new_file_path.clone(),
+                new_file_contents: String::new(),
+                tab_name: tab_name.clone(),
+            },
+            other => other.clone(),
+        }
+    }
 }
 
 /// What the editor reports after carrying out a [`ToolRequest`].
@@ -210,6 +231,68 @@ mod tests {
 
     use super::*;
     use crate::ide::{EditorEvent, PathStyle, ToolResult, plan_tool_call};
+
+    #[test]
+    fn the_kept_copy_answers_exactly_as_the_request() {
+        let requests = [
+            ToolRequest::OpenDiff {
+                old_file_path: "/w/a.rs".into(),
+                new_file_path: "/w/a.rs".into(),
+                new_file_contents: "fn main() {}\n".repeat(1000),
+                tab_name: "✻ [Claude Code] a.rs (1) ⧉".into(),
+            },
+            ToolRequest::OpenFile {
+                path: "/w/a.rs".into(),
+                preview: false,
+                start_text: Some("fn".into()),
+                end_text: None,
+                select_to_end_of_line: false,
+                make_frontmost: false,
+            },
+            ToolRequest::SaveDocument {
+                path: "/w/a.rs".into(),
+            },
+            ToolRequest::ExecuteCode { code: "1+1".into() },
+        ];
+        let outcomes = [
+            ToolOutcome::DiffSaved {
+                final_text: "x".into(),
+            },
+            ToolOutcome::DiffRejected,
+            ToolOutcome::FileOpened {
+                language_id: None,
+                line_count: Some(3),
+            },
+            ToolOutcome::DocumentSaved,
+            ToolOutcome::CodeExecuted {
+                outputs: vec!["2".into()],
+            },
+            ToolOutcome::Failed {
+                message: "no".into(),
+            },
+        ];
+        for request in &requests {
+            let kept = request.for_answering();
+            assert_eq!(kept.tool(), request.tool());
+            for outcome in &outcomes {
+                assert_eq!(
+                    crate::ide::format_outcome(&kept, outcome),
+                    crate::ide::format_outcome(request, outcome)
+                );
+            }
+            assert_eq!(
+                crate::ide::deadline_outcome(&kept, 7),
+                crate::ide::deadline_outcome(request, 7)
+            );
+        }
+        let ToolRequest::OpenDiff {
+            new_file_contents, ..
+        } = requests[0].for_answering()
+        else {
+            panic!("not a diff");
+        };
+        assert!(new_file_contents.is_empty());
+    }
 
     fn plan_in(state: &EditorState, name: &str, arguments: &str) -> ToolPlan {
         let raw = RawValue::from_string(arguments.to_owned()).unwrap();

@@ -1,8 +1,8 @@
 //! JSON-RPC 2.0: the message envelope, and nothing of MCP.
 //!
 //! [`parse`] turns one text message into a borrowed [`Message`] or an [`Invalid`] that says
-//! how to answer it; [`write_result`], [`write_error`] and [`write_notification`] append
-//! compact replies to an output buffer.
+//! how to answer it; [`write_result`] (or [`write_result_with`]), [`write_error`] and
+//! [`write_notification`] append compact replies to an output buffer.
 //!
 //! Decisions where the specification leaves room:
 //! - Batches (JSON arrays) are refused with one `INVALID_REQUEST` reply, id null: MCP
@@ -26,4 +26,4 @@ mod write;
 pub use error::RpcError;
 pub use id::{OwnedRequestId, RequestId};
 pub use message::{Invalid, Message, RpcLimits, parse};
-pub use write::{write_error, write_notification, write_result};
+pub use write::{write_error, write_notification, write_result, write_result_with};

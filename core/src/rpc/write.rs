@@ -14,10 +14,24 @@ use super::{RequestId, RpcError};
 /// with non-string keys, say), whatever it wrote is removed and the reply becomes an
 /// `INTERNAL_ERROR` error for the same id, so the request is still answered.
 pub fn write_result<T: Serialize + ?Sized>(out: &mut Vec<u8>, id: RequestId<'_>, result: &T) {
+    write_result_with(out, id, |out| serde_json::to_writer(out, result));
+}
+
+/// Appends the success reply `{"jsonrpc":"2.0","id":<id>,"result":…}` to `out`, the result
+/// appended by `write_json`, which must append exactly one compact JSON value or fail (for a
+/// result written without going through `Serialize`).
+///
+/// When `write_json` fails, whatever was written is removed and the reply becomes an
+/// `INTERNAL_ERROR` error for the same id, as with [`write_result`].
+pub fn write_result_with<E>(
+    out: &mut Vec<u8>,
+    id: RequestId<'_>,
+    write_json: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+) {
     let start = out.len();
     push_head(out, Some(id));
     out.extend_from_slice(b",\"result\":");
-    if serde_json::to_writer(&mut *out, result).is_ok() {
+    if write_json(out).is_ok() {
         out.push(b'}');
     } else {
         out.truncate(start);
@@ -207,6 +221,27 @@ mod tests {
             push_i32(&mut out, code);
             assert_eq!(text(out), code.to_string());
         }
+    }
+
+    #[test]
+    fn result_written_by_a_closure_matches_the_serialized_one() {
+        let mut direct = Vec::new();
+        write_result(&mut direct, id("4"), &serde_json::json!({"a": [1]}));
+        let mut with = Vec::new();
+        write_result_with(&mut with, id("4"), |out| {
+            out.extend_from_slice(br#"{"a":[1]}"#);
+            Ok::<(), ()>(())
+        });
+        assert_eq!(text(with), text(direct));
+        let mut failed = b"[".to_vec();
+        write_result_with(&mut failed, id("5"), |out| {
+            out.extend_from_slice(b"{\"half");
+            Err(())
+        });
+        assert_eq!(
+            text(failed),
+            r#"[{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"result could not be serialized"}}"#
+        );
     }
 
     #[test]

@@ -1,0 +1,92 @@
+//! Engine-only benchmarks: no sockets, no threads; inputs straight into `idelink_core::Engine`.
+//!
+//! `cargo bench -p idelink-benches --bench engine` prints one JSON result per line;
+//! `-- --quick` runs one short round of each (a smoke test).
+//! `… --bench engine -- --callgrind-round-trips N` only sets up a session and runs N round
+//! trips (scripts/bench runs it under callgrind twice and takes the difference per trip).
+
+use idelink_benches::engine_ops::{
+    Decoder, MIXED_TEXT, Memcpy, SOURCE_TEXT, Session, open_diff_frame,
+};
+use idelink_benches::measure::{ROUND, emit, time_op};
+use std::time::Duration;
+
+const MIB: usize = 1 << 20;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(n) = flag_value(&args, "--callgrind-round-trips") {
+        let mut session = Session::new(1);
+        for _ in 0..n {
+            std::hint::black_box(session.round_trip());
+        }
+        return;
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    let (rounds, round, big) = if quick {
+        (1, ROUND / 10, Duration::from_millis(100))
+    } else {
+        (7, ROUND, Duration::from_millis(600))
+    };
+
+    let mut session = Session::new(1);
+    let ns = time_op(rounds, round, || session.round_trip().sent);
+    emit("engine", "round trip", "", "ns/op", &ns);
+    let per_second: Vec<f64> = ns.iter().map(|ns| 1e9 / ns).collect();
+    emit("engine", "round trips per second", "", "ops/s", &per_second);
+
+    let mut fan = Session::new(50);
+    let mut line = 0;
+    let ns = time_op(rounds, round, || {
+        line = (line + 1) % 1000;
+        fan.fan_out(line).sent
+    });
+    emit(
+        "engine",
+        "selection_changed to 50 clients",
+        "",
+        "ns/op",
+        &ns,
+    );
+
+    for (pattern, label) in [(SOURCE_TEXT, "source code"), (MIXED_TEXT, "mixed text")] {
+        let mut decoder = Decoder::new(16 * MIB, pattern);
+        let bytes = decoder.payload_len() as f64;
+        let ns = time_op(rounds, big, || decoder.decode());
+        let name = format!("frame decode 16 MiB {label}");
+        emit("engine", &name, "", "GB/s", &rates(bytes, &ns));
+    }
+
+    let mut memcpy = Memcpy::new(16 * MIB);
+    let ns = time_op(rounds, big, || memcpy.copy());
+    emit(
+        "engine",
+        "memcpy 16 MiB",
+        "",
+        "GB/s",
+        &rates((16 * MIB) as f64, &ns),
+    );
+
+    let frame = open_diff_frame(16 * MIB);
+    let mut ingest = Session::new(1);
+    let ns = time_op(rounds, big, || ingest.ingest(&frame).sent);
+    let ms: Vec<f64> = ns.iter().map(|ns| ns / 1e6).collect();
+    emit("engine", "openDiff 16 MiB ingest", "", "ms/op", &ms);
+    emit(
+        "engine",
+        "openDiff 16 MiB ingest rate",
+        "",
+        "GB/s",
+        &rates(frame.len() as f64, &ns),
+    );
+}
+
+/// Bytes per nanosecond is gigabytes (1e9 bytes) per second.
+fn rates(bytes: f64, ns: &[f64]) -> Vec<f64> {
+    ns.iter().map(|ns| bytes / ns).collect()
+}
+
+fn flag_value(args: &[String], flag: &str) -> Option<u64> {
+    let at = args.iter().position(|a| a == flag)?;
+    args.get(at + 1)?.parse().ok()
+}

@@ -1,0 +1,60 @@
+//! What Linux says about a server process: CPU time and resident memory, from `/proc`.
+
+use std::fs;
+use std::io;
+
+/// Clock ticks per second in `/proc/<pid>/stat` (USER_HZ, 100 on every Linux ABI).
+const TICKS_PER_SECOND: f64 = 100.0;
+
+/// User plus system CPU time the process has used, all threads, in seconds
+/// (`/proc/<pid>/stat` fields 14 and 15; resolution 10 ms).
+pub fn cpu_seconds(pid: u32) -> io::Result<f64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The command name (field 2) is parenthesized and may hold spaces: count from its end.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let field = |n: usize| -> io::Result<f64> {
+        // `after_name` starts at field 3 (state).
+        fields
+            .get(n - 3)
+            .and_then(|f| f.parse::<f64>().ok())
+            .ok_or_else(|| io::Error::other(format!("/proc/{pid}/stat has no field {n}")))
+    };
+    Ok((field(14)? + field(15)?) / TICKS_PER_SECOND)
+}
+
+/// The resident set now (`VmRSS`) and its peak (`VmHWM`), in bytes.
+pub fn rss_bytes(pid: u32) -> io::Result<(u64, u64)> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let kib = |key: &str| -> io::Result<u64> {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(key))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok())
+            .map(|n| n * 1024)
+            .ok_or_else(|| io::Error::other(format!("/proc/{pid}/status has no {key}")))
+    };
+    Ok((kib("VmRSS:")?, kib("VmHWM:")?))
+}
+
+/// Resets the process's peak resident set to its current one (`/proc/<pid>/clear_refs`, 5),
+/// so the next `VmHWM` is the peak since now.
+pub fn reset_peak_rss(pid: u32) -> io::Result<()> {
+    fs::write(format!("/proc/{pid}/clear_refs"), "5")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_has_cpu_time_and_memory() {
+        let pid = std::process::id();
+        let spin: u64 = (0..20_000_000u64).fold(0, |a, b| a.wrapping_add(b * b));
+        std::hint::black_box(spin);
+        assert!(cpu_seconds(pid).unwrap_or(-1.0) >= 0.0);
+        let (rss, peak) = rss_bytes(pid).unwrap_or((0, 0));
+        assert!(rss > 0 && peak >= rss, "{rss} {peak}");
+    }
+}

@@ -1,0 +1,234 @@
+//! Byte scans over JSON text that serde_json does not offer: the end of a string without
+//! decoding it, and the members of an object as raw text. Strings are crossed with `memchr`,
+//! so a document that is mostly one long string (an `openDiff` of a big file) costs little.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// Bytes of a string read one by one before switching to `memchr`: names and most values
+/// end sooner, and a loop beats a call for them.
+const SHORT_STRING: usize = 32;
+
+/// The index just past the quote that closes the string whose contents start at `at`, or the
+/// text's length when it never closes. Past the first few bytes only quotes are searched for:
+/// a quote preceded by an odd run of backslashes is escaped, so escapes without a quote
+/// (`\n`, most of them) cost nothing.
+pub(crate) fn string_end(text: &[u8], at: usize) -> usize {
+    let mut i = at;
+    let short_end = text.len().min(at.saturating_add(SHORT_STRING));
+    while i < short_end {
+        match text[i] {
+            b'"' => return i + 1,
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    loop {
+        let Some(found) = text.get(i..).and_then(|rest| memchr::memchr(b'"', rest)) else {
+            return text.len();
+        };
+        let quote = i + found;
+        let backslashes = text[at..quote]
+            .iter()
+            .rev()
+            .take_while(|&&byte| byte == b'\\')
+            .count();
+        if backslashes % 2 == 0 {
+            return quote + 1;
+        }
+        i = quote + 1;
+    }
+}
+
+/// Why [`members`] could not read an object.
+pub(crate) const NOT_AN_OBJECT: &str = "not a JSON object";
+
+/// The members of `object`, a JSON object that serde_json already validated (a `RawValue`):
+/// each name, decoded by `decode_name` when it holds an escape, with the raw text of its value.
+/// A name given twice keeps its last value, as serde_json's maps do. Text that is not such an
+/// object gives [`NOT_AN_OBJECT`] (or the error of `decode_name`), never a panic.
+pub(crate) fn members<'a>(
+    object: &'a str,
+    decode_name: impl Fn(&str) -> Result<String, &'static str>,
+) -> Result<BTreeMap<Cow<'a, str>, &'a str>, &'static str> {
+    let bytes = object.as_bytes();
+    let mut map = BTreeMap::new();
+    let mut at = skip_space(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return Err(NOT_AN_OBJECT);
+    }
+    at = skip_space(bytes, at + 1);
+    if bytes.get(at) == Some(&b'}') {
+        return Ok(map);
+    }
+    loop {
+        if bytes.get(at) != Some(&b'"') {
+            return Err(NOT_AN_OBJECT);
+        }
+        let name_end = string_end(bytes, at + 1);
+        let name = object.get(at..name_end).ok_or(NOT_AN_OBJECT)?;
+        let name = match name.get(1..name.len().saturating_sub(1)) {
+            Some(plain) if !plain.contains('\\') => Cow::Borrowed(plain),
+            _ => Cow::Owned(decode_name(name)?),
+        };
+        at = skip_space(bytes, name_end);
+        if bytes.get(at) != Some(&b':') {
+            return Err(NOT_AN_OBJECT);
+        }
+        let start = skip_space(bytes, at + 1);
+        let end = value_end(bytes, start).ok_or(NOT_AN_OBJECT)?;
+        map.insert(name, object.get(start..end).ok_or(NOT_AN_OBJECT)?);
+        at = skip_space(bytes, end);
+        match bytes.get(at) {
+            Some(b',') => at = skip_space(bytes, at + 1),
+            Some(b'}') => return Ok(map),
+            _ => return Err(NOT_AN_OBJECT),
+        }
+    }
+}
+
+/// RFC 8259 §2: insignificant whitespace is space, tab, line feed and carriage return.
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
+
+/// The index just past the value starting at `at`.
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => Some(string_end(bytes, at + 1)),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = at;
+            while let Some(&byte) = bytes.get(i) {
+                i += 1;
+                match byte {
+                    b'"' => i = string_end(bytes, i),
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        _ => {
+            let len = bytes[at..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                .unwrap_or(bytes.len() - at);
+            Some(at + len)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::value::RawValue;
+
+    fn plain(name: &str) -> Result<String, &'static str> {
+        serde_json::from_str(name).map_err(|_| "bad name")
+    }
+
+    /// What serde_json makes of the same object: names and raw value texts.
+    fn reference(object: &str) -> BTreeMap<String, String> {
+        let map: BTreeMap<String, Box<RawValue>> = serde_json::from_str(object).unwrap();
+        map.into_iter()
+            .map(|(k, v)| (k, v.get().to_owned()))
+            .collect()
+    }
+
+    fn ours(object: &str) -> BTreeMap<String, String> {
+        members(object, plain)
+            .unwrap()
+            .into_iter()
+            .map(|(k, v)| (k.into_owned(), v.to_owned()))
+            .collect()
+    }
+
+    fn json_value() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            (-1e6f64..1e6).prop_map(serde_json::Value::from),
+            "[a-z\"\\\\/\u{e9}\u{1}\n{}\\[\\],:]{0,12}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+                prop::collection::btree_map("[a-z\"\\\\]{0,4}", inner, 0..4)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn members_are_what_serde_json_reads(
+            entries in prop::collection::btree_map("[a-z\"\\\\é]{0,5}", json_value(), 0..5),
+            pretty in any::<bool>(),
+        ) {
+            let object = serde_json::Value::Object(entries.into_iter().collect());
+            let text = if pretty {
+                serde_json::to_string_pretty(&object).unwrap()
+            } else {
+                serde_json::to_string(&object).unwrap()
+            };
+            prop_assert_eq!(ours(&text), reference(&text));
+        }
+
+        #[test]
+        fn any_text_is_read_or_refused_without_panicking(text in "\\PC{0,40}") {
+            let _ = members(&text, plain);
+            let _ = string_end(text.as_bytes(), 0);
+        }
+    }
+
+    #[test]
+    fn strings_end_at_the_first_unescaped_quote_short_or_long() {
+        for pad in [0, 5, 31, 32, 33, 100] {
+            for run in 0..5 {
+                let contents = format!("{}{}\"", "a".repeat(pad), "\\".repeat(run));
+                let text = format!("{contents} tail\" rest");
+                // An even run of backslashes leaves the quote unescaped.
+                let expected = if run % 2 == 0 {
+                    contents.len()
+                } else {
+                    contents.len() + " tail\"".len()
+                };
+                assert_eq!(string_end(text.as_bytes(), 0), expected, "{pad} {run}");
+            }
+        }
+        assert_eq!(string_end(b"abc", 0), 3);
+        assert_eq!(string_end(&[b'a'; 100], 0), 100);
+    }
+
+    #[test]
+    fn duplicate_names_keep_the_last_value() {
+        let text = r#"{"a":1,"a":[2, {"x":"]"}] , "b" : "\"}" }"#;
+        assert_eq!(ours(text), reference(text));
+        assert_eq!(ours(text)["a"], r#"[2, {"x":"]"}]"#);
+    }
+
+    #[test]
+    fn escaped_names_are_decoded() {
+        let text = r#"{"a\u0062":true,"c\"":null}"#;
+        assert_eq!(ours(text), reference(text));
+    }
+
+    #[test]
+    fn non_objects_are_refused() {
+        for text in ["[]", "1", "\"x\"", "{", "{\"a\"}", "{\"a\":1,}", ""] {
+            assert_eq!(members(text, plain).err(), Some(NOT_AN_OBJECT), "{text}");
+        }
+    }
+}
