@@ -1,18 +1,16 @@
 //! The host: a loopback listener and its sockets, pumped into one [`Engine`].
 
-use crate::config::{HostConfig, LockPlacement, PortChoice};
-use crate::lock::{LockError, LockFileGuard, default_lock_dir};
+use crate::config::{HostConfig, LockPlacement};
+use crate::lock::{LockFileGuard, default_lock_dir};
 use idelink_core::lockfile::LockFile;
 use idelink_core::{
     AuthToken, ConnId, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId,
     ToolOutcome,
 };
-use mio::net::{TcpListener, TcpStream};
+use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
 use std::collections::BTreeMap;
-use std::fmt;
-use std::io::{self, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr};
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,67 +18,14 @@ use std::time::{Duration, Instant};
 const LISTENER: Token = Token(0);
 const WAKER: Token = Token(usize::MAX);
 /// How long a connection the engine closed may take to flush its last bytes.
-const LINGER: Duration = Duration::from_secs(2);
+pub(super) const LINGER: Duration = Duration::from_secs(2);
 /// How often the lock file is checked for deletion.
 const LOCK_CHECK: Duration = Duration::from_secs(1);
 
-/// Why the host could not start (or rewrite its lock); the message says what to do.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum HostError {
-    /// The run is headless or automated and the embedder did not opt in to serving.
-    HeadlessNotEnabled,
-    /// No port in the configured range could be bound on 127.0.0.1.
-    Bind {
-        /// What was tried.
-        ports: String,
-        /// The last OS error.
-        source: io::Error,
-    },
-    /// The OS random source failed.
-    Entropy(String),
-    /// The lock file or its directory.
-    Lock(LockError),
-    /// Setting up the poller failed.
-    Io(io::Error),
-}
+mod sockets;
 
-impl fmt::Display for HostError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HostError::HeadlessNotEnabled => write!(
-                f,
-                "not serving: this is a headless or automated run; set \
-                 HostConfig::serve_when_headless to open the socket and write the lock anyway"
-            ),
-            HostError::Bind { ports, source } => {
-                write!(f, "cannot listen on 127.0.0.1 port {ports}: {source}")
-            }
-            HostError::Entropy(e) => write!(f, "cannot mint the auth token: {e}"),
-            HostError::Lock(e) => write!(f, "{e}"),
-            HostError::Io(e) => write!(f, "cannot set up the event loop: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for HostError {}
-
-impl From<LockError> for HostError {
-    fn from(e: LockError) -> Self {
-        HostError::Lock(e)
-    }
-}
-
-/// One accepted socket.
-struct Socket {
-    stream: TcpStream,
-    /// The socket's send buffer is full: wait for a writable event.
-    write_blocked: bool,
-    /// Reading stopped because the client does not read its answers (back-pressure).
-    reads_paused: bool,
-    /// The engine asked to close: flush, then drop, by this instant.
-    closing_since: Option<Instant>,
-}
+use crate::HostError;
+use sockets::{Socket, bind};
 
 /// A loopback server for the Claude Code IDE protocol, driven from the editor's own loop.
 ///
@@ -298,151 +243,6 @@ impl Host {
         Timestamp::from_millis(ms)
     }
 
-    fn accept(&mut self) {
-        loop {
-            match self.listener.accept() {
-                Ok((mut stream, _)) => {
-                    // Answers are small and latency matters more than packet count.
-                    let _ = stream.set_nodelay(true);
-                    let conn = self.engine.handle_accept(self.now());
-                    let token = Token(conn.as_u64() as usize);
-                    let registered = self.poll.registry().register(
-                        &mut stream,
-                        token,
-                        Interest::READABLE | Interest::WRITABLE,
-                    );
-                    if registered.is_err() {
-                        let _ = self.engine.handle_closed(self.now(), conn);
-                        continue;
-                    }
-                    self.sockets.insert(
-                        conn,
-                        Socket {
-                            stream,
-                            write_blocked: false,
-                            reads_paused: false,
-                            closing_since: None,
-                        },
-                    );
-                    self.drain();
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                // Out of descriptors, or the peer reset before accept: try again on the next
-                // readiness event rather than spin.
-                Err(_) => return,
-            }
-        }
-    }
-
-    /// Reads until the socket would block (mio is edge-triggered), feeding the engine.
-    fn read(&mut self, conn: ConnId) {
-        loop {
-            let Some(socket) = self.sockets.get_mut(&conn) else {
-                return;
-            };
-            if socket.closing_since.is_some() {
-                // Discard: the engine is done with this connection. The socket stays until its
-                // last bytes are flushed (`flush` drops it then) or the linger runs out: input
-                // arriving meanwhile, or the peer's end of stream, must not cut that short.
-                match socket.stream.read(&mut self.read_buf) {
-                    Ok(0) if self.engine.outbound(conn).is_empty() => {
-                        return self.drop_socket(conn);
-                    }
-                    Ok(0) => return,
-                    Ok(_) => continue,
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => return self.drop_socket(conn),
-                }
-            }
-            if self.engine.outbound(conn).len() >= self.pause_reads_at_bytes {
-                socket.reads_paused = true;
-                return;
-            }
-            match socket.stream.read(&mut self.read_buf) {
-                Ok(0) => return self.transport_gone(conn),
-                Ok(n) => {
-                    let now = self.now();
-                    let _ = self.engine.handle_bytes(now, conn, &self.read_buf[..n]);
-                    self.drain();
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return self.transport_gone(conn),
-            }
-        }
-    }
-
-    /// Writes what the socket takes of the connection's outbound bytes.
-    fn flush(&mut self, conn: ConnId) {
-        let Some(socket) = self.sockets.get_mut(&conn) else {
-            return;
-        };
-        while !socket.write_blocked {
-            let pending = self.engine.outbound(conn);
-            if pending.is_empty() {
-                break;
-            }
-            match socket.stream.write(pending) {
-                Ok(0) => break,
-                Ok(n) => {
-                    let _ = self.engine.handle_sent(conn, n);
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => socket.write_blocked = true,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => {
-                    let closing = socket.closing_since.is_some();
-                    return if closing {
-                        self.drop_socket(conn)
-                    } else {
-                        self.transport_gone(conn)
-                    };
-                }
-            }
-        }
-        let drained = self.engine.outbound(conn).is_empty();
-        if drained && socket.closing_since.is_some() {
-            return self.drop_socket(conn);
-        }
-        let resume =
-            socket.reads_paused && self.engine.outbound(conn).len() < self.pause_reads_at_bytes / 2;
-        if resume {
-            socket.reads_paused = false;
-            self.read(conn);
-        }
-    }
-
-    /// The peer went away (EOF or a socket error) before the engine closed it.
-    fn transport_gone(&mut self, conn: ConnId) {
-        if let Some(mut socket) = self.sockets.remove(&conn) {
-            let _ = self.poll.registry().deregister(&mut socket.stream);
-        }
-        let _ = self.engine.handle_closed(self.now(), conn);
-        self.drain();
-    }
-
-    /// The engine closed the connection and its bytes are flushed (or the linger ran out).
-    fn drop_socket(&mut self, conn: ConnId) {
-        if let Some(mut socket) = self.sockets.remove(&conn) {
-            let _ = socket.stream.shutdown(std::net::Shutdown::Both);
-            let _ = self.poll.registry().deregister(&mut socket.stream);
-        }
-        let _ = self.engine.handle_closed(self.now(), conn);
-    }
-
-    fn reap_lingering(&mut self) {
-        let expired: Vec<ConnId> = self
-            .sockets
-            .iter()
-            .filter(|(_, s)| s.closing_since.is_some_and(|t| t.elapsed() >= LINGER))
-            .map(|(id, _)| *id)
-            .collect();
-        for conn in expired {
-            self.drop_socket(conn);
-        }
-    }
-
     /// Restores the lock file when someone deleted it (at most once a second).
     fn check_lock(&mut self) {
         if self.lock_checked.elapsed() < LOCK_CHECK {
@@ -472,28 +272,4 @@ impl Host {
             }
         }
     }
-}
-
-fn bind(choice: PortChoice) -> Result<TcpListener, HostError> {
-    let (first, last) = match choice {
-        PortChoice::Ephemeral => (0, 0),
-        PortChoice::Fixed(port) => (port, port),
-        PortChoice::Range(first, last) => (first, last),
-    };
-    let mut last_error = io::Error::new(io::ErrorKind::InvalidInput, "empty port range");
-    for port in first..=last {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-        match TcpListener::bind(addr) {
-            Ok(listener) => return Ok(listener),
-            Err(e) => last_error = e,
-        }
-    }
-    Err(HostError::Bind {
-        ports: if first == last {
-            first.to_string()
-        } else {
-            format!("{first}-{last}")
-        },
-        source: last_error,
-    })
 }

@@ -14,10 +14,12 @@
 //! ([`HostConfig::serve_when_headless`]).
 
 mod config;
+mod error;
 mod host;
 pub mod lock;
 
 pub use config::{HostConfig, LockPlacement, PortChoice};
-pub use host::{Host, HostError};
+pub use error::HostError;
+pub use host::Host;
 /// Wakes a blocked [`Host::poll`] from another thread (see [`Host::waker`]).
 pub use mio::Waker;
