@@ -1,5 +1,5 @@
-//! Byte scans over JSON text that serde_json does not offer: the end of a string without
-//! decoding it, and the members of an object as raw text. Strings are crossed with `memchr`,
+//! Byte-level JSON that serde_json does not offer: the end of a string without decoding it,
+//! the members of an object as raw text, and string escaping straight into a buffer. Strings are crossed with `memchr`,
 //! so a document that is mostly one long string (an `openDiff` of a big file) costs little.
 
 use std::borrow::Cow;
@@ -126,6 +126,51 @@ fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
             Some(at + len)
         }
     }
+}
+
+/// For each byte: 0 when it stands for itself inside a JSON string, else the letter of its
+/// escape (`u` for `\u00XX`). RFC 8259 §7: quotation mark, reverse solidus and the control
+/// characters (U+0000 through U+001F) MUST be escaped; serde_json uses the short forms below.
+const ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = b'u';
+        byte += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0a] = b'n';
+    table[0x0c] = b'f';
+    table[0x0d] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+/// Appends `bytes` as the contents of a JSON string (no quotes), escaped exactly as
+/// serde_json escapes: short forms where JSON has them, `\u00XX` for other control bytes.
+/// Escapes concern single ASCII bytes, so any split of the input into chunks gives the same
+/// output.
+pub(crate) fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len());
+    let mut start = 0;
+    for (at, &byte) in bytes.iter().enumerate() {
+        let short = ESCAPE[usize::from(byte)];
+        if short == 0 {
+            continue;
+        }
+        out.extend_from_slice(&bytes[start..at]);
+        start = at + 1;
+        if short == b'u' {
+            let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
+            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', high, low]);
+        } else {
+            out.extend_from_slice(&[b'\\', short]);
+        }
+    }
+    out.extend_from_slice(&bytes[start..]);
 }
 
 #[cfg(test)]

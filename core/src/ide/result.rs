@@ -66,47 +66,9 @@ pub(crate) fn write_json_result<T: Serialize + ?Sized>(
 /// chunks gives the same output.
 struct JsonStringContents<'a>(&'a mut Vec<u8>);
 
-/// For each byte: 0 when it stands for itself inside a JSON string, else the letter of its
-/// escape (`u` for `\u00XX`). RFC 8259 §7: quotation mark, reverse solidus and the control
-/// characters (U+0000 through U+001F) MUST be escaped; serde_json uses the short forms below.
-const ESCAPE: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut byte = 0;
-    while byte < 0x20 {
-        table[byte] = b'u';
-        byte += 1;
-    }
-    table[0x08] = b'b';
-    table[0x09] = b't';
-    table[0x0a] = b'n';
-    table[0x0c] = b'f';
-    table[0x0d] = b'r';
-    table[b'"' as usize] = b'"';
-    table[b'\\' as usize] = b'\\';
-    table
-};
-
 impl io::Write for JsonStringContents<'_> {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let out = &mut *self.0;
-        out.reserve(bytes.len());
-        let mut start = 0;
-        for (at, &byte) in bytes.iter().enumerate() {
-            let short = ESCAPE[usize::from(byte)];
-            if short == 0 {
-                continue;
-            }
-            out.extend_from_slice(&bytes[start..at]);
-            start = at + 1;
-            if short == b'u' {
-                let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
-                out.extend_from_slice(&[b'\\', b'u', b'0', b'0', high, low]);
-            } else {
-                out.extend_from_slice(&[b'\\', short]);
-            }
-        }
-        out.extend_from_slice(&bytes[start..]);
+        crate::json::escape_into(self.0, bytes);
         Ok(bytes.len())
     }
 

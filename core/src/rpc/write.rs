@@ -106,34 +106,8 @@ fn push_i32(out: &mut Vec<u8>, value: i32) {
 
 /// Appends `text` as a JSON string, escaped exactly as serde_json escapes it; infallible.
 fn push_json_str(out: &mut Vec<u8>, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let bytes = text.as_bytes();
     out.push(b'"');
-    let mut start = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
-        // RFC 8259 §7: quotation mark, reverse solidus and the control characters
-        // (U+0000 through U+001F) MUST be escaped.
-        let short = match byte {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'\n' => b'n',
-            b'\r' => b'r',
-            b'\t' => b't',
-            0x08 => b'b',
-            0x0c => b'f',
-            0x00..=0x1f => b'u',
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..at]);
-        start = at + 1;
-        if short == b'u' {
-            let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', high, low]);
-        } else {
-            out.extend_from_slice(&[b'\\', short]);
-        }
-    }
-    out.extend_from_slice(&bytes[start..]);
+    crate::json::escape_into(out, text.as_bytes());
     out.push(b'"');
 }
 
