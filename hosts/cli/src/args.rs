@@ -3,8 +3,8 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-/// Make the `claude` CLI see an editor: serve a folder as an IDE, or bridge an editor to claude
-/// over stdio.
+/// Make the `claude` CLI see an editor: serve a folder as an IDE, bridge an editor to claude
+/// over stdio, or relay claude to an editor running in a browser page.
 ///
 /// Quick start: run `idelink serve` in your project, then `claude --ide` in the same folder.
 /// claude's edits then show up here as diffs you accept or reject.
