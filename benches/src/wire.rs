@@ -3,10 +3,6 @@
 
 use std::io::{self, Read};
 
-/// The masking key of every client frame the benchmarks send (RFC 6455 §5.3 asks for an
-/// unpredictable key; a benchmark needs none).
-pub const MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
-
 /// The path of the document the benchmark editors have open.
 pub const FILE_PATH: &str = "/home/u/proj/src/main.rs";
 
@@ -26,24 +22,7 @@ pub fn upgrade_request(port: u16, token: &str) -> Vec<u8> {
 
 /// Appends one masked, final client text frame carrying `payload`.
 pub fn push_client_frame(payload: &[u8], out: &mut Vec<u8>) {
-    out.push(0x81);
-    match payload.len() {
-        n @ 0..=125 => out.push(0x80 | n as u8),
-        n @ 126..=0xffff => {
-            out.push(0x80 | 126);
-            out.extend_from_slice(&(n as u16).to_be_bytes());
-        }
-        n => {
-            out.push(0x80 | 127);
-            out.extend_from_slice(&(n as u64).to_be_bytes());
-        }
-    }
-    out.extend_from_slice(&MASK);
-    let start = out.len();
-    out.extend_from_slice(payload);
-    for (i, byte) in out[start..].iter_mut().enumerate() {
-        *byte ^= MASK[i % 4];
-    }
+    idelink_test_client::push_client_frame(0x81, payload, out);
 }
 
 /// `payload` as one masked client text frame.

@@ -29,26 +29,10 @@ const ROUNDS: u64 = 1000;
 
 const PORT: u16 = 40000;
 const TOKEN: &str = "00112233445566778899aabbccddeeff";
-const MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
 
 /// A client text frame, masked as RFC 6455 §5.3 requires of a client.
 fn client_frame(text: &str) -> Vec<u8> {
-    let payload = text.as_bytes();
-    let mut out = vec![0x81];
-    match payload.len() {
-        n @ 0..=125 => out.push(0x80 | n as u8),
-        n @ 126..=0xffff => {
-            out.push(0x80 | 126);
-            out.extend_from_slice(&(n as u16).to_be_bytes());
-        }
-        n => {
-            out.push(0x80 | 127);
-            out.extend_from_slice(&(n as u64).to_be_bytes());
-        }
-    }
-    out.extend_from_slice(&MASK);
-    out.extend(payload.iter().enumerate().map(|(i, b)| b ^ MASK[i % 4]));
-    out
+    idelink_test_client::client_frame(0x81, text.as_bytes())
 }
 
 fn upgrade_request() -> Vec<u8> {

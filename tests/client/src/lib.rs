@@ -29,22 +29,29 @@ pub enum Frame {
 /// The masking key of every client frame (RFC 6455 §5.7's example key).
 pub const MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
 
-/// A masked client frame: `first` is the first header byte (FIN, RSV bits, opcode); the length
-/// takes its shortest form.
-pub fn client_frame(first: u8, payload: &[u8]) -> Vec<u8> {
-    let mut frame = vec![first];
+/// Appends a masked client frame: `first` is the first header byte (FIN, RSV bits, opcode);
+/// the length takes its shortest form. Reuses `out`'s capacity (load generators call it in a
+/// loop).
+pub fn push_client_frame(first: u8, payload: &[u8], out: &mut Vec<u8>) {
+    out.push(first);
     let len = payload.len();
     if len < 126 {
-        frame.push(0x80 | len as u8);
+        out.push(0x80 | len as u8);
     } else if let Ok(len) = u16::try_from(len) {
-        frame.push(0x80 | 126);
-        frame.extend_from_slice(&len.to_be_bytes());
+        out.push(0x80 | 126);
+        out.extend_from_slice(&len.to_be_bytes());
     } else {
-        frame.push(0x80 | 127);
-        frame.extend_from_slice(&(len as u64).to_be_bytes());
+        out.push(0x80 | 127);
+        out.extend_from_slice(&(len as u64).to_be_bytes());
     }
-    frame.extend_from_slice(&MASK);
-    frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ MASK[i % 4]));
+    out.extend_from_slice(&MASK);
+    out.extend(payload.iter().enumerate().map(|(i, b)| b ^ MASK[i % 4]));
+}
+
+/// A masked client frame (see [`push_client_frame`]).
+pub fn client_frame(first: u8, payload: &[u8]) -> Vec<u8> {
+    let mut frame = Vec::with_capacity(payload.len() + 14);
+    push_client_frame(first, payload, &mut frame);
     frame
 }
 
