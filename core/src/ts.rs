@@ -34,10 +34,6 @@ impl TS for ToolName {
         format!("type ToolName = {};", Self::inline(cfg))
     }
 
-    fn decl_concrete(cfg: &Config) -> String {
-        Self::decl(cfg)
-    }
-
     fn output_path() -> Option<std::path::PathBuf> {
         Some(std::path::PathBuf::from("ToolName.ts"))
     }

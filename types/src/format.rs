@@ -22,8 +22,8 @@ enum Type {
 
 #[derive(Debug, PartialEq)]
 struct Field {
-    /// The doc comment's text lines, without `/**`, `*` and `*/`.
-    docs: Vec<String>,
+    /// The doc comment's text (see [`doc_text`]), empty when there is none.
+    docs: String,
     key: String,
     optional: bool,
     ty: Type,
@@ -81,13 +81,15 @@ impl Declaration {
     pub fn print(&self, docs: Option<&str>, rewriter: &DocRewriter) -> String {
         let mut out = String::new();
         if let Some(docs) = docs {
-            push_docs(&mut out, &doc_lines(docs), 0, rewriter);
+            push_docs(&mut out, &doc_text(docs), 0, rewriter);
         }
         out.push_str("export type ");
         out.push_str(&self.name);
         out.push_str(" =");
         match &self.ty {
-            Type::Union(members) if !fits(&self.ty, WIDTH - self.name.len() - 15) => {
+            Type::Union(members)
+                if !fits(&self.ty, WIDTH - "export type  = ;".len() - self.name.len()) =>
+            {
                 for member in members {
                     out.push_str("\n  | ");
                     print(&mut out, member, 4, rewriter);
@@ -118,32 +120,26 @@ fn collect_keys(ty: &Type, keys: &mut Vec<String>) {
     }
 }
 
-/// The text lines of a `/** ... */` block.
-fn doc_lines(block: &str) -> Vec<String> {
-    block
+/// The text of a `/** ... */` block: without the delimiters and the leading `*` of its lines.
+fn doc_text(block: &str) -> String {
+    let inner = block
         .trim()
         .trim_start_matches("/**")
-        .trim_end_matches("*/")
+        .trim_end_matches("*/");
+    let lines: Vec<&str> = inner
         .lines()
         .map(|line| {
             let line = line.trim();
             let line = line.strip_prefix('*').unwrap_or(line);
-            line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned()
+            line.strip_prefix(' ').unwrap_or(line).trim_end()
         })
-        .skip_while(|line| line.is_empty())
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .skip_while(|line| line.is_empty())
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect()
+        .collect();
+    lines.join("\n").trim().to_owned()
 }
 
 /// A doc comment at `indent`: one line when it fits, a block otherwise.
-fn push_docs(out: &mut String, lines: &[String], indent: usize, rewriter: &DocRewriter) {
-    let text = rewriter.rewrite(&lines.join("\n"));
+fn push_docs(out: &mut String, text: &str, indent: usize, rewriter: &DocRewriter) {
+    let text = rewriter.rewrite(text);
     let lines = reflow(&text, WIDTH - indent - 3);
     let pad = " ".repeat(indent);
     match lines.as_slice() {
@@ -389,9 +385,9 @@ impl Parser<'_> {
                     .ok_or_else(|| "unterminated doc comment".to_owned())?;
                 let block = format!("/**{}*/", &self.rest()[..end]);
                 self.pos += end + 2;
-                doc_lines(&block)
+                doc_text(&block)
             } else {
-                Vec::new()
+                String::new()
             };
             self.skip_space();
             let key = if self.rest().starts_with('"') {
@@ -474,6 +470,15 @@ mod tests {
         assert_eq!(
             layout(decl),
             "export type Out =\n  | {\n      kind: \"transmit\";\n      /** The connection. */\n      conn: number;\n    }\n  | { kind: \"event\" } & Event;\n"
+        );
+    }
+
+    #[test]
+    fn a_documented_object_inside_an_intersection_is_laid_out_too() {
+        let decl = "type X = { \"kind\": \"a\", \n/**\n * Doc.\n */\nx: number, } & Other;";
+        assert_eq!(
+            layout(decl),
+            "export type X = {\n  kind: \"a\";\n  /** Doc. */\n  x: number;\n} & Other;\n"
         );
     }
 
