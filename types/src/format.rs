@@ -3,31 +3,10 @@
 //! line, `;` after each field, one union member per line when the union does not fit.
 
 use crate::docs::DocRewriter;
+use crate::parse::{Type, doc_text, parse_type};
 
 /// Longest line an object or a union is kept on.
 const WIDTH: usize = 100;
-
-/// A TypeScript type as ts-rs writes it, parsed just enough to lay it out.
-#[derive(Debug, PartialEq)]
-enum Type {
-    /// `A | B | ...`
-    Union(Vec<Type>),
-    /// `A & B & ...`
-    Intersection(Vec<Type>),
-    /// `{ key: T, ... }`
-    Object(Vec<Field>),
-    /// A name, a literal or a generic such as `Array<string>`, kept as written.
-    Atom(String),
-}
-
-#[derive(Debug, PartialEq)]
-struct Field {
-    /// The doc comment's text (see [`doc_text`]), empty when there is none.
-    docs: String,
-    key: String,
-    optional: bool,
-    ty: Type,
-}
 
 /// One parsed ts-rs declaration, `type <name> = <body>;`.
 #[derive(Debug)]
@@ -46,12 +25,7 @@ impl Declaration {
         let (name, body) = rest
             .split_once(" = ")
             .ok_or_else(|| format!("not a type alias: {decl}"))?;
-        let mut parser = Parser { text: body, pos: 0 };
-        let ty = parser.union()?;
-        parser.skip_space();
-        if parser.pos != body.len() {
-            return Err(format!("unexpected `{}` in {decl}", &body[parser.pos..]));
-        }
+        let ty = parse_type(body).map_err(|e| format!("{e} in {decl}"))?;
         Ok(Declaration {
             name: name.to_owned(),
             ty,
@@ -119,24 +93,6 @@ fn collect_keys(ty: &Type, keys: &mut Vec<String>) {
         Type::Atom(_) => {}
     }
 }
-
-/// The text of a `/** ... */` block: without the delimiters and the leading `*` of its lines.
-fn doc_text(block: &str) -> String {
-    let inner = block
-        .trim()
-        .trim_start_matches("/**")
-        .trim_end_matches("*/");
-    let lines: Vec<&str> = inner
-        .lines()
-        .map(|line| {
-            let line = line.trim();
-            let line = line.strip_prefix('*').unwrap_or(line);
-            line.strip_prefix(' ').unwrap_or(line).trim_end()
-        })
-        .collect();
-    lines.join("\n").trim().to_owned()
-}
-
 /// A doc comment at `indent`: one line when it fits, a block otherwise.
 fn push_docs(out: &mut String, text: &str, indent: usize, rewriter: &DocRewriter) {
     let text = rewriter.rewrite(text);
@@ -265,183 +221,6 @@ fn print(out: &mut String, ty: &Type, indent: usize, rewriter: &DocRewriter) {
         _ => out.push_str(&one_line(ty)),
     }
 }
-
-/// A cursor over ts-rs's one-line output.
-struct Parser<'a> {
-    text: &'a str,
-    pos: usize,
-}
-
-impl Parser<'_> {
-    fn rest(&self) -> &str {
-        &self.text[self.pos..]
-    }
-
-    fn skip_space(&mut self) {
-        let trimmed = self.rest().trim_start();
-        self.pos = self.text.len() - trimmed.len();
-    }
-
-    fn eat(&mut self, token: &str) -> bool {
-        self.skip_space();
-        if self.rest().starts_with(token) {
-            self.pos += token.len();
-            true
-        } else {
-            false
-        }
-    }
-
-    fn union(&mut self) -> Result<Type, String> {
-        let mut parts = vec![self.intersection()?];
-        while self.eat("|") {
-            parts.push(self.intersection()?);
-        }
-        Ok(if parts.len() == 1 {
-            parts.remove(0)
-        } else {
-            Type::Union(parts)
-        })
-    }
-
-    fn intersection(&mut self) -> Result<Type, String> {
-        let mut parts = vec![self.atom()?];
-        while self.eat("&") {
-            parts.push(self.atom()?);
-        }
-        Ok(if parts.len() == 1 {
-            parts.remove(0)
-        } else {
-            Type::Intersection(parts)
-        })
-    }
-
-    fn atom(&mut self) -> Result<Type, String> {
-        if self.eat("{") {
-            return self.object();
-        }
-        if self.eat("(") {
-            let inner = self.union()?;
-            if !self.eat(")") {
-                return Err(format!("unclosed `(` before `{}`", self.rest()));
-            }
-            return Ok(inner);
-        }
-        self.skip_space();
-        let start = self.pos;
-        if self.rest().starts_with('"') {
-            let end = self.string_end()?;
-            self.pos = end;
-            return Ok(Type::Atom(self.text[start..end].to_owned()));
-        }
-        let mut angle = 0usize;
-        for (i, c) in self.rest().char_indices() {
-            match c {
-                '<' => angle += 1,
-                '>' => angle = angle.saturating_sub(1),
-                ' ' | ',' | ';' | '|' | '&' | '{' | '}' | ')' if angle == 0 => {
-                    self.pos = start + i;
-                    return self.atom_text(start);
-                }
-                _ => {}
-            }
-        }
-        self.pos = self.text.len();
-        self.atom_text(start)
-    }
-
-    fn atom_text(&self, start: usize) -> Result<Type, String> {
-        let text = &self.text[start..self.pos];
-        if text.is_empty() {
-            return Err(format!("expected a type at `{}`", self.rest()));
-        }
-        Ok(Type::Atom(text.to_owned()))
-    }
-
-    /// The end (after the closing quote) of the string literal at the cursor.
-    fn string_end(&self) -> Result<usize, String> {
-        let mut escaped = false;
-        for (i, c) in self.rest().char_indices().skip(1) {
-            match c {
-                '\\' if !escaped => escaped = true,
-                '"' if !escaped => return Ok(self.pos + i + 1),
-                _ => escaped = false,
-            }
-        }
-        Err(format!("unterminated string at `{}`", self.rest()))
-    }
-
-    /// The fields after `{`, through the closing `}`.
-    fn object(&mut self) -> Result<Type, String> {
-        let mut fields = Vec::new();
-        loop {
-            if self.eat("}") {
-                return Ok(Type::Object(fields));
-            }
-            let docs = if self.eat("/**") {
-                let end = self
-                    .rest()
-                    .find("*/")
-                    .ok_or_else(|| "unterminated doc comment".to_owned())?;
-                let block = format!("/**{}*/", &self.rest()[..end]);
-                self.pos += end + 2;
-                doc_text(&block)
-            } else {
-                String::new()
-            };
-            self.skip_space();
-            let key = if self.rest().starts_with('"') {
-                let start = self.pos;
-                self.pos = self.string_end()?;
-                unquote_key(&self.text[start..self.pos])
-            } else {
-                let len = self
-                    .rest()
-                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                    .unwrap_or(self.rest().len());
-                let key = self.rest()[..len].to_owned();
-                self.pos += len;
-                key
-            };
-            if key.is_empty() {
-                return Err(format!("expected a field at `{}`", self.rest()));
-            }
-            let optional = self.eat("?");
-            if !self.eat(":") {
-                return Err(format!("expected `:` after {key} at `{}`", self.rest()));
-            }
-            let ty = self.union()?;
-            if !self.eat(",") && !self.eat(";") {
-                self.skip_space();
-                if !self.rest().starts_with('}') {
-                    return Err(format!("expected `,` after {key} at `{}`", self.rest()));
-                }
-            }
-            fields.push(Field {
-                docs,
-                key,
-                optional,
-                ty,
-            });
-        }
-    }
-}
-
-/// `"kind"` → `kind`: a quoted key that is a plain identifier loses its quotes.
-fn unquote_key(quoted: &str) -> String {
-    let inner = &quoted[1..quoted.len() - 1];
-    let plain = inner
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
-        && inner.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if plain {
-        inner.to_owned()
-    } else {
-        quoted.to_owned()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@
 mod declarations;
 mod docs;
 mod format;
+mod parse;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
