@@ -5,24 +5,20 @@
 /// <reference types="node" />
 
 import type {
-  Position,
-  Range,
-  Diagnostic,
-  SelectionChangedEvent,
   EditorEvent,
   ToolRequest,
   ToolOutcome,
-  ToolName,
-  ClientInfo,
   CancelReason,
-  CloseReason,
   EngineEvent,
   Output,
-  WsConfig,
   Config,
 } from './protocol';
 
+// The engine's JSON forms, generated from its Rust types (`cargo run -p idelink-types`).
 export * from './protocol';
+
+/** The caret or selection moved in `path`, which also becomes the active editor. */
+export type SelectionChangedEvent = Extract<EditorEvent, { type: 'selectionChanged' }>;
 
 // ---------------------------------------------------------------------------------------------
 // The raw engine

@@ -129,6 +129,8 @@ pub mod mcp;
 pub mod rpc;
 pub mod time;
 pub mod token;
+#[cfg(feature = "ts")]
+mod ts;
 pub mod ws;
 
 pub use engine::{

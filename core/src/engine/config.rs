@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 /// How the engine treats a second client connecting while one is already served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum SessionPolicy {
     /// Serve every client at once; notifications go to every ready client.
     #[default]
@@ -29,48 +30,66 @@ pub enum SessionPolicy {
 /// {"maxMessageBytes": 1048576}, "diffDeadlineMs": null}`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Config {
     /// The loopback port the host listens on: the upgrade's `Host` must carry it.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub port: u16,
     /// `serverInfo` in the `initialize` answer. Default: `idelink` and this crate's version.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub server_info: ServerInfo,
     /// The workspace folders (absolute paths) the editor serves.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub workspace_folders: Vec<String>,
     /// How the editor's paths are written. Default: POSIX.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub path_style: PathStyle,
     /// Cap on the HTTP upgrade request head. Default 16 KiB: the CLI's request is about 400
     /// bytes; anything near the cap is not a Claude client.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub max_head_bytes: usize,
     /// Time from accept to a complete upgrade request. Default 10 s (slowloris defence).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub handshake_timeout_ms: u64,
     /// WebSocket limits and timers (message cap 64 MiB, keepalive 30 s, …).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub ws: WsConfig,
     /// JSON-RPC limits (nesting depth 64).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub rpc: RpcLimits,
     /// Connections served at once, handshakes included. Default 16: the CLI opens one per
     /// session, and a handful of sessions is already unusual.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub max_connections: usize,
     /// Unsent bytes a connection may hold before the engine stops answering it and closes it.
     /// Default 96 MiB: room for a 16 MiB file echoed back several times, bounded all the same.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub max_outbound_bytes: usize,
     /// Multi (default) or single-session.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub session_policy: SessionPolicy,
     /// Time from `notifications/initialized` until the client counts as ready for
     /// notifications. Default 500 ms: the CLI drops a push sent in the same instant and
     /// receives one sent 500 ms later (PROTOCOL.md §5).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub ready_delay_ms: u64,
     /// Trailing-edge debounce for `selection_changed`. Default 100 ms (peers use 50–300).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub selection_debounce_ms: u64,
     /// How long an `at_mentioned` waits for a ready client before it is dropped. Default 30 s.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub mention_ttl_ms: u64,
     /// Deadline for the editor to answer a tool request other than `openDiff`; the engine then
     /// answers an error for it. Default 60 s. `None`: wait forever.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub tool_deadline_ms: Option<u64>,
     /// Deadline for the editor to answer `openDiff`; the engine then answers `DIFF_REJECTED`.
     /// Default `None`: a diff waits for the user as long as it takes (the CLI waits too).
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub diff_deadline_ms: Option<u64>,
     /// Advertise and serve `executeCode`. Default off; when on, every call is a tool request
     /// the editor must confirm with the user.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub execute_code: bool,
 }
 

@@ -8,6 +8,7 @@ use std::fmt;
 /// One transport connection, numbered by the engine from 1 in accept order. Never reused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ConnId(pub(crate) u64);
 
 impl ConnId {
@@ -31,6 +32,7 @@ impl fmt::Display for ConnId {
 /// One tool request handed to the editor, numbered by the engine from 1. Never reused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ToolCallId(pub(crate) u64);
 
 impl ToolCallId {
@@ -59,6 +61,7 @@ impl fmt::Display for ToolCallId {
     rename_all_fields = "camelCase",
     tag = "kind"
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub enum Output {
     /// The connection has bytes to write: write what the socket takes of
@@ -88,6 +91,7 @@ pub enum Output {
     rename_all_fields = "camelCase",
     tag = "event"
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EngineEvent"))]
 #[non_exhaustive]
 pub enum Event {
     /// A client completed the WebSocket upgrade with the right token.
@@ -145,6 +149,7 @@ pub enum Event {
 /// Why a tool request was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub enum CancelReason {
     /// The client sent `close_tab` or `closeAllDiffTabs` for a pending diff (it was answered
@@ -167,6 +172,7 @@ pub enum CancelReason {
     rename_all_fields = "camelCase",
     tag = "kind"
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub enum CloseReason {
     /// The upgrade request was refused with this HTTP status.

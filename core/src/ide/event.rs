@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub enum EditorEvent {
     /// A document was opened in a tab, at the end of the tab order, without becoming
@@ -42,9 +43,11 @@ pub enum EditorEvent {
         language_id: Option<String>,
         /// Whether it has unsaved changes.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         is_dirty: bool,
         /// Whether it has never been saved to disk.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         is_untitled: bool,
     },
     /// A document's tab was closed.
@@ -105,6 +108,7 @@ pub enum EditorEvent {
 
 /// A position in a document: 0-based line and character. JSON `{"line":0,"character":0}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Position {
     /// 0-based line.
     pub line: u32,
@@ -114,6 +118,7 @@ pub struct Position {
 
 /// A range of a document. JSON `{"start":{..},"end":{..}}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Range {
     /// Where it starts.
     pub start: Position,
@@ -124,6 +129,7 @@ pub struct Range {
 /// A diagnostic's severity, serialized as its name: `"Error"`, `"Warning"`, `"Info"`,
 /// `"Hint"` (the names the CLI reads).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Severity {
     /// An error.
     Error,
@@ -138,6 +144,7 @@ pub enum Severity {
 /// One diagnostic, serialized in the shape `getDiagnostics` answers with:
 /// `{"message","severity","range","source"?,"code"?}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Diagnostic {
     /// The human-readable message.
     pub message: String,
@@ -151,6 +158,7 @@ pub struct Diagnostic {
     /// The diagnostic's code, a string or a number as the source gave it (passed through);
     /// left out when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "string | number"))]
     pub code: Option<serde_json::Value>,
 }
 

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 /// How the editor's file system spells paths. JSON form: `"posix"` or `"windows"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum PathStyle {
     /// `/`-separated paths; a backslash is an ordinary file-name byte.
     #[default]

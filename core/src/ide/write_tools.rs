@@ -38,6 +38,7 @@ use super::state::EditorState;
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub enum ToolRequest {
     /// `openFile`: open `path`, select from `start_text` to `end_text` when given. Answer
@@ -47,6 +48,7 @@ pub enum ToolRequest {
         path: String,
         /// Open it as a preview tab.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         preview: bool,
         /// Select from the first occurrence of this text.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -57,9 +59,11 @@ pub enum ToolRequest {
         end_text: Option<String>,
         /// Extend the selection to the end of the line where it ends.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         select_to_end_of_line: bool,
         /// Make the file the active editor; when false, open it in the background.
         #[serde(default = "default_true")]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         make_frontmost: bool,
     },
     /// `openDiff`: show `new_file_contents` against `old_file_path` in a tab named
@@ -134,6 +138,7 @@ impl ToolRequest {
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub enum ToolOutcome {
     /// The file is open (answers `openFile`).

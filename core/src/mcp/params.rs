@@ -14,6 +14,7 @@ use crate::rpc::RequestId;
 /// Who connected, from the `initialize` request.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ClientInfo {
     /// `clientInfo.name`, `"claude-code"` for the CLI.
     pub name: String,

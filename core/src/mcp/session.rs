@@ -12,6 +12,7 @@ use crate::rpc::{Message, RequestId, RpcError, write_error, write_result};
 /// Who we are, as answered in `initialize`'s `serverInfo`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ServerInfo {
     /// The server's name (shown by MCP clients).
     pub name: String,

@@ -42,10 +42,12 @@ pub enum Message<'a> {
 /// Limits [`parse`] enforces on what a peer sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RpcLimits {
     /// Deepest array/object nesting accepted in a message; `{}` is one level. Default 64:
     /// MCP messages nest a handful of levels, and the layers above may parse `params` with
     /// recursive code that must not be driven arbitrarily deep.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub max_depth: usize,
 }
 

@@ -1,0 +1,467 @@
+// The engine's JSON forms, shared by both JavaScript packages: `idelink` (napi) and
+// `idelink-wasm`. Every structured value is the engine's own serde form (camelCase); lines and
+// characters are 0-based; times are milliseconds from a monotonic clock; ids and counts are
+// numbers (exact up to 2^53).
+//
+// Generated from the serde types of idelink-core by `cargo run -p idelink-types`: do not edit.
+
+// -----------------------------------------------------------------------------------------------
+// Editor state and events (in)
+
+/** A position in a document: 0-based line and character. JSON `{"line":0,"character":0}`. */
+export type Position = {
+  /** 0-based line. */
+  line: number;
+  /** 0-based character within the line (VS Code counts UTF-16 code units). */
+  character: number;
+};
+
+/** A range of a document. JSON `{"start":{..},"end":{..}}`. */
+export type Range = {
+  /** Where it starts. */
+  start: Position;
+  /** Where it ends (equal to `start` for an empty range). */
+  end: Position;
+};
+
+/**
+ * A diagnostic's severity, serialized as its name: `"Error"`, `"Warning"`, `"Info"`, `"Hint"` (the
+ * names the CLI reads).
+ */
+export type Severity = "Error" | "Warning" | "Info" | "Hint";
+
+/**
+ * One diagnostic, serialized in the shape `getDiagnostics` answers with:
+ * `{"message","severity","range","source"?,"code"?}`.
+ */
+export type Diagnostic = {
+  /** The human-readable message. */
+  message: string;
+  /** How bad it is. */
+  severity: Severity;
+  /** Where it applies. */
+  range: Range;
+  /** The tool that produced it (`rustc`, `eslint`, ...); left out when `null`. */
+  source?: string | null;
+  /**
+   * The diagnostic's code, a string or a number as the source gave it (passed through); left out
+   * when `null`.
+   */
+  code?: string | number;
+};
+
+/**
+ * Something that happened in the editor. Paths are the editor's own spelling; the state normalizes
+ * them (see `normalize_path`).
+ */
+export type EditorEvent =
+  | {
+      type: "documentOpened";
+      /** The document's path. */
+      path: string;
+      /** The editor's language id (`rust`, `typescript`, ...), when known. */
+      languageId?: string | null;
+      /** Whether it has unsaved changes. */
+      isDirty?: boolean;
+      /** Whether it has never been saved to disk. */
+      isUntitled?: boolean;
+    }
+  | {
+      type: "documentClosed";
+      /** The document's path. */
+      path: string;
+    }
+  | {
+      type: "documentActivated";
+      /** The document's path. */
+      path: string;
+    }
+  | {
+      type: "documentDirtyChanged";
+      /** The document's path. */
+      path: string;
+      /** Whether it now has unsaved changes. */
+      isDirty: boolean;
+    }
+  | {
+      type: "documentSaved";
+      /** The document's path. */
+      path: string;
+    }
+  | {
+      type: "selectionChanged";
+      /** The document's path. */
+      path: string;
+      /** The selected text (empty for a bare caret), kept exactly as given. */
+      text: string;
+      /** The selection; `start == end` for a bare caret. */
+      selection: Range;
+    }
+  | {
+      type: "diagnosticsChanged";
+      /** The file's path. */
+      path: string;
+      /** Its complete new list of diagnostics. */
+      diagnostics: Array<Diagnostic>;
+    }
+  | {
+      type: "workspaceFoldersChanged";
+      /** The new folders, absolute paths. */
+      folders: Array<string>;
+    }
+  | {
+      type: "mention";
+      /** The file's path. */
+      path: string;
+      /** First line of the range, 0-based. */
+      lineStart?: number | null;
+      /** Last line of the range, 0-based. */
+      lineEnd?: number | null;
+    };
+
+// -----------------------------------------------------------------------------------------------
+// Tool requests (out) and outcomes (in)
+
+/**
+ * A call the editor must carry out, then report a {@link ToolOutcome} for. Paths are normalized
+ * with the state's {@link PathStyle}.
+ */
+export type ToolRequest =
+  | {
+      tool: "openFile";
+      /** The file to open. */
+      path: string;
+      /** Open it as a preview tab. */
+      preview?: boolean;
+      /** Select from the first occurrence of this text. */
+      startText?: string | null;
+      /** Extend the selection to the end of this text's first occurrence after `startText`. */
+      endText?: string | null;
+      /** Extend the selection to the end of the line where it ends. */
+      selectToEndOfLine?: boolean;
+      /** Make the file the active editor; when false, open it in the background. */
+      makeFrontmost?: boolean;
+    }
+  | {
+      tool: "openDiff";
+      /** The file as it is (it may not exist yet). */
+      oldFilePath: string;
+      /** The file the new contents are for (the same path in practice). */
+      newFilePath: string;
+      /** The proposed contents (may be empty). */
+      newFileContents: string;
+      /** The diff tab's name, unique per proposal. */
+      tabName: string;
+    }
+  | {
+      tool: "saveDocument";
+      /** The document to save. */
+      path: string;
+    }
+  | {
+      tool: "executeCode";
+      /** The code to run. */
+      code: string;
+    };
+
+/** What the editor reports after carrying out a {@link ToolRequest}. */
+export type ToolOutcome =
+  | {
+      outcome: "fileOpened";
+      /** Its language id, when known. */
+      languageId?: string | null;
+      /** Its number of lines, when known. */
+      lineCount?: number | null;
+    }
+  | {
+      outcome: "diffSaved";
+      /** The complete accepted text. */
+      finalText: string;
+    }
+  | { outcome: "diffRejected" }
+  | { outcome: "documentSaved" }
+  | {
+      outcome: "codeExecuted";
+      /** The outputs, in order. */
+      outputs: Array<string>;
+    }
+  | {
+      outcome: "failed";
+      /** Why, for the user. */
+      message: string;
+    };
+
+/** A tool the server offers, by its wire name (`close_tab` is the one snake_case name). */
+export type ToolName =
+  | "openFile"
+  | "openDiff"
+  | "close_tab"
+  | "closeAllDiffTabs"
+  | "getDiagnostics"
+  | "getCurrentSelection"
+  | "getLatestSelection"
+  | "getOpenEditors"
+  | "getWorkspaceFolders"
+  | "checkDocumentDirty"
+  | "saveDocument"
+  | "executeCode";
+
+// -----------------------------------------------------------------------------------------------
+// Engine outputs
+
+/** One transport connection, numbered by the engine from 1 in accept order. Never reused. */
+export type ConnId = number;
+
+/** One tool request handed to the editor, numbered by the engine from 1. Never reused. */
+export type ToolCallId = number;
+
+/** Who connected, from the `initialize` request. */
+export type ClientInfo = {
+  /** `clientInfo.name`, `"claude-code"` for the CLI. */
+  name: string;
+  /** `clientInfo.version`, the CLI's version. */
+  version: string;
+  /** The protocol version the session runs at (the one answered, see `negotiate_version`). */
+  protocolVersion: string;
+};
+
+/** Why a tool request was cancelled. */
+export type CancelReason =
+  | "closedByClient"
+  | "replaced"
+  | "cancelledByClient"
+  | "clientGone"
+  | "deadlineExpired";
+
+/** Why a connection ended. */
+export type CloseReason =
+  | {
+      kind: "upgradeRejected";
+      /** The HTTP status sent. */
+      status: number;
+      /** What was wrong. */
+      detail: string;
+    }
+  | { kind: "handshakeTimeout" }
+  | { kind: "tooManyConnections" }
+  | {
+      kind: "peerClosed";
+      /** The client's close code, if it sent one. */
+      code: number | null;
+      /** The client's reason text. */
+      reason: string;
+    }
+  | {
+      kind: "protocolViolation";
+      /** The close code sent (1002, 1003, 1007, 1009, …). */
+      code: number;
+      /** The rule broken. */
+      detail: string;
+    }
+  | { kind: "keepaliveTimeout" }
+  | { kind: "closeTimeout" }
+  | { kind: "superseded" }
+  | { kind: "outboundOverflow" }
+  | { kind: "closedByHost" }
+  | { kind: "transportClosed" };
+
+/** Something that happened that the editor should know about or act on. */
+export type EngineEvent =
+  | {
+      event: "connected";
+      /** The connection. */
+      conn: ConnId;
+      /** The client's `User-Agent` (`claude-code/<version> …` for the CLI). */
+      userAgent: string | null;
+    }
+  | {
+      event: "sessionReady";
+      /** The connection. */
+      conn: ConnId;
+      /** `clientInfo` and the negotiated protocol version. */
+      client: ClientInfo;
+      /** The CLI's process id from its `ide_connected` notification, if it sent one. */
+      clientPid: number | null;
+    }
+  | {
+      event: "toolCall";
+      /** Quote it in the answer. */
+      id: ToolCallId;
+      /** The client that asked. */
+      conn: ConnId;
+      /** What to do. */
+      request: ToolRequest;
+    }
+  | {
+      event: "toolCallCancelled";
+      /** The request. */
+      id: ToolCallId;
+      /** Why. */
+      reason: CancelReason;
+    }
+  | {
+      event: "toolAnswered";
+      /** The client that asked. */
+      conn: ConnId;
+      /** The tool. */
+      tool: ToolName;
+    }
+  | {
+      event: "closed";
+      /** The connection. */
+      conn: ConnId;
+      /** Why. */
+      reason: CloseReason;
+    };
+
+/** One thing for the host to do, drained with `Engine.pollOutput` in causal order. */
+export type Output =
+  | {
+      kind: "transmit";
+      /** The connection. */
+      conn: ConnId;
+    }
+  | {
+      kind: "closeTransport";
+      /** The connection. */
+      conn: ConnId;
+    }
+  | { kind: "event" } & EngineEvent;
+
+// -----------------------------------------------------------------------------------------------
+// Configuration
+
+/** How the editor's file system spells paths. JSON form: `"posix"` or `"windows"`. */
+export type PathStyle = "posix" | "windows";
+
+/** How the engine treats a second client connecting while one is already served. */
+export type SessionPolicy = "multi" | "single";
+
+/** Who we are, as answered in `initialize`'s `serverInfo`. */
+export type ServerInfo = {
+  /** The server's name (shown by MCP clients). */
+  name: string;
+  /** The server's version. */
+  version: string;
+};
+
+/**
+ * Limits and timers for a `ServerSocket`.
+ *
+ * Every limit bounds what a peer can make the server buffer; every timer is measured on the
+ * host-supplied `Timestamp` clock.
+ */
+export type WsConfig = {
+  /**
+   * Largest data message accepted, in payload bytes summed over all its fragments. A frame whose
+   * header would take the message past it fails the connection with 1009 before any of its payload
+   * is buffered. Default 64 MiB: the CLI sends whole files in `openDiff` and caps its own inbound
+   * messages at 16 MiB, so this admits those with room.
+   */
+  maxMessageBytes?: number;
+  /**
+   * Most frames one data message may span (the first frame plus its continuations); one more fails
+   * the connection with 1009. Default 131 072: Autobahn's 9.x cases send 4 MiB in 64-byte fragments
+   * (65 536 frames).
+   */
+  maxFragments?: number;
+  /**
+   * Receive silence, in milliseconds, after which a ping is sent. 0 sends no keepalive pings.
+   * Default 30 000.
+   */
+  keepaliveIntervalMs?: number;
+  /**
+   * Milliseconds to wait, after a keepalive ping, for any byte from the peer; none by then means
+   * the connection is half-open and the socket finishes with `Finished::KeepaliveTimeout`. Default
+   * 10 000.
+   */
+  keepaliveTimeoutMs?: number;
+  /**
+   * Milliseconds to wait, after we sent a close frame, for the peer's close frame; none by then
+   * finishes the socket with `Finished::CloseTimeout`. Default 5 000.
+   */
+  closeTimeoutMs?: number;
+  /**
+   * Whether binary data messages are delivered (`Message::Binary`). When false (the default: the
+   * IDE protocol is text only) a binary frame fails the connection with 1003.
+   */
+  acceptBinary?: boolean;
+};
+
+/** Limits `parse` enforces on what a peer sends. */
+export type RpcLimits = {
+  /**
+   * Deepest array/object nesting accepted in a message; `{}` is one level. Default 64: MCP messages
+   * nest a handful of levels, and the layers above may parse `params` with recursive code that must
+   * not be driven arbitrarily deep.
+   */
+  maxDepth?: number;
+};
+
+/**
+ * Everything an `Engine` is configured with. `Config::new(port)` gives the defaults below; change
+ * fields before handing it to `Engine::new`.
+ *
+ * The JSON form (used by the bindings and the transcript vectors) names fields in camelCase; every
+ * field is optional and defaults as below, unknown fields are refused: `{"port": 40000,
+ * "workspaceFolders": ["/w"], "sessionPolicy": "single", "ws": {"maxMessageBytes": 1048576},
+ * "diffDeadlineMs": null}`.
+ */
+export type Config = {
+  /** The loopback port the host listens on: the upgrade's `Host` must carry it. */
+  port?: number;
+  /** `serverInfo` in the `initialize` answer. Default: `idelink` and this crate's version. */
+  serverInfo?: ServerInfo;
+  /** The workspace folders (absolute paths) the editor serves. */
+  workspaceFolders?: Array<string>;
+  /** How the editor's paths are written. Default: POSIX. */
+  pathStyle?: PathStyle;
+  /**
+   * Cap on the HTTP upgrade request head. Default 16 KiB: the CLI's request is about 400 bytes;
+   * anything near the cap is not a Claude client.
+   */
+  maxHeadBytes?: number;
+  /** Time from accept to a complete upgrade request. Default 10 s (slowloris defence). */
+  handshakeTimeoutMs?: number;
+  /** WebSocket limits and timers (message cap 64 MiB, keepalive 30 s, …). */
+  ws?: WsConfig;
+  /** JSON-RPC limits (nesting depth 64). */
+  rpc?: RpcLimits;
+  /**
+   * Connections served at once, handshakes included. Default 16: the CLI opens one per session, and
+   * a handful of sessions is already unusual.
+   */
+  maxConnections?: number;
+  /**
+   * Unsent bytes a connection may hold before the engine stops answering it and closes it. Default
+   * 96 MiB: room for a 16 MiB file echoed back several times, bounded all the same.
+   */
+  maxOutboundBytes?: number;
+  /** Multi (default) or single-session. */
+  sessionPolicy?: SessionPolicy;
+  /**
+   * Time from `notifications/initialized` until the client counts as ready for notifications.
+   * Default 500 ms: the CLI drops a push sent in the same instant and receives one sent 500 ms
+   * later (PROTOCOL.md §5).
+   */
+  readyDelayMs?: number;
+  /** Trailing-edge debounce for `selection_changed`. Default 100 ms (peers use 50–300). */
+  selectionDebounceMs?: number;
+  /** How long an `at_mentioned` waits for a ready client before it is dropped. Default 30 s. */
+  mentionTtlMs?: number;
+  /**
+   * Deadline for the editor to answer a tool request other than `openDiff`; the engine then answers
+   * an error for it. Default 60 s. `null`: wait forever.
+   */
+  toolDeadlineMs?: number | null;
+  /**
+   * Deadline for the editor to answer `openDiff`; the engine then answers `DIFF_REJECTED`. Default
+   * `null`: a diff waits for the user as long as it takes (the CLI waits too).
+   */
+  diffDeadlineMs?: number | null;
+  /**
+   * Advertise and serve `executeCode`. Default off; when on, every call is a tool request the
+   * editor must confirm with the user.
+   */
+  executeCode?: boolean;
+};

@@ -1,0 +1,171 @@
+//! The declarations file: which types, in which order, under which headings, and the checks
+//! that keep it whole.
+
+use idelink_core::ide::{Diagnostic, PathStyle, Position, Range, Severity, ToolName};
+use idelink_core::mcp::{ClientInfo, ServerInfo};
+use idelink_core::rpc::RpcLimits;
+use idelink_core::ws::WsConfig;
+use idelink_core::{
+    CancelReason, CloseReason, Config, ConnId, EditorEvent, Event, Output, SessionPolicy,
+    ToolCallId, ToolOutcome, ToolRequest,
+};
+use ts_rs::TS;
+
+use crate::docs::DocRewriter;
+use crate::format::Declaration;
+
+/// The file's opening comment.
+const HEADER: &str = "\
+// The engine's JSON forms, shared by both JavaScript packages: `idelink` (napi) and
+// `idelink-wasm`. Every structured value is the engine's own serde form (camelCase); lines and
+// characters are 0-based; times are milliseconds from a monotonic clock; ids and counts are
+// numbers (exact up to 2^53).
+//
+// Generated from the serde types of idelink-core by `cargo run -p idelink-types`: do not edit.
+";
+
+/// Types whose every field may be left out on input (`#[serde(default)]` on the container).
+const ALL_OPTIONAL: [&str; 3] = ["Config", "WsConfig", "RpcLimits"];
+
+/// One type's ts-rs output.
+struct Item {
+    name: String,
+    docs: Option<String>,
+    decl: String,
+    dependencies: Vec<String>,
+}
+
+fn item<T: TS + 'static>(cfg: &ts_rs::Config) -> Item {
+    Item {
+        name: T::ident(cfg),
+        docs: T::docs(),
+        decl: T::decl(cfg),
+        dependencies: T::dependencies(cfg)
+            .into_iter()
+            .map(|dep| dep.ts_name)
+            .collect(),
+    }
+}
+
+/// The declared types under their headings, in file order.
+fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
+    vec![
+        (
+            "Editor state and events (in)",
+            vec![
+                item::<Position>(cfg),
+                item::<Range>(cfg),
+                item::<Severity>(cfg),
+                item::<Diagnostic>(cfg),
+                item::<EditorEvent>(cfg),
+            ],
+        ),
+        (
+            "Tool requests (out) and outcomes (in)",
+            vec![
+                item::<ToolRequest>(cfg),
+                item::<ToolOutcome>(cfg),
+                item::<ToolName>(cfg),
+            ],
+        ),
+        (
+            "Engine outputs",
+            vec![
+                item::<ConnId>(cfg),
+                item::<ToolCallId>(cfg),
+                item::<ClientInfo>(cfg),
+                item::<CancelReason>(cfg),
+                item::<CloseReason>(cfg),
+                item::<Event>(cfg),
+                item::<Output>(cfg),
+            ],
+        ),
+        (
+            "Configuration",
+            vec![
+                item::<PathStyle>(cfg),
+                item::<SessionPolicy>(cfg),
+                item::<ServerInfo>(cfg),
+                item::<WsConfig>(cfg),
+                item::<RpcLimits>(cfg),
+                item::<Config>(cfg),
+            ],
+        ),
+    ]
+}
+
+/// The complete file, or what keeps the types from making one.
+pub fn generate() -> Result<String, String> {
+    // Ids, timestamps and millisecond values cross as JS numbers (the bindings convert them
+    // so), not as `bigint`.
+    let cfg = ts_rs::Config::new().with_large_int("number");
+    let sections = sections(&cfg);
+    let mut parsed = Vec::new();
+    let mut rewriter = DocRewriter::default();
+    for (heading, items) in &sections {
+        let mut declarations = Vec::new();
+        for item in items {
+            let declaration = Declaration::parse(&item.decl)?;
+            rewriter.keys.extend(declaration.keys());
+            rewriter.types.insert(item.name.clone());
+            declarations.push((item, declaration));
+        }
+        parsed.push((heading, declarations));
+    }
+    let mut problems = Vec::new();
+    for (_, declarations) in &parsed {
+        for (item, declaration) in declarations {
+            for dep in &item.dependencies {
+                if !rewriter.types.contains(dep) {
+                    problems.push(format!(
+                        "{} refers to {dep}, which is not declared: add it to types/src/declarations.rs",
+                        item.name
+                    ));
+                }
+            }
+            if ALL_OPTIONAL.contains(&item.name.as_str()) {
+                for key in declaration.required_keys() {
+                    problems.push(format!(
+                        "{}.{key} is required in TypeScript but has a serde default: give the field \
+                         #[cfg_attr(feature = \"ts\", ts(as = \"Option<_>\", optional))]",
+                        item.name
+                    ));
+                }
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
+    }
+    let mut out = String::from(HEADER);
+    for (heading, declarations) in parsed {
+        out.push_str(&format!("\n// {}\n// {heading}\n", "-".repeat(95)));
+        for (item, declaration) in declarations {
+            out.push('\n');
+            out.push_str(&declaration.print(item.docs.as_deref(), &rewriter));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_referenced_type_is_declared_and_inputs_are_optional() {
+        let text = generate().unwrap();
+        for name in [
+            "Config",
+            "EditorEvent",
+            "ToolOutcome",
+            "Output",
+            "EngineEvent",
+            "ToolName",
+        ] {
+            assert!(text.contains(&format!("export type {name} =")), "{name}");
+        }
+        assert!(text.contains("  port?: number;"));
+        assert!(text.contains("  toolDeadlineMs?: number | null;"));
+    }
+}
