@@ -16,6 +16,6 @@ mod upgrade;
 
 pub use response::{Rejection, write_accept, write_rejection};
 pub use upgrade::{
-    Accepted, DEFAULT_MAX_HEAD_BYTES, MAX_HEADERS, Upgrade, UpgradePolicy, accept_key,
-    parse_upgrade,
+    Accepted, Credential, DEFAULT_MAX_HEAD_BYTES, MAX_HEADERS, OriginRule, Request, Upgrade,
+    UpgradePolicy, accept_key, parse_request, parse_upgrade,
 };
