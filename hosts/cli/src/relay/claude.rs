@@ -4,24 +4,17 @@
 //! [`ClaudeConns`] owns the sockets and their buffers; it reaches the page only through
 //! [`Uplink`], so it knows nothing of the page link's sockets.
 
-use super::io_util::{ReadOutcome, flush, read_once};
 use super::link::{ToPage, data_message};
+use idelink_core::Timestamp;
+use idelink_core::host_rules::PumpPolicy;
+use idelink_mio::sockets::{Read, SocketTable, Write};
 use mio::net::TcpStream;
-use mio::{Interest, Registry, Token};
+use mio::{Registry, Token};
 use std::collections::BTreeMap;
-use std::net::Shutdown;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// Bytes read from a socket at once; also the largest data message sent to the page.
-pub const READ_CHUNK: usize = 64 * 1024;
-/// Page link bytes queued above which claude sockets are no longer read (back-pressure).
-const LINK_HIGH_BYTES: usize = 16 << 20;
-/// Reading resumes when the page link's queue drops below this.
-const LINK_LOW_BYTES: usize = 4 << 20;
 /// Bytes the page may queue for one claude connection that does not read; then it is closed.
 const CLAUDE_OUT_CAP_BYTES: usize = 128 << 20;
-/// How long a connection the page closed may take to close its side.
-const LINGER: Duration = Duration::from_secs(2);
 /// Why claude is turned away when no editor page is linked.
 const NO_PAGE: &str = "no editor page is linked: open the URL idelink relay printed\n";
 
@@ -37,36 +30,38 @@ pub trait Uplink {
     fn send_binary(&mut self, message: &[u8]);
 }
 
-/// One claude connection: bytes the page sent for it wait in `out`.
+/// What the relay keeps of one claude connection (the socket is in the table).
 struct ClaudeConn {
-    stream: TcpStream,
+    /// Bytes the page sent for it, not yet written.
     out: Vec<u8>,
-    /// Close once `out` is written (the page asked, or it is a 503 answer).
-    closing: bool,
-    /// Everything went and our side is shut: read and discard until claude closes (closing
-    /// with its unread bytes pending would reset our last bytes away), until this instant.
-    lingering_until: Option<Instant>,
-    /// Reading stopped because the page link is backed up.
-    paused: bool,
     /// Its id on the link; None for a connection turned away (the page never knew it).
     id: Option<u32>,
+    /// Our end of stream went (after its last bytes, once it is closing).
+    write_shut: bool,
 }
 
-/// Every claude connection, keyed by its mio token (which is also its id on the link).
+/// Every claude connection, keyed by its mio token (which is also its id on the link). The
+/// sockets, reads, writes, pauses and lingers are `idelink_mio`'s [`SocketTable`], under core's
+/// [`PumpPolicy`]: reads pause while the page link holds `pause_reads_at_bytes` unsent and
+/// resume below `resume_reads_below_bytes`, as in every host.
 pub struct ClaudeConns {
+    table: SocketTable,
     conns: BTreeMap<usize, ClaudeConn>,
     read_buf: Box<[u8]>,
     /// Reused for every data message to the page.
     scratch: Vec<u8>,
+    clock: Instant,
 }
 
 impl ClaudeConns {
     /// No connections yet.
-    pub fn new() -> Self {
+    pub fn new(policy: PumpPolicy) -> Self {
         ClaudeConns {
+            table: SocketTable::new(policy),
             conns: BTreeMap::new(),
-            read_buf: vec![0; READ_CHUNK].into_boxed_slice(),
-            scratch: Vec::with_capacity(READ_CHUNK + 4),
+            read_buf: vec![0; policy.read_chunk_bytes].into_boxed_slice(),
+            scratch: Vec::with_capacity(policy.read_chunk_bytes + 4),
+            clock: Instant::now(),
         }
     }
 
@@ -80,84 +75,81 @@ impl ClaudeConns {
     pub fn accept(
         &mut self,
         registry: &Registry,
-        mut stream: TcpStream,
+        stream: TcpStream,
         token: usize,
         link: &mut impl Uplink,
     ) {
-        let conn = u32::try_from(token).ok().filter(|_| link.linked());
-        let interest = Interest::READABLE | Interest::WRITABLE;
-        if registry
-            .register(&mut stream, Token(token), interest)
-            .is_err()
-        {
+        let id = u32::try_from(token).ok().filter(|_| link.linked());
+        if self.table.insert(registry, Token(token), stream).is_err() {
             return;
         }
-        let _ = stream.set_nodelay(true);
-        let mut c = ClaudeConn {
-            stream,
+        let mut conn = ClaudeConn {
             out: Vec::new(),
-            closing: false,
-            lingering_until: None,
-            paused: false,
-            id: conn,
+            id,
+            write_shut: false,
         };
-        match conn {
-            Some(conn) => {
-                tracing::debug!(conn, "claude connection accepted");
-                println!("claude connected (#{conn})");
-                link.send(&ToPage::Open { conn });
+        match id {
+            Some(id) => {
+                tracing::debug!(conn = id, "claude connection accepted");
+                println!("claude connected (#{id})");
+                link.send(&ToPage::Open { conn: id });
             }
             None => {
-                c.out = format!(
+                conn.out = format!(
                     "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
                      Content-Length: {}\r\nConnection: close\r\n\r\n{NO_PAGE}",
                     NO_PAGE.len()
                 )
                 .into_bytes();
-                c.closing = true;
+                self.table.close(Token(token), self.now());
             }
         }
-        self.conns.insert(token, c);
-        self.ready(registry, token, true, true, link);
+        self.conns.insert(token, conn);
+        self.writable(registry, token, link);
+        self.readable(registry, token, link);
     }
 
-    /// Handles readiness of connection `token`.
+    /// Handles a readiness event of one of the connections.
     pub fn ready(
         &mut self,
         registry: &Registry,
-        token: usize,
-        writable: bool,
-        readable: bool,
+        event: &mio::event::Event,
         link: &mut impl Uplink,
     ) {
-        if writable {
+        let token = event.token().0;
+        let ready = self.table.handle_event(event);
+        if ready.writable {
             self.writable(registry, token, link);
         }
-        if readable {
+        if ready.readable {
             self.readable(registry, token, link);
         }
     }
 
     /// Reads `token` until it would block, forwarding to the page; pauses while the link is
-    /// backed up; on end of stream tells the page.
+    /// backed up; on end of stream tells the page. A closing connection's input is discarded.
     fn readable(&mut self, registry: &Registry, token: usize, link: &mut impl Uplink) {
         loop {
-            let Some(c) = self.conns.get_mut(&token) else {
+            let Some(conn) = self.conns.get(&token) else {
                 return;
             };
-            if c.id.is_some() && link.queued() > LINK_HIGH_BYTES {
-                c.paused = true;
-                return;
-            }
-            let forward = c.id.filter(|_| c.lingering_until.is_none());
-            match (read_once(&mut c.stream, &mut self.read_buf), forward) {
-                (ReadOutcome::Data(_), None) => {}
-                (ReadOutcome::Data(n), Some(conn)) => {
-                    data_message(conn, &self.read_buf[..n], &mut self.scratch);
+            let closing = self.table.is_closing(Token(token));
+            let unsent = if closing {
+                conn.out.len()
+            } else {
+                link.queued()
+            };
+            match (
+                self.table.read(Token(token), &mut self.read_buf, unsent),
+                conn.id,
+            ) {
+                (Read::Data(n), Some(id)) if !closing => {
+                    data_message(id, &self.read_buf[..n], &mut self.scratch);
                     link.send_binary(&self.scratch);
                 }
-                (ReadOutcome::WouldBlock, _) => return,
-                (ReadOutcome::Gone, _) => {
+                (Read::Data(_), _) => {}
+                (Read::WouldBlock | Read::Paused, _) => return,
+                (Read::Gone, _) => {
                     self.gone(registry, token, link);
                     return;
                 }
@@ -165,20 +157,26 @@ impl ClaudeConns {
         }
     }
 
-    /// Writes what the page queued for `token`; closes it when asked and all went.
+    /// Writes what the page queued for `token`; once a closing connection's bytes all went,
+    /// sends our end of stream and waits (the table's linger) for claude's.
     fn writable(&mut self, registry: &Registry, token: usize, link: &mut impl Uplink) {
-        let Some(c) = self.conns.get_mut(&token) else {
+        let Some(conn) = self.conns.get_mut(&token) else {
             return;
         };
-        match flush(&mut c.stream, &mut c.out) {
-            Ok(true) if c.closing && c.lingering_until.is_none() => {
-                c.lingering_until = Some(Instant::now() + LINGER);
-                if c.stream.shutdown(Shutdown::Write).is_err() {
-                    self.remove(registry, token);
-                }
+        match self.table.write(Token(token), &conn.out) {
+            Write::Sent(n) => {
+                conn.out.drain(..n);
             }
-            Ok(_) => {}
-            Err(_) => self.gone(registry, token, link),
+            Write::Gone => {
+                self.gone(registry, token, link);
+                return;
+            }
+        }
+        if conn.out.is_empty() && !conn.write_shut && self.table.is_closing(Token(token)) {
+            conn.write_shut = true;
+            if self.table.shutdown_write(Token(token)).is_err() {
+                self.remove(registry, token);
+            }
         }
     }
 
@@ -186,10 +184,11 @@ impl ClaudeConns {
     /// the page learns that from the `closed` message on its way).
     pub fn write(&mut self, registry: &Registry, conn: u32, bytes: &[u8], link: &mut impl Uplink) {
         let token = conn as usize;
+        let closing = self.table.is_closing(Token(token));
         let Some(c) = self.conns.get_mut(&token).filter(|c| c.id.is_some()) else {
             return;
         };
-        if c.closing {
+        if closing {
             return;
         }
         if c.out.len() + bytes.len() > CLAUDE_OUT_CAP_BYTES {
@@ -204,42 +203,33 @@ impl ClaudeConns {
     /// The page asked to close claude connection `conn` once its bytes are written.
     pub fn close(&mut self, registry: &Registry, conn: u32, link: &mut impl Uplink) {
         let token = conn as usize;
-        if let Some(c) = self.conns.get_mut(&token).filter(|c| c.id.is_some()) {
-            c.closing = true;
+        if self.conns.get(&token).is_some_and(|c| c.id.is_some()) {
+            self.table.close(Token(token), self.now());
             self.writable(registry, token, link);
         }
     }
 
     /// Resumes reading the connections paused while the link was backed up, once it drained.
     pub fn resume(&mut self, registry: &Registry, link: &mut impl Uplink) {
-        if link.queued() >= LINK_LOW_BYTES {
-            return;
-        }
-        let paused: Vec<usize> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| c.paused)
-            .map(|(t, _)| *t)
-            .collect();
-        for token in paused {
-            if let Some(c) = self.conns.get_mut(&token) {
-                c.paused = false;
+        for token in self.table.paused() {
+            if self.table.resume(token, link.queued()) {
+                self.readable(registry, token.0, link);
             }
-            self.readable(registry, token, link);
         }
+    }
+
+    /// When the next linger runs out, if a connection is closing.
+    pub fn next_deadline(&self) -> Option<std::time::Duration> {
+        let at = self.table.next_deadline()?;
+        Some(std::time::Duration::from_millis(
+            at.millis_since(self.now()),
+        ))
     }
 
     /// Drops the connections whose linger ran out.
     pub fn timers(&mut self, registry: &Registry) {
-        let now = Instant::now();
-        let expired: Vec<usize> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| c.lingering_until.is_some_and(|until| now >= until))
-            .map(|(t, _)| *t)
-            .collect();
-        for token in expired {
-            self.remove(registry, token);
+        for token in self.table.expired(self.now()) {
+            self.remove(registry, token.0);
         }
     }
 
@@ -256,13 +246,15 @@ impl ClaudeConns {
         }
     }
 
-    /// Connection `token` ended on claude's side (or failed): forgotten, and the page told.
+    /// Connection `token` ended on claude's side (or failed): forgotten, and the page told
+    /// unless it had asked to close it.
     fn gone(&mut self, registry: &Registry, token: usize, link: &mut impl Uplink) {
+        let closing = self.table.is_closing(Token(token));
         let told = self
             .conns
             .get(&token)
-            .filter(|c| c.lingering_until.is_none())
-            .and_then(|c| c.id);
+            .and_then(|c| c.id)
+            .filter(|_| !closing);
         self.remove(registry, token);
         if let Some(conn) = told {
             link.send(&ToPage::Closed { conn });
@@ -271,12 +263,17 @@ impl ClaudeConns {
 
     /// Forgets connection `token` and closes its socket.
     fn remove(&mut self, registry: &Registry, token: usize) {
-        if let Some(mut c) = self.conns.remove(&token) {
-            let _ = registry.deregister(&mut c.stream);
-            let _ = c.stream.shutdown(Shutdown::Both);
-            if c.id.is_some() {
-                println!("claude disconnected (#{token})");
-            }
+        self.table.remove(registry, Token(token));
+        if let Some(conn) = self.conns.remove(&token)
+            && conn.id.is_some()
+        {
+            println!("claude disconnected (#{token})");
         }
+    }
+
+    /// The clock of the lingers.
+    fn now(&self) -> Timestamp {
+        let millis = u64::try_from(self.clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+        Timestamp::from_millis(millis)
     }
 }

@@ -1,13 +1,11 @@
 //! The lock file while a page is linked: written when a page links, restored when deleted,
 //! removed when the page goes (and on exit, by the guard's drop).
 
+use idelink_core::host_rules::PumpPolicy;
 use idelink_core::lockfile::LockFile;
 use idelink_mio::lock::LockFileGuard;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// How often the lock file is checked for deletion while a page is linked.
-const LOCK_CHECK: Duration = Duration::from_secs(1);
 
 /// What the lock file says, kept to write it whenever a page links.
 pub struct LockSpec {
@@ -28,15 +26,18 @@ pub struct LinkLock {
     spec: LockSpec,
     guard: Option<LockFileGuard>,
     checked: Instant,
+    /// How often the lock file is checked for deletion while a page is linked.
+    check_every: Duration,
 }
 
 impl LinkLock {
-    /// No lock written yet.
-    pub fn new(spec: LockSpec) -> Self {
+    /// No lock written yet; checked as often as `policy` says.
+    pub fn new(spec: LockSpec, policy: &PumpPolicy) -> Self {
         LinkLock {
             spec,
             guard: None,
             checked: Instant::now(),
+            check_every: Duration::from_millis(policy.lock_check_interval_ms),
         }
     }
 
@@ -67,9 +68,9 @@ impl LinkLock {
         }
     }
 
-    /// Restores the lock file when it was deleted (checked every [`LOCK_CHECK`]).
+    /// Restores the lock file when it was deleted (checked at the policy's interval).
     pub fn check(&mut self) {
-        if self.checked.elapsed() < LOCK_CHECK {
+        if self.checked.elapsed() < self.check_every {
             return;
         }
         self.checked = Instant::now();

@@ -27,7 +27,6 @@ mod claude;
 mod console;
 mod files;
 mod hello;
-mod io_util;
 mod link;
 mod lock;
 mod page;
@@ -39,6 +38,7 @@ use crate::workspace::{path_text, workspace_dir};
 use assets::Assets;
 use files::Workspace;
 use idelink_core::AuthToken;
+use idelink_core::host_rules::PumpPolicy;
 use idelink_mio::lock::default_lock_dir;
 use lock::{LinkLock, LockSpec};
 use page::{PageLink, Welcome};
@@ -92,13 +92,17 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
     let claude_port = claude.local_addr()?.port();
     let http_port = http.local_addr()?.port();
     let token = AuthToken::from_entropy(entropy()?);
-    let lock = LinkLock::new(LockSpec {
-        dir: lock_dir,
-        ide_name: args.ide_name.clone(),
-        workspace: folder.clone(),
-        auth_token: token.as_str().to_owned(),
-        port: claude_port,
-    });
+    let policy = PumpPolicy::DEFAULT;
+    let lock = LinkLock::new(
+        LockSpec {
+            dir: lock_dir,
+            ide_name: args.ide_name.clone(),
+            workspace: folder.clone(),
+            auth_token: token.as_str().to_owned(),
+            port: claude_port,
+        },
+        &policy,
+    );
     let welcome = Welcome {
         claude_port,
         auth_token: token.as_str().to_owned(),
@@ -107,6 +111,7 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
     };
     let poll = mio::Poll::new()?;
     let page = PageLink::new(
+        policy,
         poll.registry().try_clone()?,
         http_port,
         AuthToken::from_entropy(entropy()?),
@@ -115,7 +120,7 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
         Workspace::new(dir),
     );
     let url = page.url();
-    let mut relay = Relay::new(poll, claude, http, page, lock)?;
+    let mut relay = Relay::new(policy, poll, claude, http, page, lock)?;
     let stop = signals::install(relay.waker())?;
     println!("idelink relay: serving {folder}; claude port {claude_port}");
     println!("open {url}");

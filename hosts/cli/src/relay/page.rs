@@ -9,26 +9,25 @@ use super::assets::Assets;
 use super::claude::Uplink;
 use super::files::Workspace;
 use super::hello::{LinkKeys, POLICY, REPLACED, Refusal};
-use super::io_util::{ReadOutcome, flush, read_once};
 use super::link::{FromPage, ToPage, request_id, split_data};
 use super::page_http::{self, Answer};
+use idelink_core::host_rules::PumpPolicy;
 use idelink_core::http::write_accept;
 use idelink_core::ws::{Message, ServerSocket, WsConfig, close_code};
 use idelink_core::{AuthToken, Timestamp};
+use idelink_mio::sockets::{Read, SocketTable, Write};
+use mio::event::Event;
 use mio::net::TcpStream;
-use mio::{Interest, Registry, Token};
+use mio::{Registry, Token};
 use std::collections::BTreeMap;
-use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
-/// Time for a browser to send its request head, and then to take the answer.
+/// Time for a browser to send its request head (taking the answer is the pump's linger).
 const HTTP_DEADLINE: Duration = Duration::from_secs(10);
 /// Time for a page to send its hello once its link socket is up.
 const HELLO_DEADLINE: Duration = Duration::from_secs(10);
 /// Largest message from the page: it sends claude's answers in chunks of at most 1 MiB.
 const MAX_LINK_MESSAGE_BYTES: usize = 8 << 20;
-/// Bytes read from a browser socket at once.
-const READ_CHUNK: usize = 64 * 1024;
 
 /// What the page told the relay to do.
 #[derive(Debug, PartialEq, Eq)]
@@ -64,9 +63,8 @@ pub struct Welcome {
     pub ide_name: String,
 }
 
-/// One browser connection.
+/// What the relay keeps of one browser connection (the socket is in the table).
 struct PageConn {
-    stream: TcpStream,
     inbuf: Vec<u8>,
     out: Vec<u8>,
     /// The answer went out and our side is shut: wait for the peer's end of stream, so that
@@ -79,8 +77,9 @@ struct PageConn {
 enum Stage {
     /// Reading the request head until the deadline.
     Head { deadline: Instant },
-    /// Answered: flush, shut our side, read until the peer closes; all by the deadline.
-    Answered { deadline: Instant },
+    /// Answered and closing: flush, shut our side, read until the peer closes, all within
+    /// the pump's linger.
+    Answered,
     /// Upgraded: awaiting the hello until `hello_by` (then Some), or linked or closing (None).
     Socket {
         ws: Box<ServerSocket>,
@@ -91,6 +90,9 @@ enum Stage {
 /// The page's side of the relay.
 pub struct PageLink {
     registry: Registry,
+    /// The sockets, pumped by core's policy (reads pause while a page does not take its
+    /// bytes; answered connections linger).
+    table: SocketTable,
     conns: BTreeMap<usize, PageConn>,
     /// The connection that holds the link, if any.
     link: Option<usize>,
@@ -106,8 +108,9 @@ pub struct PageLink {
 }
 
 impl PageLink {
-    /// The page side of a relay whose HTTP listener is on `port`.
+    /// The page side of a relay whose HTTP listener is on `port`, pumping by `policy`.
     pub fn new(
+        policy: PumpPolicy,
         registry: Registry,
         port: u16,
         secret: AuthToken,
@@ -117,6 +120,7 @@ impl PageLink {
     ) -> Self {
         PageLink {
             registry,
+            table: SocketTable::new(policy),
             conns: BTreeMap::new(),
             link: None,
             port,
@@ -126,7 +130,7 @@ impl PageLink {
             assets,
             workspace,
             clock: Instant::now(),
-            read_buf: vec![0; READ_CHUNK].into_boxed_slice(),
+            read_buf: vec![0; policy.read_chunk_bytes].into_boxed_slice(),
             events: Vec::new(),
         }
     }
@@ -148,17 +152,15 @@ impl PageLink {
     }
 
     /// Takes a new browser connection under `token`.
-    pub fn accept(&mut self, mut stream: TcpStream, token: usize) {
-        let interest = Interest::READABLE | Interest::WRITABLE;
+    pub fn accept(&mut self, stream: TcpStream, token: usize) {
         if self
-            .registry
-            .register(&mut stream, Token(token), interest)
+            .table
+            .insert(&self.registry, Token(token), stream)
             .is_err()
         {
             return;
         }
         let conn = PageConn {
-            stream,
             inbuf: Vec::new(),
             out: Vec::new(),
             write_shut: false,
@@ -167,32 +169,52 @@ impl PageLink {
             },
         };
         self.conns.insert(token, conn);
-        self.ready(token);
+        self.read(token);
     }
 
-    /// Reads and writes what browser connection `token` is ready for.
-    pub fn ready(&mut self, token: usize) {
+    /// Whether `token` is a browser connection.
+    pub fn contains(&self, token: usize) -> bool {
+        self.conns.contains_key(&token)
+    }
+
+    /// Handles a readiness event of browser connection `token`.
+    pub fn ready(&mut self, event: &Event) {
+        let token = event.token().0;
+        let ready = self.table.handle_event(event);
+        if ready.writable {
+            self.flush_conn(token);
+        }
+        if ready.readable {
+            self.read(token);
+        }
+    }
+
+    /// Reads `token` until it would block (or pauses), then writes what it has queued.
+    fn read(&mut self, token: usize) {
         loop {
             let Some(conn) = self.conns.get_mut(&token) else {
                 return;
             };
-            match read_once(&mut conn.stream, &mut self.read_buf) {
-                ReadOutcome::Data(n) => {
+            match self
+                .table
+                .read(Token(token), &mut self.read_buf, conn.out.len())
+            {
+                Read::Data(n) => {
                     let bytes = &self.read_buf[..n];
                     match &mut conn.stage {
                         Stage::Head { .. } => {
                             conn.inbuf.extend_from_slice(bytes);
                             self.answer_head(token);
                         }
-                        Stage::Answered { .. } => {}
+                        Stage::Answered => {}
                         Stage::Socket { ws, .. } => {
                             ws.receive(bytes);
                             self.pump(token);
                         }
                     }
                 }
-                ReadOutcome::WouldBlock => break,
-                ReadOutcome::Gone => {
+                Read::WouldBlock | Read::Paused => break,
+                Read::Gone => {
                     self.drop_conn(token);
                     return;
                 }
@@ -215,7 +237,7 @@ impl PageLink {
                 && let Stage::Socket { ws, .. } = &mut conn.stage
             {
                 ws.close(now, code, reason, &mut conn.out);
-                let _ = flush(&mut conn.stream, &mut conn.out);
+                let _ = self.table.write(Token(token), &conn.out);
             }
             self.drop_conn(token);
         }
@@ -225,26 +247,31 @@ impl PageLink {
     pub fn next_wakeup(&self) -> Option<Duration> {
         let instant = Instant::now();
         let now = self.now();
-        self.conns
-            .values()
-            .filter_map(|conn| match &conn.stage {
-                Stage::Head { deadline } | Stage::Answered { deadline } => {
-                    Some(deadline.saturating_duration_since(instant))
-                }
-                Stage::Socket { ws, hello_by } => {
-                    let ws = ws.poll_timeout().map(|at| {
-                        Duration::from_millis(at.as_millis().saturating_sub(now.as_millis()))
-                    });
-                    let hello = hello_by.map(|at| at.saturating_duration_since(instant));
-                    ws.into_iter().chain(hello).min()
-                }
-            })
-            .min()
+        let linger = self
+            .table
+            .next_deadline()
+            .map(|at| Duration::from_millis(at.millis_since(now)));
+        let conns = self.conns.values().filter_map(|conn| match &conn.stage {
+            Stage::Head { deadline } => Some(deadline.saturating_duration_since(instant)),
+            Stage::Answered => None,
+            Stage::Socket { ws, hello_by } => {
+                let ws = ws.poll_timeout().map(|at| {
+                    Duration::from_millis(at.as_millis().saturating_sub(now.as_millis()))
+                });
+                let hello = hello_by.map(|at| at.saturating_duration_since(instant));
+                ws.into_iter().chain(hello).min()
+            }
+        });
+        conns.chain(linger).min()
     }
 
-    /// Deadlines of browser connections, the hello deadline, and the WebSocket timers.
+    /// Deadlines of browser connections, the hello deadline, the WebSocket timers and the
+    /// lingers.
     pub fn timers(&mut self) {
         let now = self.now();
+        for token in self.table.expired(now) {
+            self.drop_conn(token.0);
+        }
         let instant = Instant::now();
         let tokens: Vec<usize> = self.conns.keys().copied().collect();
         for token in tokens {
@@ -252,11 +279,12 @@ impl PageLink {
                 continue;
             };
             match &mut conn.stage {
-                Stage::Head { deadline } | Stage::Answered { deadline } => {
+                Stage::Head { deadline } => {
                     if instant >= *deadline {
                         self.drop_conn(token);
                     }
                 }
+                Stage::Answered => {}
                 Stage::Socket { ws, hello_by } => {
                     if hello_by.is_some_and(|at| instant >= at) {
                         *hello_by = None;
@@ -282,9 +310,8 @@ impl PageLink {
             Answer::Close(bytes) => {
                 conn.out = bytes;
                 conn.inbuf = Vec::new();
-                conn.stage = Stage::Answered {
-                    deadline: Instant::now() + HTTP_DEADLINE,
-                };
+                conn.stage = Stage::Answered;
+                self.table.close(Token(token), now);
             }
             Answer::Link(accepted) => {
                 write_accept(&accepted, &mut conn.out);
@@ -451,31 +478,41 @@ impl PageLink {
     }
 
     /// Writes what `token` has queued; shuts the write side of an answered connection once it
-    /// is all written; drops a socket once its WebSocket finished (after one last write).
+    /// is all written; drops a socket once its WebSocket finished (after one last write); reads
+    /// a paused connection again once its queue drained.
     fn flush_conn(&mut self, token: usize) {
         let Some(conn) = self.conns.get_mut(&token) else {
             return;
         };
-        let flushed = flush(&mut conn.stream, &mut conn.out);
-        let done = match (&conn.stage, flushed) {
-            (_, Err(_)) => true,
-            (Stage::Answered { .. }, Ok(true)) if !conn.write_shut => {
-                conn.write_shut = true;
-                conn.stream.shutdown(Shutdown::Write).is_err()
+        let t = Token(token);
+        match self.table.write(t, &conn.out) {
+            Write::Sent(n) => {
+                conn.out.drain(..n);
             }
-            (Stage::Answered { .. } | Stage::Head { .. }, Ok(_)) => false,
-            (Stage::Socket { ws, .. }, Ok(_)) => ws.finished().is_some(),
+            Write::Gone => {
+                self.drop_conn(token);
+                return;
+            }
+        }
+        let done = match &conn.stage {
+            Stage::Answered if conn.out.is_empty() && !conn.write_shut => {
+                conn.write_shut = true;
+                self.table.shutdown_write(t).is_err()
+            }
+            Stage::Answered | Stage::Head { .. } => false,
+            Stage::Socket { ws, .. } => ws.finished().is_some(),
         };
         if done {
             self.drop_conn(token);
+        } else if self.table.resume(t, conn.out.len()) {
+            self.read(token);
         }
     }
 
     /// Forgets browser connection `token`; when it held the link, the page is unlinked.
     fn drop_conn(&mut self, token: usize) {
-        if let Some(mut conn) = self.conns.remove(&token) {
-            let _ = self.registry.deregister(&mut conn.stream);
-        }
+        self.table.remove(&self.registry, Token(token));
+        self.conns.remove(&token);
         if self.link == Some(token) {
             self.link = None;
             self.events.push(PageEvent::Unlinked);

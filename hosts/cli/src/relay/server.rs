@@ -9,6 +9,7 @@ use super::lock::LinkLock;
 use super::page::{PageEvent, PageLink};
 use crate::signals::StopFlag;
 use idelink_core::AuthToken;
+use idelink_core::host_rules::PumpPolicy;
 use idelink_core::ws::close_code;
 use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -42,9 +43,10 @@ pub struct Relay {
 }
 
 impl Relay {
-    /// Both listeners registered; `page` and `lock` built by the caller around the same ports.
-    /// Nothing is written to disk until a page links.
+    /// Both listeners registered; `page` and `lock` built by the caller around the same ports;
+    /// claude's sockets pumped by `policy`. Nothing is written to disk until a page links.
     pub fn new(
+        policy: PumpPolicy,
         poll: Poll,
         mut claude_listener: TcpListener,
         mut http_listener: TcpListener,
@@ -62,7 +64,7 @@ impl Relay {
             http_listener,
             waker,
             next_token: 3,
-            claude: ClaudeConns::new(),
+            claude: ClaudeConns::new(policy),
             page,
             lock,
         })
@@ -78,7 +80,10 @@ impl Relay {
         let commands = console::start(self.waker())?;
         let mut events = Events::with_capacity(256);
         while !stop.stop_requested() {
-            let timeout = self.page.next_wakeup().unwrap_or(TICK).min(TICK);
+            let timeout = [self.page.next_wakeup(), self.claude.next_deadline()]
+                .into_iter()
+                .flatten()
+                .fold(TICK, Duration::min);
             if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
                 if e.kind() == io::ErrorKind::Interrupted {
                     continue;
@@ -91,20 +96,15 @@ impl Relay {
                     HTTP_LISTENER => self.accept_page(),
                     WAKER => self.commands(&commands),
                     Token(t) if self.claude.contains(t) => {
-                        let readable = event.is_readable() || event.is_read_closed();
-                        let registry = self.poll.registry();
-                        self.claude.ready(
-                            registry,
-                            t,
-                            event.is_writable(),
-                            readable,
-                            &mut self.page,
-                        );
+                        self.claude
+                            .ready(self.poll.registry(), event, &mut self.page);
                     }
-                    Token(t) => {
-                        self.page.ready(t);
+                    Token(t) if self.page.contains(t) => {
+                        self.page.ready(event);
                         self.claude.resume(self.poll.registry(), &mut self.page);
                     }
+                    // A late event of a connection already gone.
+                    Token(_) => {}
                 }
                 self.page_events();
             }
