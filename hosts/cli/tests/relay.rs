@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Receiver;
 
 mod support;
@@ -33,13 +33,19 @@ struct Relay {
 
 impl Relay {
     fn start(name: &str) -> Relay {
+        Relay::start_with(name, idelink(&["relay"]))
+    }
+
+    /// Starts `relay` (a command running `idelink relay`, with any extra flags).
+    fn start_with(name: &str, mut relay: Command) -> Relay {
         let dir = std::env::temp_dir().join(format!("idelink-relay-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("work")).unwrap();
         let work = dir.join("work").canonicalize().unwrap();
         std::fs::write(work.join("hello.txt"), "line one\nline two\n").unwrap();
         let lock_dir = dir.join("ide");
-        let mut child = idelink(&["relay", "--lock-dir"])
+        let mut child = relay
+            .arg("--lock-dir")
             .arg(&lock_dir)
             .arg(&work)
             .stdin(Stdio::piped())
@@ -303,6 +309,76 @@ fn relay_answers_carry_the_id_of_the_request() {
         (&"files".into(), &44.into())
     );
     relay.stop();
+}
+
+/// GETs `path` from the relay's page port: the status line and the body.
+fn fetch(relay: &Relay, path: &str) -> (String, Vec<u8>) {
+    let mut stream = TcpStream::connect(("127.0.0.1", relay.http_port)).unwrap();
+    stream.set_read_timeout(Some(DEADLINE)).unwrap();
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+        relay.http_port
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    let end = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let status = String::from_utf8_lossy(&answer[..end]);
+    let status = status.lines().next().unwrap().to_owned();
+    (status, answer[end + 4..].to_vec())
+}
+
+/// A fake wasm package: the relay serves its two files as they are.
+fn wasm_package(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("idelink_wasm.js"), "export default 1;\n").unwrap();
+    std::fs::write(dir.join("idelink_wasm_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+}
+
+#[test]
+fn a_binary_outside_the_checkout_serves_its_page_and_the_wasm_it_is_given() {
+    // The binary alone, copied out of the build tree: the page is in it, the engine is read
+    // from --wasm-dir, else from the `wasm` folder next to the executable.
+    let dir = std::env::temp_dir().join(format!("idelink-relay-installed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let bin = dir.join("bin/idelink");
+    std::fs::copy(env!("CARGO_BIN_EXE_idelink"), &bin).unwrap();
+    wasm_package(&dir.join("elsewhere"));
+    let mut given = Command::new(&bin);
+    given.env_remove("RUST_LOG");
+    given
+        .current_dir(&dir)
+        .args(["relay", "--wasm-dir"])
+        .arg(dir.join("elsewhere"));
+    let relay = Relay::start_with("installed-given", given);
+    let (status, page) = fetch(&relay, "/");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(page.starts_with(b"<!doctype html>"));
+    let (status, app) = fetch(&relay, "/app.js");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(String::from_utf8(app).unwrap().contains("type: 'hello'"));
+    let (status, wasm) = fetch(&relay, "/pkg/idelink_wasm_bg.wasm");
+    assert_eq!(
+        (status.as_str(), wasm.as_slice()),
+        ("HTTP/1.1 200 OK", &b"\0asm\x01\0\0\0"[..])
+    );
+    relay.stop();
+
+    let mut beside = Command::new(&bin);
+    beside.env_remove("RUST_LOG");
+    beside.current_dir(&dir).arg("relay");
+    let relay = Relay::start_with("installed-beside", beside);
+    let (status, _) = fetch(&relay, "/pkg/idelink_wasm.js");
+    assert_eq!(status, "HTTP/1.1 404 Not Found", "no wasm folder yet");
+    wasm_package(&dir.join("bin/wasm"));
+    let (status, js) = fetch(&relay, "/pkg/idelink_wasm.js");
+    assert_eq!(
+        (status.as_str(), js.as_slice()),
+        ("HTTP/1.1 200 OK", &b"export default 1;\n"[..])
+    );
+    relay.stop();
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
