@@ -32,6 +32,7 @@ mod lock;
 mod page;
 mod page_http;
 mod server;
+mod session;
 
 use crate::signals;
 use crate::workspace::{path_text, workspace_dir};
@@ -41,8 +42,9 @@ use idelink_core::AuthToken;
 use idelink_core::host_rules::PumpPolicy;
 use idelink_mio::lock::default_lock_dir;
 use lock::{LinkLock, LockSpec};
-use page::{PageLink, Welcome};
+use page::PageLink;
 use server::{Relay, bind};
+use session::Welcome;
 use std::error::Error;
 use std::io;
 use std::path::PathBuf;

@@ -8,12 +8,13 @@
 use super::assets::Assets;
 use super::claude::Uplink;
 use super::files::Workspace;
-use super::hello::{LinkKeys, POLICY, REPLACED, Refusal};
-use super::link::{FromPage, ToPage, request_id, split_data};
+use super::hello::{POLICY, REPLACED, ROTATED};
+use super::link::{ToPage, split_data};
 use super::page_http::{self, Answer};
+use super::session::{Asked, Session, Welcome};
 use idelink_core::host_rules::PumpPolicy;
 use idelink_core::http::write_accept;
-use idelink_core::ws::{Message, ServerSocket, WsConfig, close_code};
+use idelink_core::ws::{Message, ServerSocket, WsConfig};
 use idelink_core::{AuthToken, Timestamp};
 use idelink_mio::sockets::{Read, SocketTable, Write};
 use mio::event::Event;
@@ -51,18 +52,6 @@ pub enum PageEvent {
     },
 }
 
-/// What the welcome tells the page.
-pub struct Welcome {
-    /// The port claude connects to.
-    pub claude_port: u16,
-    /// The token in the lock file.
-    pub auth_token: String,
-    /// The workspace folder.
-    pub workspace: String,
-    /// The name claude shows.
-    pub ide_name: String,
-}
-
 /// What the relay keeps of one browser connection (the socket is in the table).
 struct PageConn {
     inbuf: Vec<u8>,
@@ -98,10 +87,8 @@ pub struct PageLink {
     link: Option<usize>,
     port: u16,
     origin: String,
-    keys: LinkKeys,
-    welcome: Welcome,
+    session: Session,
     assets: Assets,
-    workspace: Workspace,
     clock: Instant,
     read_buf: Box<[u8]>,
     events: Vec<PageEvent>,
@@ -125,10 +112,8 @@ impl PageLink {
             link: None,
             port,
             origin: format!("http://127.0.0.1:{port}"),
-            keys: LinkKeys::new(secret),
-            welcome,
+            session: Session::new(secret, welcome, workspace),
             assets,
-            workspace,
             clock: Instant::now(),
             read_buf: vec![0; policy.read_chunk_bytes].into_boxed_slice(),
             events: Vec::new(),
@@ -138,7 +123,7 @@ impl PageLink {
     /// The URL that opens the editor page, the secret in the fragment (which a browser never
     /// sends over HTTP; the page sends it as its first message on the link).
     pub fn url(&self) -> String {
-        format!("{}/#secret={}", self.origin, self.keys.secret().as_str())
+        format!("{}/#secret={}", self.origin, self.session.secret().as_str())
     }
 
     /// Tells the linked page about a problem of the relay's (an error answering no request).
@@ -225,8 +210,8 @@ impl PageLink {
 
     /// The user asked for a new link URL: a fresh secret, the linked page (if any) unlinked.
     pub fn rotate(&mut self, secret: AuthToken) {
-        self.keys.rotate(secret);
-        self.close_link(super::hello::ROTATED, "the link secret was rotated");
+        self.session.rotate(secret);
+        self.close_link(ROTATED, "the link secret was rotated");
     }
 
     /// Closes the link (if any) with a close frame, best effort, and drops it.
@@ -370,20 +355,7 @@ impl PageLink {
 
     /// The first message on a link socket: links the page, or closes the socket saying why.
     fn hello(&mut self, token: usize, text: Option<&str>) {
-        let hello = text.and_then(|t| serde_json::from_str::<FromPage>(t).ok());
-        let verdict = match &hello {
-            Some(FromPage::Hello { secret, resume }) => self.keys.check(secret, resume.as_deref()),
-            _ => Err(Refusal {
-                code: POLICY,
-                reason: "the first message on the link must be a hello",
-            }),
-        };
-        let verdict = verdict.and_then(|()| {
-            super::entropy().map_err(|_| Refusal {
-                code: close_code::INTERNAL_ERROR,
-                reason: "the relay cannot draw entropy for the resume token",
-            })
-        });
+        let verdict = self.session.hello(text, super::entropy());
         let now = self.now();
         let Some(conn) = self.conns.get_mut(&token) else {
             return;
@@ -392,8 +364,8 @@ impl PageLink {
             return;
         };
         *hello_by = None;
-        let fresh = match verdict {
-            Ok(entropy) => AuthToken::from_entropy(entropy),
+        let welcome = match verdict {
+            Ok(welcome) => welcome,
             Err(refusal) => {
                 ws.close(now, refusal.code, refusal.reason, &mut conn.out);
                 println!("a page was refused the link: {}", refusal.reason);
@@ -405,66 +377,16 @@ impl PageLink {
             self.close_link(REPLACED, "this tab reloaded, the link moved to it");
         }
         self.link = Some(token);
-        let resume = self.keys.grant(fresh).as_str().to_owned();
-        let welcome = &self.welcome;
-        let message = ToPage::Welcome {
-            claude_port: welcome.claude_port,
-            auth_token: &welcome.auth_token,
-            workspace: &welcome.workspace,
-            ide_name: &welcome.ide_name,
-            resume: &resume,
-        }
-        .to_json();
-        self.send_text(&message);
+        self.send_text(&welcome);
         self.events.push(PageEvent::Linked);
     }
 
-    /// A text request from the linked page; every answer carries the request's id.
+    /// A text request from the linked page.
     fn request(&mut self, text: &str) {
-        let message = match serde_json::from_str::<FromPage>(text) {
-            Ok(FromPage::Close { conn }) => {
-                self.events.push(PageEvent::Close { conn });
-                return;
-            }
-            Ok(FromPage::List { id }) => {
-                let listing = self.workspace.list();
-                tracing::debug!(
-                    files = listing.files.len(),
-                    folders = listing.folders_read,
-                    "workspace listed"
-                );
-                ToPage::Files {
-                    id,
-                    files: &listing.files,
-                    truncated: listing.truncated,
-                }
-                .to_json()
-            }
-            Ok(FromPage::Read { id, path }) => match self.workspace.read(&path) {
-                Ok((path, text)) => ToPage::File {
-                    id,
-                    path: &path,
-                    text: &text,
-                }
-                .to_json(),
-                Err(message) => ToPage::Error {
-                    id: Some(id),
-                    message: &message,
-                }
-                .to_json(),
-            },
-            Ok(FromPage::Hello { .. }) => ToPage::Error {
-                id: None,
-                message: "this page is already linked",
-            }
-            .to_json(),
-            Err(e) => ToPage::Error {
-                id: request_id(text),
-                message: &format!("the relay does not understand this request: {e}"),
-            }
-            .to_json(),
-        };
-        self.send_text(&message);
+        match self.session.request(text) {
+            Asked::Answer(answer) => self.send_text(&answer),
+            Asked::Close { conn } => self.events.push(PageEvent::Close { conn }),
+        }
     }
 
     fn send_text(&mut self, text: &str) {
