@@ -381,6 +381,52 @@ fn a_binary_outside_the_checkout_serves_its_page_and_the_wasm_it_is_given() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// The peak resident set of process `pid` (`VmHWM`), in bytes.
+fn peak_rss(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: usize = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
+}
+
+#[test]
+fn a_page_that_does_not_read_pauses_claude_within_the_pump_policy_bound() {
+    // claude pipelines far more than the relay may hold while the page reads nothing: the
+    // relay stops reading claude (core's PumpPolicy: 8 MiB queued for the page) instead of
+    // buffering it, then delivers every byte once the page reads.
+    const TOTAL: usize = 256 << 20;
+    const BOUND: usize = 64 << 20;
+    let relay = Relay::start("backpressure");
+    let (mut link, _) = relay.link(&relay.secret, None);
+    let mut stream = claude(relay.claude_port);
+    let open = next_text(&mut link);
+    let conn = u32::try_from(open["conn"].as_u64().unwrap()).unwrap();
+    stream
+        .set_write_timeout(Some(std::time::Duration::from_secs(1)))
+        .unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    let mut sent = 0;
+    while sent < TOTAL {
+        match stream.write(&chunk) {
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => break,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(
+        sent < TOTAL,
+        "the relay kept reading claude: {sent} bytes taken"
+    );
+    let peak = peak_rss(relay.child.id());
+    assert!(peak < BOUND, "relay peak RSS {peak} bytes, bound {BOUND}");
+    // The page reads: every byte sent arrives, in order.
+    let got = next_data(&mut link, conn, sent);
+    assert_eq!(got.len(), sent);
+    assert!(got.iter().all(|b| *b == b'x'));
+    relay.stop();
+}
+
 #[test]
 fn the_demo_page_is_served_with_a_strict_policy() {
     let relay = Relay::start("page");
