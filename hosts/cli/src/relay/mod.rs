@@ -44,7 +44,7 @@ use idelink_mio::lock::default_lock_dir;
 use lock::{LinkLock, LockSpec};
 use page::PageLink;
 use server::{Relay, bind};
-use session::Welcome;
+use session::{Session, Welcome};
 use std::error::Error;
 use std::io;
 use std::path::PathBuf;
@@ -112,14 +112,17 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
         ide_name: args.ide_name,
     };
     let poll = mio::Poll::new()?;
+    let session = Session::new(
+        AuthToken::from_entropy(entropy()?),
+        welcome,
+        Workspace::new(dir),
+    );
     let page = PageLink::new(
         policy,
         poll.registry().try_clone()?,
         http_port,
-        AuthToken::from_entropy(entropy()?),
-        welcome,
+        session,
         assets,
-        Workspace::new(dir),
     );
     let url = page.url();
     let mut relay = Relay::new(policy, poll, claude, http, page, lock)?;

@@ -7,11 +7,10 @@
 
 use super::assets::Assets;
 use super::claude::Uplink;
-use super::files::Workspace;
 use super::hello::{POLICY, REPLACED, ROTATED};
 use super::link::{ToPage, split_data};
 use super::page_http::{self, Answer};
-use super::session::{Asked, Session, Welcome};
+use super::session::{Asked, Session};
 use idelink_core::host_rules::PumpPolicy;
 use idelink_core::http::write_accept;
 use idelink_core::ws::{Message, ServerSocket, WsConfig};
@@ -95,15 +94,14 @@ pub struct PageLink {
 }
 
 impl PageLink {
-    /// The page side of a relay whose HTTP listener is on `port`, pumping by `policy`.
+    /// The page side of a relay whose HTTP listener is on `port`, pumping by `policy`, its link
+    /// speaking `session`.
     pub fn new(
         policy: PumpPolicy,
         registry: Registry,
         port: u16,
-        secret: AuthToken,
-        welcome: Welcome,
+        session: Session,
         assets: Assets,
-        workspace: Workspace,
     ) -> Self {
         PageLink {
             registry,
@@ -112,7 +110,7 @@ impl PageLink {
             link: None,
             port,
             origin: format!("http://127.0.0.1:{port}"),
-            session: Session::new(secret, welcome, workspace),
+            session,
             assets,
             clock: Instant::now(),
             read_buf: vec![0; policy.read_chunk_bytes].into_boxed_slice(),
