@@ -129,7 +129,9 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
     let stop = signals::install(relay.waker())?;
     println!("idelink relay: serving {folder}; claude port {claude_port}");
     println!("open {url}");
-    println!("(type r and Enter here for a new link URL: it unlinks the page)");
+    if console::readable() {
+        println!("(type r and Enter here for a new link URL: it unlinks the page)");
+    }
     relay.run(&stop)?;
     Ok(())
 }
