@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         host.poll(None, &mut events)?;
         for event in events.drain(..) {
             if let Event::ToolCall { id, .. } = event {
-                host.answer(id, &ToolOutcome::DiffRejected)?;
+                host.handle_tool_outcome(id, &ToolOutcome::DiffRejected)?;
             }
         }
     }

@@ -134,8 +134,12 @@ export interface ServerOptions {
 export interface IdeServer {
   /** The port the CLI connects to, on 127.0.0.1. */
   readonly port: number;
-  /** The token clients must present (also in the lock file). */
-  readonly authToken: string;
+  /**
+   * The token clients must present (also in the lock file). A method, so the token is never an
+   * enumerable property: `console.log`, `util.inspect` and `JSON.stringify` of the server show
+   * `authToken: '<redacted>'`. Call it only where the token is handed to a client.
+   */
+  revealAuthToken(): string;
   /** The lock file's path, or `null` when started with `lockDir: null`. */
   readonly lockPath: string | null;
   /** The caret or selection moved; sent to clients as `selection_changed` after a debounce. */

@@ -118,9 +118,11 @@
 //! Bottom to top, each usable and tested alone: [`http`] (upgrade) → [`ws`] (RFC 6455 server
 //! codec) → [`rpc`] (JSON-RPC 2.0 envelope) → [`mcp`] (session) → [`ide`] (tools, editor
 //! state, result shapes, paths) → [`engine`] (connections, routing, timers); [`lockfile`] is the
-//! lock file model, with no file system.
+//! lock file model, with no file system; [`host_rules`] are the hosts' rules that need no system
+//! call (socket pump policy, lock directories, the lock file's life).
 
 pub mod engine;
+pub mod host_rules;
 pub mod http;
 pub mod ide;
 mod json;

@@ -14,11 +14,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let token = token();
     for max_head_bytes in [DEFAULT_MAX_HEAD_BYTES, data.len() / 2] {
-        let policy = UpgradePolicy {
-            port: PORT,
-            auth_token: Some(&token),
-            max_head_bytes,
-        };
+        let policy = UpgradePolicy::claude(PORT, &token, max_head_bytes);
         let mut out = Vec::new();
         match parse_upgrade(data, &policy) {
             Upgrade::Partial => assert!(data.len() <= max_head_bytes, "partial past the cap"),

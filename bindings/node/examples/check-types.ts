@@ -43,7 +43,7 @@ async function extension(): Promise<IdeServer> {
     onError: (error: Error) => console.error(error.message),
   });
   const port: number = server.port;
-  const token: string = server.authToken;
+  const token: string = server.revealAuthToken();
   const lock: string | null = server.lockPath;
   console.log(port, token, lock);
   server.selectionChanged({

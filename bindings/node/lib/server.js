@@ -7,6 +7,7 @@
 const crypto = require('node:crypto');
 const net = require('node:net');
 const { performance } = require('node:perf_hooks');
+const util = require('node:util');
 const { Engine } = require('./engine.js');
 const { LockFile, defaultLockDir } = require('./lock.js');
 
@@ -70,7 +71,12 @@ class Socket {
   }
 }
 
+/** What inspection and JSON show instead of the token (as the Rust types' Debug does). */
+const REDACTED = '<redacted>';
+
 class IdeServer {
+  /** The token clients must present: never an own enumerable property (see revealAuthToken). */
+  #authToken;
   #engine;
   #listener;
   #lock = null;
@@ -91,8 +97,7 @@ class IdeServer {
     this.#pauseReadsAt = options.pauseReadsAtBytes ?? 8 << 20;
     /** The port the CLI connects to (on 127.0.0.1). */
     this.port = listener.address().port;
-    /** The token clients must present (also in the lock file). */
-    this.authToken = authToken;
+    this.#authToken = authToken;
     const { workspaceFolders, ideName } = options;
     this.#engine = new Engine({ ...options.config, port: this.port, workspaceFolders }, authToken);
     /** The lock file's path, or null when started with `lockDir: null`. */
@@ -110,6 +115,27 @@ class IdeServer {
       this.#lockCheck.unref();
     }
     listener.on('connection', (socket) => this.#safely(() => this.#accept(socket)));
+  }
+
+  /**
+   * The token clients must present (also in the lock file). A method, not a property, so that
+   * `console.log(server)`, `util.inspect`, `JSON.stringify` and error reporters that walk an
+   * object's properties never print it: call it only where the token is handed to a client.
+   * @returns {string}
+   */
+  revealAuthToken() {
+    return this.#authToken;
+  }
+
+  /** What `util.inspect` (and so `console.log`) shows: the token redacted. */
+  [util.inspect.custom](depth, options, inspect) {
+    const shown = { port: this.port, lockPath: this.lockPath, authToken: REDACTED };
+    return `IdeServer ${inspect(shown, options)}`;
+  }
+
+  /** What `JSON.stringify` writes: the token redacted. */
+  toJSON() {
+    return { port: this.port, lockPath: this.lockPath, authToken: REDACTED };
   }
 
   /**

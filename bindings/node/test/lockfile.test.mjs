@@ -52,16 +52,16 @@ test('the lock is 0600 in a 0700 directory, holds the engine body, and goes on c
     assert.equal(server.lockPath, join(dir, `${server.port}.lock`));
     assert.equal(mode(dir), 0o700);
     assert.equal(mode(server.lockPath), 0o600);
-    assert.match(server.authToken, /^[0-9a-f]{32}$/);
+    assert.match(server.revealAuthToken(), /^[0-9a-f]{32}$/);
     const text = readFileSync(server.lockPath, 'utf8');
     assert.deepEqual(JSON.parse(text), {
       pid: 4321,
       workspaceFolders: ['/w', '/v'],
       ideName: 'Test Editor',
       transport: 'ws',
-      authToken: server.authToken,
+      authToken: server.revealAuthToken(),
     });
-    assert.equal(text, lockFileJson({ pid: 4321, workspaceFolders: ['/w', '/v'], ideName: 'Test Editor', authToken: server.authToken }));
+    assert.equal(text, lockFileJson({ pid: 4321, workspaceFolders: ['/w', '/v'], ideName: 'Test Editor', authToken: server.revealAuthToken() }));
     assert.deepEqual(readdirSync(dir), [`${server.port}.lock`], 'no temporary file left behind');
 
     server.editorEvent({ type: 'workspaceFoldersChanged', folders: ['/x'] });

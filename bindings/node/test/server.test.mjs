@@ -4,12 +4,13 @@
 // token, and close. Every wait has a deadline; nothing sleeps.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import util from 'node:util';
 import { after, test } from 'node:test';
 import WebSocket from 'ws';
-import { startServer } from 'idelink';
+import { parseLockFile, startServer } from 'idelink';
 
 const DEADLINE_MS = 5000;
 
@@ -94,7 +95,7 @@ test('a ws client upgrades, initializes, reads a selection and gets a diff answe
     },
   });
   try {
-    const client = new Client(server.port, server.authToken);
+    const client = new Client(server.port, server.revealAuthToken());
     await client.open();
     assert.equal(client.ws.protocol, 'mcp');
     const connected = await events.next((e) => e.event === 'connected', 'connected');
@@ -169,7 +170,7 @@ test('a diff cancelled by close_tab aborts the onToolCall signal and ignores its
     },
   });
   try {
-    const client = new Client(server.port, server.authToken);
+    const client = new Client(server.port, server.revealAuthToken());
     await client.open();
     await client.request(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
     const tab = 'tab-1';
@@ -200,7 +201,7 @@ test('a large answer goes out whole through back-pressure', async () => {
     onToolCall: () => ({ outcome: 'diffSaved', finalText: big }),
   });
   try {
-    const client = new Client(server.port, server.authToken);
+    const client = new Client(server.port, server.revealAuthToken());
     await client.open();
     await client.request(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
     const diff = await client.request(1, 'tools/call', {
@@ -238,6 +239,44 @@ test('a wrong token gets 401 and no upgrade', async () => {
     const closed = await events.next((e) => e.event === 'closed', 'closed');
     assert.deepEqual(closed.reason.kind, 'upgradeRejected');
     assert.equal(closed.reason.status, 401);
+  } finally {
+    await server.close();
+  }
+});
+
+test('the token never shows in console.log, util.inspect, JSON.stringify or an Error', async () => {
+  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(base, 'inspect') });
+  try {
+    // From the lock file, as the CLI reads it: the test does not depend on the accessor.
+    const token = parseLockFile(readFileSync(server.lockPath, 'utf8')).authToken;
+    assert.match(token, /^[0-9a-f]{32}$/);
+    const printed = [];
+    const log = console.log;
+    console.log = (...args) => printed.push(util.format(...args));
+    try {
+      console.log(server);
+      console.log('%o %O %j %s', server, server, server, server);
+      console.log({ server });
+    } finally {
+      console.log = log;
+    }
+    const shown = [
+      ...printed,
+      util.inspect(server),
+      util.inspect(server, { showHidden: true, depth: Infinity, getters: true }),
+      util.inspect(server, { customInspect: false, showHidden: true, getters: true }),
+      JSON.stringify(server),
+      JSON.stringify({ nested: [server] }),
+      JSON.stringify(Object.entries(server)),
+      JSON.stringify({ ...server }),
+      new Error(util.format('could not serve %o', server)).message,
+      String(new Error(`state: ${JSON.stringify(server)}`)),
+    ];
+    for (const text of shown) assert.ok(!text.includes(token), `the token leaked in: ${text}`);
+    assert.ok(util.inspect(server).includes("authToken: '<redacted>'"), util.inspect(server));
+    assert.equal(JSON.parse(JSON.stringify(server)).authToken, '<redacted>');
+    assert.equal(Object.keys(server).includes('authToken'), false);
+    assert.equal(server.revealAuthToken(), token, 'the explicit accessor still gives it');
   } finally {
     await server.close();
   }

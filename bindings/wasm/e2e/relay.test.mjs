@@ -1,7 +1,8 @@
 // The whole chain in a real browser: `idelink relay` + the demo page running the wasm engine in
 // Chromium + a protocol client that connects like the claude CLI. Needs /usr/bin/chromium
 // (Debian's), driven by playwright-core (which never downloads a browser), the idelink binary
-// (IDELINK_BIN, else <CARGO_TARGET_DIR or target>/debug/idelink) and bindings/wasm/pkg/web.
+// (IDELINK_BIN, else <CARGO_TARGET_DIR or target>/debug/idelink) and bindings/wasm/pkg/web,
+// which the relay is told to serve with --wasm-dir.
 // IDELINK_SCREENSHOT=<file.png> saves the page with the diff panel open.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +20,7 @@ import { ClaudeClient, deadline } from '../testkit/claude-client.mjs';
 const WAIT_MS = 20_000;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const bin = process.env.IDELINK_BIN ?? resolve(root, process.env.CARGO_TARGET_DIR ?? 'target', 'debug', 'idelink');
+const wasmDir = resolve(root, 'bindings', 'wasm', 'pkg', 'web');
 const CHROMIUM_FLAGS = [
   '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run',
@@ -56,8 +58,8 @@ async function statusOf(request) {
   return answer.split('\r\n')[0];
 }
 
-function linkRequest(query, origin) {
-  return `GET /link${query} HTTP/1.1\r\nHost: 127.0.0.1:${httpPort}\r\n` +
+function linkRequest(target, origin) {
+  return `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${httpPort}\r\n` +
     (origin ? `Origin: ${origin}\r\n` : '') +
     'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
     'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n';
@@ -82,7 +84,7 @@ before(async () => {
   assert.ok(existsSync(bin), `${bin} is missing: cargo build -p idelink`);
   mkdirSync(work);
   writeFileSync(join(work, 'hello.txt'), 'line one\nline two\nline three\n');
-  relay = spawn(bin, ['relay', '--lock-dir', lockDir, work], { stdio: ['ignore', 'pipe', 'inherit'] });
+  relay = spawn(bin, ['relay', '--lock-dir', lockDir, '--wasm-dir', wasmDir, work], { stdio: ['ignore', 'pipe', 'inherit'] });
   lines = { seen: [], wake: null };
   createInterface({ input: relay.stdout }).on('line', (line) => {
     lines.seen.push(line);
@@ -108,12 +110,12 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('the page link is refused without the secret or from another origin', async () => {
+test('the page link is refused from another origin, and never takes the secret in its URL', async () => {
   const secret = new URL(pageUrl).hash.replace('#secret=', '');
   const origin = `http://127.0.0.1:${httpPort}`;
-  assert.equal(await statusOf(linkRequest('', origin)), 'HTTP/1.1 401 Unauthorized');
-  assert.equal(await statusOf(linkRequest(`?secret=${secret}`, 'http://evil.example')), 'HTTP/1.1 403 Forbidden');
-  assert.equal(await statusOf(linkRequest(`?secret=${secret}`, null)), 'HTTP/1.1 403 Forbidden');
+  assert.equal(await statusOf(linkRequest('/link', 'http://evil.example')), 'HTTP/1.1 403 Forbidden');
+  assert.equal(await statusOf(linkRequest('/link', null)), 'HTTP/1.1 403 Forbidden');
+  assert.equal(await statusOf(linkRequest(`/link?secret=${secret}`, origin)), 'HTTP/1.1 404 Not Found');
 });
 
 test('a page opened without the secret does not link', async () => {
@@ -177,9 +179,22 @@ test('claude drives the browser editor through the relay', async () => {
   await page.locator('.diff button.reject').click({ timeout: WAIT_MS });
   assert.deepEqual(texts(await rejected), ['DIFF_REJECTED', 'tab-2']);
 
-  // When the page goes away, claude's connection and the lock go too.
-  await page.close();
+  // Another tab opened with the same (say, leaked) URL is refused; this one keeps the link.
+  const other = await context.newPage();
+  await other.goto(pageUrl);
+  await other.waitForFunction(() => document.getElementById('status').textContent.includes('another page holds the link'), null, { timeout: WAIT_MS });
+  await relayLine('a page was refused the link');
+  assert.equal(await page.evaluate(() => document.body.dataset.link), 'linked');
+  await other.close();
+
+  // This tab reloaded links again (its resume token); the old engine's claude connection ends.
+  await page.reload();
+  await page.waitForSelector('body[data-link="linked"]', { timeout: WAIT_MS });
   await deadline(client.ended, WAIT_MS, 'the relay to close the claude connection');
+  await relayLine('page linked');
+
+  // When the page goes away, the lock goes too.
+  await page.close();
   await relayLine('page gone');
   assert.equal(lockCount(), 0, 'the lock goes with the page');
 });

@@ -109,11 +109,8 @@ impl Engine {
         bytes: &[u8],
     ) -> Result<(), EngineError> {
         let now = self.advance(now);
-        let policy = UpgradePolicy {
-            port: self.config.port,
-            auth_token: Some(&self.token),
-            max_head_bytes: self.config.max_head_bytes,
-        };
+        let policy =
+            UpgradePolicy::claude(self.config.port, &self.token, self.config.max_head_bytes);
         let c = self
             .conns
             .get_mut(&conn)

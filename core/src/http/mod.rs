@@ -10,12 +10,19 @@
 //! Parsing is push-style over the caller's slice (httparse, headers in a stack array) and never
 //! panics, whatever the bytes. Every rule the request must meet, and the order the rules are
 //! checked in, is documented on [`parse_upgrade`].
+//!
+//! The rules that differ between endpoints are an [`UpgradePolicy`]: the path, the
+//! [`OriginRule`] (claude's endpoint forbids `Origin`; the relay's page link requires its own
+//! page's) and where the [`Credential`] is (the token header, or the socket's first message).
+//! A server that also answers plain `GET`s on the port (the relay's page) calls
+//! [`parse_request`], which returns other targets to it after the same head, method and `Host`
+//! checks.
 
 mod response;
 mod upgrade;
 
 pub use response::{Rejection, write_accept, write_rejection};
 pub use upgrade::{
-    Accepted, DEFAULT_MAX_HEAD_BYTES, MAX_HEADERS, Upgrade, UpgradePolicy, accept_key,
-    parse_upgrade,
+    Accepted, Credential, DEFAULT_MAX_HEAD_BYTES, MAX_HEADERS, OriginRule, Request, Upgrade,
+    UpgradePolicy, accept_key, parse_request, parse_upgrade,
 };

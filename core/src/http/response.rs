@@ -24,8 +24,10 @@ pub enum Rejection {
     NotHttp11,
     /// The method is not `GET` (405 with `Allow: GET`).
     MethodNotGet,
-    /// The request target is not exactly `/` (404).
+    /// The request target is not exactly `/`, claude's endpoint (404).
     PathNotRoot,
+    /// The request target is not the endpoint's path, for an endpoint other than `/` (404).
+    UnknownPath,
     /// There is no `Host` header (400, RFC 9112 §3.2).
     MissingHost,
     /// There is more than one `Host` header (400, RFC 9112 §3.2).
@@ -34,6 +36,9 @@ pub enum Rejection {
     HostNotLoopback,
     /// The request carries an `Origin` header, so it comes from a browser (403).
     OriginPresent,
+    /// The endpoint takes only its own page: `Origin` is missing, repeated or another origin
+    /// (403).
+    OriginNotOwn,
     /// No `x-claude-code-ide-authorization` header (401, same bytes as [`Self::WrongToken`]).
     MissingToken,
     /// The `x-claude-code-ide-authorization` header does not match, or is repeated (401, same
@@ -68,8 +73,10 @@ impl Rejection {
             | Rejection::NoConnectionUpgrade
             | Rejection::InvalidWebSocketKey => StatusCode::BAD_REQUEST,
             Rejection::MethodNotGet => StatusCode::METHOD_NOT_ALLOWED,
-            Rejection::PathNotRoot => StatusCode::NOT_FOUND,
-            Rejection::HostNotLoopback | Rejection::OriginPresent => StatusCode::FORBIDDEN,
+            Rejection::PathNotRoot | Rejection::UnknownPath => StatusCode::NOT_FOUND,
+            Rejection::HostNotLoopback | Rejection::OriginPresent | Rejection::OriginNotOwn => {
+                StatusCode::FORBIDDEN
+            }
             Rejection::MissingToken | Rejection::WrongToken => StatusCode::UNAUTHORIZED,
             Rejection::UnsupportedWebSocketVersion => StatusCode::UPGRADE_REQUIRED,
             Rejection::TooManyConnections => StatusCode::SERVICE_UNAVAILABLE,
@@ -85,12 +92,14 @@ impl Rejection {
             Rejection::NotHttp11 => "http/1.1 required",
             Rejection::MethodNotGet => "method must be GET",
             Rejection::PathNotRoot => "the only resource is /",
+            Rejection::UnknownPath => "no such resource",
             Rejection::MissingHost => "missing host header",
             Rejection::DuplicateHost => "more than one host header",
             Rejection::HostNotLoopback => {
                 "host must be 127.0.0.1, localhost or [::1] with this server's port"
             }
             Rejection::OriginPresent => "requests with an origin header are refused",
+            Rejection::OriginNotOwn => "origin must be this server's own page",
             Rejection::MissingToken => "missing x-claude-code-ide-authorization header",
             Rejection::WrongToken => "wrong x-claude-code-ide-authorization token",
             Rejection::NoWebSocketUpgrade => "upgrade header must list websocket",
@@ -179,17 +188,19 @@ pub fn write_rejection(rejection: &Rejection, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
 
-    const ALL: [Rejection; 17] = [
+    const ALL: [Rejection; 19] = [
         Rejection::HeadTooLarge,
         Rejection::TooManyHeaders,
         Rejection::MalformedHead,
         Rejection::NotHttp11,
         Rejection::MethodNotGet,
         Rejection::PathNotRoot,
+        Rejection::UnknownPath,
         Rejection::MissingHost,
         Rejection::DuplicateHost,
         Rejection::HostNotLoopback,
         Rejection::OriginPresent,
+        Rejection::OriginNotOwn,
         Rejection::MissingToken,
         Rejection::WrongToken,
         Rejection::NoWebSocketUpgrade,
@@ -205,7 +216,8 @@ mod tests {
         assert_eq!(
             codes,
             [
-                431, 431, 400, 400, 405, 404, 400, 400, 403, 403, 401, 401, 400, 400, 426, 400, 503
+                431, 431, 400, 400, 405, 404, 404, 400, 400, 403, 403, 403, 401, 401, 400, 400,
+                426, 400, 503
             ]
         );
     }

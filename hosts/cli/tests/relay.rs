@@ -1,5 +1,6 @@
 //! `idelink relay` as a user runs it, with a scripted page instead of a browser: a real
-//! process, real sockets on ephemeral ports, the lock file, the page link and its refusals.
+//! process, real sockets on ephemeral ports, the lock file, the page link (docs/relay.md) and
+//! its refusals.
 //! (The whole chain with Chromium and the wasm engine: bindings/wasm/e2e/.)
 #![expect(
     clippy::unwrap_used,
@@ -11,7 +12,7 @@ use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Receiver;
 
 mod support;
@@ -20,6 +21,8 @@ use support::{DEADLINE, idelink, lines, wait_exit, wait_for_line};
 
 struct Relay {
     child: Child,
+    /// The relay's terminal: `r` + Enter rotates the link secret.
+    stdin: ChildStdin,
     out: Receiver<String>,
     http_port: u16,
     claude_port: u16,
@@ -30,21 +33,28 @@ struct Relay {
 
 impl Relay {
     fn start(name: &str) -> Relay {
+        Relay::start_with(name, idelink(&["relay"]))
+    }
+
+    /// Starts `relay` (a command running `idelink relay`, with any extra flags).
+    fn start_with(name: &str, mut relay: Command) -> Relay {
         let dir = std::env::temp_dir().join(format!("idelink-relay-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("work")).unwrap();
         let work = dir.join("work").canonicalize().unwrap();
         std::fs::write(work.join("hello.txt"), "line one\nline two\n").unwrap();
         let lock_dir = dir.join("ide");
-        let mut child = idelink(&["relay", "--lock-dir"])
+        let mut child = relay
+            .arg("--lock-dir")
             .arg(&lock_dir)
             .arg(&work)
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
         let out = lines(child.stdout.take().unwrap());
+        let stdin = child.stdin.take().unwrap();
         let serving = wait_for_line(&out, "claude port ");
         let claude_port = serving.rsplit(' ').next().unwrap().parse().unwrap();
         let url = wait_for_line(&out, "open http://127.0.0.1:");
@@ -54,6 +64,7 @@ impl Relay {
             .unwrap();
         Relay {
             child,
+            stdin,
             out,
             http_port: address.parse().unwrap(),
             claude_port,
@@ -63,15 +74,39 @@ impl Relay {
         }
     }
 
-    fn link_request(&self, query: &str, origin: Option<&str>, host: Option<&str>) -> String {
+    fn link_request(&self, target: &str, origin: Option<&str>, host: Option<&str>) -> String {
         let port = self.http_port;
         let host = host.map_or(format!("127.0.0.1:{port}"), str::to_owned);
         let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
         format!(
-            "GET /link{query} HTTP/1.1\r\nHost: {host}\r\n{origin}Upgrade: websocket\r\n\
+            "GET {target} HTTP/1.1\r\nHost: {host}\r\n{origin}Upgrade: websocket\r\n\
              Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\
              Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
         )
+    }
+
+    /// A link socket from our own page, not yet authenticated.
+    fn open_link(&self) -> Client {
+        let request = self.link_request("/link", Some(&self.own_origin()), None);
+        let (link, head) = Client::open(self.http_port, &request).unwrap();
+        assert_eq!(status_of(&head), "101", "{head}");
+        link
+    }
+
+    /// A link socket that sent its hello with `secret` and `resume`.
+    fn hello(&self, secret: &str, resume: Option<&str>) -> Client {
+        let mut link = self.open_link();
+        let hello = serde_json::json!({ "type": "hello", "secret": secret, "resume": resume });
+        link.send_text(&hello.to_string()).unwrap();
+        link
+    }
+
+    /// A linked page: its socket and its welcome.
+    fn link(&self, secret: &str, resume: Option<&str>) -> (Client, Value) {
+        let mut link = self.hello(secret, resume);
+        let welcome = next_text(&mut link);
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        (link, welcome)
     }
 
     fn own_origin(&self) -> String {
@@ -104,6 +139,18 @@ fn next_text(link: &mut Client) -> Value {
             Frame::Text(text) => return serde_json::from_str(&text).unwrap(),
             Frame::Ping(payload) => link.send_frame(0xA, true, &payload).unwrap(),
             other => panic!("expected a text message, got {other:?}"),
+        }
+    }
+}
+
+/// The close frame the relay ends `link` with (text messages before it are skipped).
+fn close_of(link: &mut Client) -> (Option<u16>, String) {
+    loop {
+        match link.next_frame().unwrap() {
+            Frame::Close(code, reason) => return (code, reason),
+            Frame::Text(_) => {}
+            Frame::Ping(payload) => link.send_frame(0xA, true, &payload).unwrap(),
+            other => panic!("expected a close frame, got {other:?}"),
         }
     }
 }
@@ -160,27 +207,31 @@ fn no_lock_in(dir: &Path) -> bool {
 }
 
 #[test]
-fn the_page_link_needs_the_secret_our_origin_and_our_host() {
+fn the_page_link_needs_our_origin_our_host_and_the_secret_as_its_first_message() {
     let relay = Relay::start("refusals");
-    let secret = format!("?secret={}", relay.secret);
     let origin = relay.own_origin();
-    let wrong_secret = format!("?secret={}", "0".repeat(32));
-    for (query, origin, host, status) in [
-        ("", Some(origin.as_str()), None, "401"),
-        (wrong_secret.as_str(), Some(origin.as_str()), None, "401"),
-        (secret.as_str(), None, None, "403"),
-        (secret.as_str(), Some("http://evil.example"), None, "403"),
+    for (target, origin, host, status) in [
+        ("/link", None, None, "403"),
+        ("/link", Some("http://evil.example"), None, "403"),
+        ("/link", Some(origin.as_str()), Some("evil.example"), "403"),
+        // The secret never travels in the request: the old query form is no link at all.
         (
-            secret.as_str(),
+            &*format!("/link?secret={}", relay.secret),
             Some(origin.as_str()),
-            Some("evil.example"),
-            "403",
+            None,
+            "404",
         ),
     ] {
-        let request = relay.link_request(query, origin, host);
+        let request = relay.link_request(target, origin, host);
         let (_, head) = Client::open(relay.http_port, &request).unwrap();
         assert_eq!(status_of(&head), status, "{request:?} got {head}");
     }
+    // Upgraded, but a wrong secret, or anything but a hello first, gets a close and no link.
+    let mut wrong = relay.hello(&"0".repeat(32), None);
+    assert_eq!(close_of(&mut wrong).0, Some(1008));
+    let mut no_hello = relay.open_link();
+    no_hello.send_text(r#"{"type":"list","id":1}"#).unwrap();
+    assert_eq!(close_of(&mut no_hello).0, Some(1008));
     assert!(no_lock_in(&relay.lock_dir), "no page linked, so no lock");
     let mut stream = claude(relay.claude_port);
     stream.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
@@ -188,6 +239,191 @@ fn the_page_link_needs_the_secret_our_origin_and_our_host() {
     stream.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
     assert!(answer.contains("no editor page is linked"), "{answer}");
+    relay.stop();
+}
+
+#[test]
+fn a_leaked_url_cannot_take_the_link_but_a_reload_and_a_rotation_can() {
+    let mut relay = Relay::start("takeover");
+    let (mut first, welcome) = relay.link(&relay.secret, None);
+    wait_for_line(&relay.out, "page linked");
+    let resume = welcome["resume"].as_str().unwrap().to_owned();
+
+    // Another page with the same URL is refused, loudly; the first keeps the link.
+    let mut second = relay.hello(&relay.secret, None);
+    assert_eq!(close_of(&mut second).0, Some(4001));
+    wait_for_line(&relay.out, "a page was refused the link");
+    first.send_text(r#"{"type":"list","id":5}"#).unwrap();
+    assert_eq!(
+        next_text(&mut first)["id"],
+        5,
+        "the first page is still linked"
+    );
+    assert!(relay.lock_path().exists());
+
+    // The same tab reloaded (its resume token) takes the link over.
+    let (mut reloaded, again) = relay.link(&relay.secret, Some(&resume));
+    assert_eq!(close_of(&mut first).0, Some(4000));
+    let resume = again["resume"].as_str().unwrap().to_owned();
+    reloaded.send_text(r#"{"type":"list","id":6}"#).unwrap();
+    assert_eq!(next_text(&mut reloaded)["id"], 6);
+
+    // The user rotates: the page is unlinked, the old URL and resume token are void.
+    relay.stdin.write_all(b"r\n").unwrap();
+    let url = wait_for_line(&relay.out, "link secret rotated; open http://127.0.0.1:");
+    assert_eq!(close_of(&mut reloaded).0, Some(4002));
+    let mut stale = relay.hello(&relay.secret, Some(&resume));
+    assert_eq!(close_of(&mut stale).0, Some(1008));
+    let new_secret = url.rsplit("#secret=").next().unwrap().to_owned();
+    let (mut fresh, _) = relay.link(&new_secret, None);
+    fresh.send_text(r#"{"type":"list","id":7}"#).unwrap();
+    assert_eq!(next_text(&mut fresh)["id"], 7);
+    relay.stop();
+}
+
+#[test]
+fn relay_answers_carry_the_id_of_the_request() {
+    let relay = Relay::start("ids");
+    let (mut link, _) = relay.link(&relay.secret, None);
+    link.send_text(r#"{"type":"read","id":41,"path":"missing.txt"}"#)
+        .unwrap();
+    link.send_text(r#"{"type":"read","id":42,"path":"hello.txt"}"#)
+        .unwrap();
+    link.send_text(r#"{"type":"format","id":43}"#).unwrap();
+    link.send_text(r#"{"type":"list","id":44}"#).unwrap();
+    let error = next_text(&mut link);
+    assert_eq!(
+        (&error["type"], &error["id"]),
+        (&"error".into(), &41.into())
+    );
+    let file = next_text(&mut link);
+    assert_eq!((&file["type"], &file["id"]), (&"file".into(), &42.into()));
+    let unknown = next_text(&mut link);
+    assert_eq!(
+        (&unknown["type"], &unknown["id"]),
+        (&"error".into(), &43.into())
+    );
+    let files = next_text(&mut link);
+    assert_eq!(
+        (&files["type"], &files["id"]),
+        (&"files".into(), &44.into())
+    );
+    relay.stop();
+}
+
+/// GETs `path` from the relay's page port: the status line and the body.
+fn fetch(relay: &Relay, path: &str) -> (String, Vec<u8>) {
+    let mut stream = TcpStream::connect(("127.0.0.1", relay.http_port)).unwrap();
+    stream.set_read_timeout(Some(DEADLINE)).unwrap();
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+        relay.http_port
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    let end = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let status = String::from_utf8_lossy(&answer[..end]);
+    let status = status.lines().next().unwrap().to_owned();
+    (status, answer[end + 4..].to_vec())
+}
+
+/// A fake wasm package: the relay serves its two files as they are.
+fn wasm_package(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("idelink_wasm.js"), "export default 1;\n").unwrap();
+    std::fs::write(dir.join("idelink_wasm_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+}
+
+#[test]
+fn a_binary_outside_the_checkout_serves_its_page_and_the_wasm_it_is_given() {
+    // The binary alone, copied out of the build tree: the page is in it, the engine is read
+    // from --wasm-dir, else from the `wasm` folder next to the executable.
+    let dir = std::env::temp_dir().join(format!("idelink-relay-installed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let bin = dir.join("bin/idelink");
+    std::fs::copy(env!("CARGO_BIN_EXE_idelink"), &bin).unwrap();
+    wasm_package(&dir.join("elsewhere"));
+    let mut given = Command::new(&bin);
+    given.env_remove("RUST_LOG");
+    given
+        .current_dir(&dir)
+        .args(["relay", "--wasm-dir"])
+        .arg(dir.join("elsewhere"));
+    let relay = Relay::start_with("installed-given", given);
+    let (status, page) = fetch(&relay, "/");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(page.starts_with(b"<!doctype html>"));
+    let (status, app) = fetch(&relay, "/app.js");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(String::from_utf8(app).unwrap().contains("type: 'hello'"));
+    let (status, wasm) = fetch(&relay, "/pkg/idelink_wasm_bg.wasm");
+    assert_eq!(
+        (status.as_str(), wasm.as_slice()),
+        ("HTTP/1.1 200 OK", &b"\0asm\x01\0\0\0"[..])
+    );
+    relay.stop();
+
+    let mut beside = Command::new(&bin);
+    beside.env_remove("RUST_LOG");
+    beside.current_dir(&dir).arg("relay");
+    let relay = Relay::start_with("installed-beside", beside);
+    let (status, _) = fetch(&relay, "/pkg/idelink_wasm.js");
+    assert_eq!(status, "HTTP/1.1 404 Not Found", "no wasm folder yet");
+    wasm_package(&dir.join("bin/wasm"));
+    let (status, js) = fetch(&relay, "/pkg/idelink_wasm.js");
+    assert_eq!(
+        (status.as_str(), js.as_slice()),
+        ("HTTP/1.1 200 OK", &b"export default 1;\n"[..])
+    );
+    relay.stop();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The peak resident set of process `pid` (`VmHWM`), in bytes.
+fn peak_rss(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: usize = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
+}
+
+#[test]
+fn a_page_that_does_not_read_pauses_claude_within_the_pump_policy_bound() {
+    // claude pipelines far more than the relay may hold while the page reads nothing: the
+    // relay stops reading claude (core's PumpPolicy: 8 MiB queued for the page) instead of
+    // buffering it, then delivers every byte once the page reads.
+    const TOTAL: usize = 256 << 20;
+    const BOUND: usize = 64 << 20;
+    let relay = Relay::start("backpressure");
+    let (mut link, _) = relay.link(&relay.secret, None);
+    let mut stream = claude(relay.claude_port);
+    let open = next_text(&mut link);
+    let conn = u32::try_from(open["conn"].as_u64().unwrap()).unwrap();
+    stream
+        .set_write_timeout(Some(std::time::Duration::from_secs(1)))
+        .unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    let mut sent = 0;
+    while sent < TOTAL {
+        match stream.write(&chunk) {
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => break,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(
+        sent < TOTAL,
+        "the relay kept reading claude: {sent} bytes taken"
+    );
+    let peak = peak_rss(relay.child.id());
+    assert!(peak < BOUND, "relay peak RSS {peak} bytes, bound {BOUND}");
+    // The page reads: every byte sent arrives, in order.
+    let got = next_data(&mut link, conn, sent);
+    assert_eq!(got.len(), sent);
+    assert!(got.iter().all(|b| *b == b'x'));
     relay.stop();
 }
 
@@ -210,15 +446,7 @@ fn the_demo_page_is_served_with_a_strict_policy() {
 #[test]
 fn claude_bytes_ride_the_link_both_ways_and_end_with_the_page() {
     let relay = Relay::start("forward");
-    let request = relay.link_request(
-        &format!("?secret={}", relay.secret),
-        Some(&relay.own_origin()),
-        None,
-    );
-    let (mut link, head) = Client::open(relay.http_port, &request).unwrap();
-    assert_eq!(status_of(&head), "101", "{head}");
-    let welcome = next_text(&mut link);
-    assert_eq!(welcome["type"], "welcome");
+    let (mut link, welcome) = relay.link(&relay.secret, None);
     assert_eq!(welcome["claudePort"], relay.claude_port);
     assert_eq!(welcome["workspace"], relay.work.to_str().unwrap());
     wait_for_line(&relay.out, "page linked");
@@ -239,14 +467,14 @@ fn claude_bytes_ride_the_link_both_ways_and_end_with_the_page() {
     assert_eq!(read_exactly(&mut first, 19), b"HTTP/1.1 101 ok\r\n\r\n");
 
     // The page reads workspace files over the link, and nothing outside.
-    link.send_text(r#"{"type":"read","path":"hello.txt"}"#)
+    link.send_text(r#"{"type":"read","id":1,"path":"hello.txt"}"#)
         .unwrap();
     let file = next_text(&mut link);
     assert_eq!(file["text"], "line one\nline two\n");
-    link.send_text(r#"{"type":"read","path":"../../etc/passwd"}"#)
+    link.send_text(r#"{"type":"read","id":2,"path":"../../etc/passwd"}"#)
         .unwrap();
     assert_eq!(next_text(&mut link)["type"], "error");
-    link.send_text(r#"{"type":"list"}"#).unwrap();
+    link.send_text(r#"{"type":"list","id":3}"#).unwrap();
     assert_eq!(next_text(&mut link)["files"][0], "hello.txt");
 
     // The page closes a claude connection after its last bytes.

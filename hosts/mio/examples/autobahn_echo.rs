@@ -13,7 +13,8 @@
 
 use idelink_core::Timestamp;
 use idelink_core::http::{
-    DEFAULT_MAX_HEAD_BYTES, Upgrade, UpgradePolicy, parse_upgrade, write_accept, write_rejection,
+    Credential, DEFAULT_MAX_HEAD_BYTES, OriginRule, Upgrade, UpgradePolicy, parse_upgrade,
+    write_accept, write_rejection,
 };
 use idelink_core::ws::{Message, ServerSocket, WsConfig};
 use mio::net::{TcpListener, TcpStream};
@@ -219,7 +220,9 @@ impl Server {
                 head.extend_from_slice(bytes);
                 let policy = UpgradePolicy {
                     port: self.port,
-                    auth_token: None,
+                    path: "/",
+                    origin: OriginRule::Forbidden,
+                    credential: Credential::OnSocket,
                     max_head_bytes: DEFAULT_MAX_HEAD_BYTES,
                 };
                 match parse_upgrade(head, &policy) {

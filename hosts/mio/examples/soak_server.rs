@@ -75,7 +75,7 @@ fn run(limit: Duration) -> Result<(), Box<dyn std::error::Error>> {
                         message: "not in the soak editor".to_owned(),
                     },
                 };
-                host.answer(id, &outcome)?;
+                host.handle_tool_outcome(id, &outcome)?;
             }
         }
         if Instant::now() >= next_move {

@@ -1,5 +1,6 @@
 //! How a [`Host`](crate::Host) is set up.
 
+use idelink_core::host_rules::PumpPolicy;
 use std::path::PathBuf;
 
 /// Which port to listen on (always on 127.0.0.1).
@@ -46,9 +47,10 @@ pub struct HostConfig {
     pub headless: bool,
     /// Opt in to serving in a headless run.
     pub serve_when_headless: bool,
-    /// Stop reading a client whose unsent answers pass this many bytes (it is not reading);
-    /// resume below half. Default 8 MiB.
-    pub pause_reads_at_bytes: usize,
+    /// How sockets are pumped: read pauses for a client that does not read its answers, the
+    /// linger of a closing connection, the lock check period. Default [`PumpPolicy::DEFAULT`]
+    /// (pause at 8 MiB unsent, resume below 4 MiB).
+    pub pump: PumpPolicy,
     /// The engine's configuration; its `port` and `workspace_folders` are set by the host.
     pub engine: idelink_core::Config,
 }
@@ -65,7 +67,7 @@ impl HostConfig {
             running_in_windows: false,
             headless: false,
             serve_when_headless: false,
-            pause_reads_at_bytes: 8 << 20,
+            pump: PumpPolicy::DEFAULT,
             engine: idelink_core::Config::new(0),
         }
     }

@@ -2,14 +2,14 @@
 
 use crate::config::{HostConfig, LockPlacement};
 use crate::lock::{LockFileGuard, default_lock_dir};
+use crate::sockets::SocketTable;
+use idelink_core::host_rules::lock_life;
 use idelink_core::lockfile::LockFile;
 use idelink_core::{
-    AuthToken, ConnId, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId,
-    ToolOutcome,
+    AuthToken, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId, ToolOutcome,
 };
 use mio::net::TcpListener;
-use mio::{Events, Interest, Poll, Token, Waker};
-use std::collections::BTreeMap;
+use mio::{Events, Poll, Token, Waker};
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
@@ -17,17 +17,26 @@ use std::time::{Duration, Instant};
 
 const LISTENER: Token = Token(0);
 const WAKER: Token = Token(usize::MAX);
-/// How long a connection the engine closed may take to flush its last bytes.
-pub(super) const LINGER: Duration = Duration::from_secs(2);
-/// How often the lock file is checked for deletion.
-const LOCK_CHECK: Duration = Duration::from_secs(1);
 
-mod sockets;
+mod pump;
 
 use crate::HostError;
-use sockets::{Socket, bind};
+use pump::bind;
 
 /// A loopback server for the Claude Code IDE protocol, driven from the editor's own loop.
+///
+/// Its methods, in the order a loop uses them (as quinn-proto's `Connection` sorts its own):
+/// - **start**: [`start`](Self::start) binds, mints the token and writes the lock file;
+/// - **getters**: [`port`](Self::port), [`auth_token`](Self::auth_token),
+///   [`lock_path`](Self::lock_path), [`engine`](Self::engine), [`waker`](Self::waker);
+/// - **inputs from the editor**, applied at once, their effects sent on the next
+///   [`poll`](Self::poll): [`handle_editor_event`](Self::handle_editor_event) (selection,
+///   documents, diagnostics, folders, mentions), [`handle_tool_outcome`](Self::handle_tool_outcome)
+///   (the editor's answer to an [`Event::ToolCall`]);
+/// - **commands**: [`shutdown`](Self::shutdown);
+/// - **poll**: [`poll`](Self::poll) waits for sockets and timers, serves them and hands over
+///   the engine's events. Call it in a loop, and handle every event it returned before the next
+///   call (a tool call is answered with `handle_tool_outcome`, now or later).
 ///
 /// ```no_run
 /// use idelink_mio::{Host, HostConfig};
@@ -39,7 +48,8 @@ use sockets::{Socket, bind};
 /// loop {
 ///     host.poll(Some(Duration::from_millis(16)), &mut events)?; // once per frame
 ///     for event in events.drain(..) {
-///         // idelink_core::Event::ToolCall { id, request, .. } => show it, later host.answer(id, &outcome)
+///         // idelink_core::Event::ToolCall { id, request, .. } => show it, later
+///         // host.handle_tool_outcome(id, &outcome)
 ///         let _ = event;
 ///     }
 /// }
@@ -51,13 +61,12 @@ pub struct Host {
     events: Events,
     listener: TcpListener,
     port: u16,
-    sockets: BTreeMap<ConnId, Socket>,
+    sockets: SocketTable,
     waker: Arc<Waker>,
     lock: Option<LockFileGuard>,
-    lock_checked: Instant,
+    lock_checked: Timestamp,
     origin: Instant,
     read_buf: Box<[u8]>,
-    pause_reads_at_bytes: usize,
     token: AuthToken,
     /// Engine events produced since the last `poll` handed them over.
     parked: Vec<Event>,
@@ -76,7 +85,7 @@ impl Host {
         let port = listener.local_addr().map_err(HostError::Io)?.port();
         let poll = Poll::new().map_err(HostError::Io)?;
         poll.registry()
-            .register(&mut listener, LISTENER, Interest::READABLE)
+            .register(&mut listener, LISTENER, mio::Interest::READABLE)
             .map_err(HostError::Io)?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(HostError::Io)?);
         let mut engine_config = config.engine;
@@ -105,13 +114,12 @@ impl Host {
             events: Events::with_capacity(256),
             listener,
             port,
-            sockets: BTreeMap::new(),
+            sockets: SocketTable::new(config.pump),
             waker,
             lock,
-            lock_checked: Instant::now(),
+            lock_checked: Timestamp::ZERO,
             origin: Instant::now(),
-            read_buf: vec![0; 64 * 1024].into_boxed_slice(),
-            pause_reads_at_bytes: config.pause_reads_at_bytes,
+            read_buf: vec![0; config.pump.read_chunk_bytes.max(1)].into_boxed_slice(),
             token,
             parked: Vec::new(),
         })
@@ -142,69 +150,13 @@ impl Host {
         Arc::clone(&self.waker)
     }
 
-    /// Waits at most `timeout` (`None`: until something happens) for socket activity or the
-    /// engine's next deadline, serves it, and appends the engine's events to `events`. Call it
-    /// in a loop: once per frame with a zero or small timeout, or from a dedicated thread.
-    pub fn poll(&mut self, timeout: Option<Duration>, events: &mut Vec<Event>) -> io::Result<()> {
-        let deadline = self.engine.poll_timeout().map(|at| {
-            let now = self.now().as_millis();
-            Duration::from_millis(at.as_millis().saturating_sub(now))
-        });
-        let linger = self.sockets.values().any(|s| s.closing_since.is_some());
-        let wait = [timeout, deadline, linger.then_some(LINGER)]
-            .into_iter()
-            .flatten()
-            .min();
-        match self.poll.poll(&mut self.events, wait) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-        let ready: Vec<(Token, bool, bool)> = self
-            .events
-            .iter()
-            .map(|e| {
-                let closed = e.is_read_closed() || e.is_error();
-                (e.token(), e.is_readable() || closed, e.is_writable())
-            })
-            .collect();
-        for (token, readable, writable) in ready {
-            match token {
-                LISTENER => self.accept(),
-                WAKER => {}
-                Token(n) => {
-                    let conn = ConnId::from_u64(n as u64);
-                    if writable {
-                        if let Some(socket) = self.sockets.get_mut(&conn) {
-                            socket.write_blocked = false;
-                        }
-                        self.flush(conn);
-                    }
-                    if readable {
-                        self.read(conn);
-                    }
-                }
-            }
-        }
-        let now = self.now();
-        if self.engine.poll_timeout().is_some_and(|at| at <= now) {
-            self.engine.handle_timeout(now);
-        }
-        self.reap_lingering();
-        self.check_lock();
-        self.drain();
-        events.append(&mut self.parked);
-        Ok(())
-    }
-
     /// An editor event (selection, documents, diagnostics, a mention). A change of workspace
-    /// folders also rewrites the lock file. Events it leads to come with the next `poll`.
+    /// folders also rewrites the lock file (core decides when: [`lock_life::rewritten_for`]).
+    /// Bytes it leads to are written at once; events come with the next `poll`.
     pub fn handle_editor_event(&mut self, event: &EditorEvent) -> Result<(), HostError> {
-        if let (EditorEvent::WorkspaceFoldersChanged { folders }, Some(lock)) =
-            (event, self.lock.as_mut())
+        if let Some(lock) = self.lock.as_mut()
+            && let Some(contents) = lock_life::rewritten_for(lock.lock(), event)
         {
-            let mut contents = lock.lock().clone();
-            contents.workspace_folders = folders.clone();
             lock.rewrite(contents)?;
         }
         let now = self.now();
@@ -213,8 +165,13 @@ impl Host {
         Ok(())
     }
 
-    /// The editor's answer to a tool request from an [`Event::ToolCall`]; sent at once.
-    pub fn answer(&mut self, id: ToolCallId, outcome: &ToolOutcome) -> Result<(), EngineError> {
+    /// The editor's outcome of a tool request from an [`Event::ToolCall`] (the engine's
+    /// [`Engine::handle_tool_outcome`]); the reply is written at once.
+    pub fn handle_tool_outcome(
+        &mut self,
+        id: ToolCallId,
+        outcome: &ToolOutcome,
+    ) -> Result<(), EngineError> {
         let now = self.now();
         self.engine.handle_tool_outcome(now, id, outcome)?;
         self.drain();
@@ -238,17 +195,74 @@ impl Host {
         self.lock = None;
     }
 
+    /// Waits at most `timeout` (`None`: until something happens) for socket activity or the
+    /// next deadline (the engine's, a closing socket's linger), serves it, and appends the
+    /// engine's events to `events`. Call it in a loop: once per frame with a zero or small
+    /// timeout, or from a dedicated thread. An `Err` is the poller's own failure (the host
+    /// cannot go on); peers' faults never surface here.
+    #[must_use = "an Err means the poller failed and the host serves nothing more"]
+    pub fn poll(&mut self, timeout: Option<Duration>, events: &mut Vec<Event>) -> io::Result<()> {
+        let now = self.now().as_millis();
+        let deadline = [self.engine.poll_timeout(), self.sockets.next_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|at| Duration::from_millis(at.as_millis().saturating_sub(now)));
+        let wait = [timeout, deadline].into_iter().flatten().min();
+        match self.poll.poll(&mut self.events, wait) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+        let mut ready = Vec::with_capacity(self.events.iter().count());
+        for event in self.events.iter() {
+            match event.token() {
+                LISTENER | WAKER => ready.push((event.token(), true, false)),
+                token => {
+                    let r = self.sockets.handle_event(event);
+                    ready.push((token, r.readable, r.writable));
+                }
+            }
+        }
+        for (token, readable, writable) in ready {
+            match token {
+                LISTENER => self.accept(),
+                WAKER => {}
+                Token(n) => {
+                    let conn = idelink_core::ConnId::from_u64(n as u64);
+                    if writable {
+                        self.flush(conn);
+                    }
+                    if readable {
+                        self.read(conn);
+                    }
+                }
+            }
+        }
+        let now = self.now();
+        if self.engine.poll_timeout().is_some_and(|at| at <= now) {
+            self.engine.handle_timeout(now);
+        }
+        self.reap_lingering();
+        self.check_lock();
+        self.drain();
+        events.append(&mut self.parked);
+        Ok(())
+    }
+
     fn now(&self) -> Timestamp {
         let ms = u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX);
         Timestamp::from_millis(ms)
     }
 
-    /// Restores the lock file when someone deleted it (at most once a second).
+    /// Restores the lock file when someone deleted it (as often as the pump policy says).
     fn check_lock(&mut self) {
-        if self.lock_checked.elapsed() < LOCK_CHECK {
+        let now = self.now();
+        let policy = self.sockets.policy();
+        if self.lock.is_none() || !policy.lock_check_due(self.lock_checked, now) {
             return;
         }
-        self.lock_checked = Instant::now();
+        self.lock_checked = now;
         if let Some(lock) = self.lock.as_mut() {
             // A failure here is retried on the next check; the server keeps serving.
             let _ = lock.restore_if_missing();
@@ -261,12 +275,7 @@ impl Host {
         while let Some(output) = self.engine.poll_output() {
             match output {
                 Output::Transmit { conn } => self.flush(conn),
-                Output::CloseTransport { conn } => {
-                    if let Some(socket) = self.sockets.get_mut(&conn) {
-                        socket.closing_since = Some(Instant::now());
-                    }
-                    self.flush(conn);
-                }
+                Output::CloseTransport { conn } => self.close(conn),
                 Output::Event(event) => self.parked.push(event),
                 _ => {}
             }

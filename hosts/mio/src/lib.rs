@@ -8,7 +8,10 @@
 //!
 //! A native editor drives it from its own loop: [`Host::poll`] once per frame (or from a
 //! thread, woken with [`Host::waker`]), [`Host::handle_editor_event`] when the selection or
-//! documents change, [`Host::answer`] when the user accepts or rejects a diff.
+//! documents change, [`Host::handle_tool_outcome`] when the user accepts or rejects a diff.
+//!
+//! Its socket loop is a public [`sockets::SocketTable`] (reads, writes with back-pressure, read
+//! pauses, linger), which other mio loops over sockets can reuse.
 //!
 //! A headless or automated run opens no socket and writes no lock unless it opts in
 //! ([`HostConfig::serve_when_headless`]).
@@ -17,6 +20,7 @@ mod config;
 mod error;
 mod host;
 pub mod lock;
+pub mod sockets;
 
 pub use config::{HostConfig, LockPlacement, PortChoice};
 pub use error::HostError;

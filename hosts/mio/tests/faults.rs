@@ -5,6 +5,7 @@
 mod common;
 
 use common::{Client, DEADLINE, Served, TempDir, assert_still_served, config, frame, tool_request};
+use idelink_core::host_rules::PumpPolicy;
 use idelink_core::{CancelReason, CloseReason, ConnId, Event, ToolCallId, ToolOutcome};
 use idelink_mio::{HostError, LockPlacement, PortChoice};
 use std::os::unix::fs::PermissionsExt;
@@ -387,7 +388,7 @@ fn a_closing_connection_flushes_its_pending_answer_first() {
     let dir = TempDir::new("flush-on-close");
     let mut config = config(&dir);
     // Keep reading while the answer is queued, so the close frame arrives behind it.
-    config.pause_reads_at_bytes = 64 << 20;
+    config.pump = PumpPolicy::pausing_at(64 << 20);
     let served = Served::start(config);
     let big = "x".repeat(24 << 20);
     let event = serde_json::json!({"type": "diagnosticsChanged", "path": "/w/big.rs",

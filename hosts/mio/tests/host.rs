@@ -5,6 +5,7 @@
     reason = "a test: any failure must stop it loudly"
 )]
 
+use idelink_core::host_rules::PumpPolicy;
 use idelink_core::{EditorEvent, Event, ToolOutcome, ToolRequest};
 use idelink_mio::{Host, HostConfig, HostError, LockPlacement};
 use idelink_test_client::Client;
@@ -66,7 +67,7 @@ impl Running {
                         let outcome = ToolOutcome::DiffSaved {
                             final_text: new_file_contents.clone(),
                         };
-                        host.answer(*id, &outcome).unwrap();
+                        host.handle_tool_outcome(*id, &outcome).unwrap();
                     }
                     let _ = send_event.send(event);
                 }
@@ -167,7 +168,7 @@ fn two_clients_are_served_and_only_the_departing_ones_diffs_are_cancelled() {
 #[test]
 fn a_client_that_reads_late_gets_every_answer_in_order() {
     let mut config = config("slow");
-    config.pause_reads_at_bytes = 16 * 1024;
+    config.pump = PumpPolicy::pausing_at(16 * 1024);
     let host = Running::start(config);
     let mut client = Client::connect_initialized(host.port, &host.token).unwrap();
     // 300 requests whose answers (~3 KiB each) are far more than the pause threshold; the

@@ -1,5 +1,8 @@
-//! The files the relay serves to the browser: the demo editor, compiled into the binary, and the
-//! wasm package (a build output of `bindings/wasm/build.sh`), read from disk on each request.
+//! The files the relay serves to the browser: the demo editor (this crate's `web/` folder,
+//! compiled into the binary, so `cargo package` ships it) and the wasm engine package (a build
+//! output of `bindings/wasm/build.sh`, `bindings/wasm/pkg/web`), read from disk on each request
+//! from the folder `--wasm-dir` names, else the `wasm` folder next to the idelink executable.
+//! No path of the build machine is compiled in.
 
 use std::path::{Path, PathBuf};
 
@@ -8,17 +11,17 @@ const EMBEDDED: [(&str, &str, &str); 3] = [
     (
         "/",
         "text/html; charset=utf-8",
-        include_str!("../../../../bindings/wasm/demo/index.html"),
+        include_str!("../../web/index.html"),
     ),
     (
         "/app.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../../../bindings/wasm/demo/app.js"),
+        include_str!("../../web/app.js"),
     ),
     (
         "/style.css",
         "text/css; charset=utf-8",
-        include_str!("../../../../bindings/wasm/demo/style.css"),
+        include_str!("../../web/style.css"),
     ),
 ];
 
@@ -36,9 +39,12 @@ const PACKAGE: [(&str, &str, &str); 2] = [
     ),
 ];
 
-/// The wasm package folder of the checkout this binary was built from.
-pub fn default_package_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bindings/wasm/pkg/web")
+/// The folder the wasm package is looked for without `--wasm-dir`: `wasm` next to the running
+/// executable (an install copies `bindings/wasm/pkg/web` there).
+pub fn default_package_dir() -> std::io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    Ok(dir.join("wasm"))
 }
 
 /// What the relay serves.
@@ -63,15 +69,11 @@ impl Assets {
             return Ok(());
         }
         Err(format!(
-            "{} lacks {}: build it with `bash bindings/wasm/build.sh`, or pass --wasm-dir",
+            "{} lacks {}: build the package with `bash bindings/wasm/build.sh` and pass \
+             --wasm-dir bindings/wasm/pkg/web (or copy that folder there)",
             self.package_dir.display(),
             missing.join(", ")
         ))
-    }
-
-    /// Whether `path` is a file the relay serves.
-    pub fn has(&self, path: &str) -> bool {
-        EMBEDDED.iter().any(|(p, ..)| *p == path) || PACKAGE.iter().any(|(p, ..)| *p == path)
     }
 
     /// The content type and bytes of `path`, or why it cannot be served.
@@ -86,7 +88,8 @@ impl Assets {
         let file = self.package_dir.join(name);
         let bytes = std::fs::read(&file).map_err(|e| {
             format!(
-                "cannot read {}: {e}; build it with `bash bindings/wasm/build.sh`",
+                "cannot read {}: {e}; build it with `bash bindings/wasm/build.sh` and pass \
+                 --wasm-dir",
                 file.display()
             )
         })?;
@@ -103,10 +106,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("idelink-assets-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let assets = Assets::new(dir.clone());
-        assert!(assets.check().unwrap_err().contains("build.sh"));
+        assert!(assets.check().unwrap_err().contains("--wasm-dir"));
         assert!(assets.get("/").unwrap().1.starts_with(b"<!doctype html>"));
-        assert!(assets.has("/pkg/idelink_wasm_bg.wasm"));
-        assert!(!assets.has("/../Cargo.toml"));
+        assert!(
+            assets
+                .get("/../Cargo.toml")
+                .unwrap_err()
+                .contains("not served")
+        );
         std::fs::write(dir.join("idelink_wasm.js"), "export {}").unwrap();
         std::fs::write(dir.join("idelink_wasm_bg.wasm"), b"\0asm").unwrap();
         assert_eq!(assets.check(), Ok(()));

@@ -1,194 +1,279 @@
-//! The claude side of the relay: accept, read into the page link, write what the page sends.
-//! No byte is interpreted.
+//! The claude side of the relay: claude's connections, read into the page link and written with
+//! what the page sends. No byte is interpreted.
+//!
+//! [`ClaudeConns`] owns the sockets and their buffers; it reaches the page only through
+//! [`Uplink`], so it knows nothing of the page link's sockets.
 
-use super::io_util::{ReadOutcome, flush, read_once};
 use super::link::{ToPage, data_message};
-use super::server::{ClaudeConn, Relay};
-use mio::{Interest, Token};
-use std::net::Shutdown;
-use std::time::{Duration, Instant};
+use idelink_core::Timestamp;
+use idelink_core::host_rules::PumpPolicy;
+use idelink_mio::sockets::{Read, SocketTable, Write};
+use mio::net::TcpStream;
+use mio::{Registry, Token};
+use std::collections::BTreeMap;
+use std::time::Instant;
 
-/// Page link bytes queued above which claude sockets are no longer read (back-pressure).
-const LINK_HIGH_BYTES: usize = 16 << 20;
-/// Reading resumes when the page link's queue drops below this.
-const LINK_LOW_BYTES: usize = 4 << 20;
 /// Bytes the page may queue for one claude connection that does not read; then it is closed.
 const CLAUDE_OUT_CAP_BYTES: usize = 128 << 20;
-/// How long a connection the page closed may take to close its side.
-const LINGER: Duration = Duration::from_secs(2);
 /// Why claude is turned away when no editor page is linked.
 const NO_PAGE: &str = "no editor page is linked: open the URL idelink relay printed\n";
 
-impl Relay {
-    /// Accepts every pending claude connection; without a linked page each gets a 503.
-    pub(super) fn accept_claude(&mut self) {
-        while let Ok((mut stream, _)) = self.claude_listener.accept() {
-            let token = self.next_token();
-            let conn = u32::try_from(token);
-            let (Some(_), Ok(conn)) = (self.link, conn) else {
-                let answer = format!(
+/// Where claude's bytes go: the page link.
+pub trait Uplink {
+    /// Whether a page is linked (else claude is turned away with a 503).
+    fn linked(&self) -> bool;
+    /// Bytes queued toward the page and not yet written.
+    fn queued(&self) -> usize;
+    /// Sends a text message to the linked page.
+    fn send(&mut self, message: &ToPage);
+    /// Sends a binary message (see [`data_message`]) to the linked page.
+    fn send_binary(&mut self, message: &[u8]);
+}
+
+/// What the relay keeps of one claude connection (the socket is in the table).
+struct ClaudeConn {
+    /// Bytes the page sent for it, not yet written.
+    out: Vec<u8>,
+    /// Its id on the link; None for a connection turned away (the page never knew it).
+    id: Option<u32>,
+    /// Our end of stream went (after its last bytes, once it is closing).
+    write_shut: bool,
+}
+
+/// Every claude connection, keyed by its mio token (which is also its id on the link). The
+/// sockets, reads, writes, pauses and lingers are `idelink_mio`'s [`SocketTable`], under core's
+/// [`PumpPolicy`]: reads pause while the page link holds `pause_reads_at_bytes` unsent and
+/// resume below `resume_reads_below_bytes`, as in every host.
+pub struct ClaudeConns {
+    table: SocketTable,
+    conns: BTreeMap<usize, ClaudeConn>,
+    read_buf: Box<[u8]>,
+    /// Reused for every data message to the page.
+    scratch: Vec<u8>,
+    clock: Instant,
+}
+
+impl ClaudeConns {
+    /// No connections yet.
+    pub fn new(policy: PumpPolicy) -> Self {
+        ClaudeConns {
+            table: SocketTable::new(policy),
+            conns: BTreeMap::new(),
+            read_buf: vec![0; policy.read_chunk_bytes].into_boxed_slice(),
+            scratch: Vec::with_capacity(policy.read_chunk_bytes + 4),
+            clock: Instant::now(),
+        }
+    }
+
+    /// Whether `token` is a claude connection.
+    pub fn contains(&self, token: usize) -> bool {
+        self.conns.contains_key(&token)
+    }
+
+    /// Takes a new claude connection under `token`: announced to the page when one is linked,
+    /// else answered 503 and closed.
+    pub fn accept(
+        &mut self,
+        registry: &Registry,
+        stream: TcpStream,
+        token: usize,
+        link: &mut impl Uplink,
+    ) {
+        let id = u32::try_from(token).ok().filter(|_| link.linked());
+        if self.table.insert(registry, Token(token), stream).is_err() {
+            return;
+        }
+        let mut conn = ClaudeConn {
+            out: Vec::new(),
+            id,
+            write_shut: false,
+        };
+        match id {
+            Some(id) => {
+                tracing::debug!(conn = id, "claude connection accepted");
+                println!("claude connected (#{id})");
+                link.send(&ToPage::Open { conn: id });
+            }
+            None => {
+                conn.out = format!(
                     "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
                      Content-Length: {}\r\nConnection: close\r\n\r\n{NO_PAGE}",
                     NO_PAGE.len()
-                );
-                self.answer_and_close(stream, answer.into_bytes());
-                continue;
-            };
-            let registered = self.poll.registry().register(
-                &mut stream,
-                Token(token),
-                Interest::READABLE | Interest::WRITABLE,
-            );
-            if registered.is_err() {
-                continue;
+                )
+                .into_bytes();
+                self.table.close(Token(token), self.now());
             }
-            let _ = stream.set_nodelay(true);
-            self.claude.insert(
-                token,
-                ClaudeConn {
-                    stream,
-                    out: Vec::new(),
-                    closing: false,
-                    lingering_until: None,
-                    paused: false,
-                },
-            );
-            tracing::debug!(conn, "claude connection accepted");
-            println!("claude connected (#{conn})");
-            self.send_page(&ToPage::Open { conn });
-            self.claude_readable(token);
+        }
+        self.conns.insert(token, conn);
+        self.writable(registry, token, link);
+        self.readable(registry, token, link);
+    }
+
+    /// Handles a readiness event of one of the connections.
+    pub fn ready(
+        &mut self,
+        registry: &Registry,
+        event: &mio::event::Event,
+        link: &mut impl Uplink,
+    ) {
+        let token = event.token().0;
+        let ready = self.table.handle_event(event);
+        if ready.writable {
+            self.writable(registry, token, link);
+        }
+        if ready.readable {
+            self.readable(registry, token, link);
         }
     }
 
     /// Reads `token` until it would block, forwarding to the page; pauses while the link is
-    /// backed up; on end of stream tells the page.
-    pub(super) fn claude_readable(&mut self, token: usize) {
-        let Ok(conn) = u32::try_from(token) else {
-            return;
-        };
+    /// backed up; on end of stream tells the page. A closing connection's input is discarded.
+    fn readable(&mut self, registry: &Registry, token: usize, link: &mut impl Uplink) {
         loop {
-            if self.link_queued() > LINK_HIGH_BYTES {
-                if let Some(c) = self.claude.get_mut(&token) {
-                    c.paused = true;
-                }
-                return;
-            }
-            let Some(c) = self.claude.get_mut(&token) else {
+            let Some(conn) = self.conns.get(&token) else {
                 return;
             };
-            let lingering = c.lingering_until.is_some();
-            match read_once(&mut c.stream, &mut self.read_buf) {
-                ReadOutcome::Data(_) if lingering => {}
-                ReadOutcome::Gone if lingering => {
-                    self.drop_claude(token);
-                    return;
+            let closing = self.table.is_closing(Token(token));
+            let unsent = if closing {
+                conn.out.len()
+            } else {
+                link.queued()
+            };
+            match (
+                self.table.read(Token(token), &mut self.read_buf, unsent),
+                conn.id,
+            ) {
+                (Read::Data(n), Some(id)) if !closing => {
+                    data_message(id, &self.read_buf[..n], &mut self.scratch);
+                    link.send_binary(&self.scratch);
                 }
-                ReadOutcome::Data(n) => {
-                    data_message(conn, &self.read_buf[..n], &mut self.scratch);
-                    let message = std::mem::take(&mut self.scratch);
-                    self.send_page_binary(&message);
-                    self.scratch = message;
-                }
-                ReadOutcome::WouldBlock => return,
-                ReadOutcome::Gone => {
-                    self.drop_claude(token);
-                    self.send_page(&ToPage::Closed { conn });
+                (Read::Data(_), _) => {}
+                (Read::WouldBlock | Read::Paused, _) => return,
+                (Read::Gone, _) => {
+                    self.gone(registry, token, link);
                     return;
                 }
             }
         }
     }
 
-    /// Writes what the page queued for `token`; closes it when the page asked and all went.
-    pub(super) fn claude_writable(&mut self, token: usize) {
-        let Some(c) = self.claude.get_mut(&token) else {
+    /// Writes what the page queued for `token`; once a closing connection's bytes all went,
+    /// sends our end of stream and waits (the table's linger) for claude's.
+    fn writable(&mut self, registry: &Registry, token: usize, link: &mut impl Uplink) {
+        let Some(conn) = self.conns.get_mut(&token) else {
             return;
         };
-        match flush(&mut c.stream, &mut c.out) {
-            Ok(true) if c.closing && c.lingering_until.is_none() => {
-                c.lingering_until = Some(Instant::now() + LINGER);
-                if c.stream.shutdown(Shutdown::Write).is_err() {
-                    self.drop_claude(token);
-                }
+        match self.table.write(Token(token), &conn.out) {
+            Write::Sent(n) => {
+                conn.out.drain(..n);
             }
-            Ok(_) => {}
-            Err(_) => {
-                self.drop_claude(token);
-                if let Ok(conn) = u32::try_from(token) {
-                    self.send_page(&ToPage::Closed { conn });
-                }
+            Write::Gone => {
+                self.gone(registry, token, link);
+                return;
+            }
+        }
+        if conn.out.is_empty() && !conn.write_shut && self.table.is_closing(Token(token)) {
+            conn.write_shut = true;
+            if self.table.shutdown_write(Token(token)).is_err() {
+                self.remove(registry, token);
             }
         }
     }
 
     /// Bytes from the page for claude connection `conn` (dropped when it is already gone:
     /// the page learns that from the `closed` message on its way).
-    pub(super) fn page_data(&mut self, conn: u32, bytes: &[u8]) {
+    pub fn write(&mut self, registry: &Registry, conn: u32, bytes: &[u8], link: &mut impl Uplink) {
         let token = conn as usize;
-        let Some(c) = self.claude.get_mut(&token) else {
+        let closing = self.table.is_closing(Token(token));
+        let Some(c) = self.conns.get_mut(&token).filter(|c| c.id.is_some()) else {
             return;
         };
-        if c.closing {
+        if closing {
             return;
         }
         if c.out.len() + bytes.len() > CLAUDE_OUT_CAP_BYTES {
             tracing::warn!(conn, "claude does not read its answers: closing it");
-            self.drop_claude(token);
-            self.send_page(&ToPage::Closed { conn });
+            self.gone(registry, token, link);
             return;
         }
         c.out.extend_from_slice(bytes);
-        self.claude_writable(token);
+        self.writable(registry, token, link);
     }
 
     /// The page asked to close claude connection `conn` once its bytes are written.
-    pub(super) fn page_close(&mut self, conn: u32) {
+    pub fn close(&mut self, registry: &Registry, conn: u32, link: &mut impl Uplink) {
         let token = conn as usize;
-        if let Some(c) = self.claude.get_mut(&token) {
-            c.closing = true;
-            self.claude_writable(token);
+        if self.conns.get(&token).is_some_and(|c| c.id.is_some()) {
+            self.table.close(Token(token), self.now());
+            self.writable(registry, token, link);
         }
     }
 
-    /// Resumes reading the claude connections paused while the link was backed up.
-    pub(super) fn resume_claude_reads(&mut self) {
-        if self.link_queued() >= LINK_LOW_BYTES {
-            return;
-        }
-        let paused: Vec<usize> = self
-            .claude
-            .iter()
-            .filter(|(_, c)| c.paused)
-            .map(|(t, _)| *t)
-            .collect();
-        for token in paused {
-            if let Some(c) = self.claude.get_mut(&token) {
-                c.paused = false;
+    /// Resumes reading the connections paused while the link was backed up, once it drained.
+    pub fn resume(&mut self, registry: &Registry, link: &mut impl Uplink) {
+        for token in self.table.paused() {
+            if self.table.resume(token, link.queued()) {
+                self.readable(registry, token.0, link);
             }
-            self.claude_readable(token);
         }
+    }
+
+    /// When the next linger runs out, if a connection is closing.
+    pub fn next_deadline(&self) -> Option<std::time::Duration> {
+        let at = self.table.next_deadline()?;
+        Some(std::time::Duration::from_millis(
+            at.millis_since(self.now()),
+        ))
     }
 
     /// Drops the connections whose linger ran out.
-    pub(super) fn claude_timers(&mut self) {
-        let now = Instant::now();
-        let expired: Vec<usize> = self
-            .claude
-            .iter()
-            .filter(|(_, c)| c.lingering_until.is_some_and(|until| now >= until))
-            .map(|(t, _)| *t)
-            .collect();
-        for token in expired {
-            self.drop_claude(token);
+    pub fn timers(&mut self, registry: &Registry) {
+        for token in self.table.expired(self.now()) {
+            self.remove(registry, token.0);
         }
     }
 
-    /// Forgets claude connection `token` and closes its socket.
-    pub(super) fn drop_claude(&mut self, token: usize) {
-        if let Some(mut c) = self.claude.remove(&token) {
-            let _ = self.poll.registry().deregister(&mut c.stream);
-            let _ = c.stream.shutdown(Shutdown::Both);
+    /// The page went: every connection it served is closed (its engine is gone).
+    pub fn close_all(&mut self, registry: &Registry) {
+        let tokens: Vec<usize> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.id.is_some())
+            .map(|(t, _)| *t)
+            .collect();
+        for token in tokens {
+            self.remove(registry, token);
+        }
+    }
+
+    /// Connection `token` ended on claude's side (or failed): forgotten, and the page told
+    /// unless it had asked to close it.
+    fn gone(&mut self, registry: &Registry, token: usize, link: &mut impl Uplink) {
+        let closing = self.table.is_closing(Token(token));
+        let told = self
+            .conns
+            .get(&token)
+            .and_then(|c| c.id)
+            .filter(|_| !closing);
+        self.remove(registry, token);
+        if let Some(conn) = told {
+            link.send(&ToPage::Closed { conn });
+        }
+    }
+
+    /// Forgets connection `token` and closes its socket.
+    fn remove(&mut self, registry: &Registry, token: usize) {
+        self.table.remove(registry, Token(token));
+        if let Some(conn) = self.conns.remove(&token)
+            && conn.id.is_some()
+        {
             println!("claude disconnected (#{token})");
         }
+    }
+
+    /// The clock of the lingers.
+    fn now(&self) -> Timestamp {
+        let millis = u64::try_from(self.clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+        Timestamp::from_millis(millis)
     }
 }

@@ -16,24 +16,45 @@ const SKIPPED: [&str; 2] = ["target", "node_modules"];
 /// The workspace folder, canonical.
 pub struct Workspace {
     root: PathBuf,
+    /// Most files listed ([`MAX_FILES`]).
+    max_files: usize,
+}
+
+/// A listing of the workspace.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Listing {
+    /// Relative paths, forward slashes, sorted.
+    pub files: Vec<String>,
+    /// More files exist than were listed: the walk stopped there.
+    pub truncated: bool,
+    /// Folders read, for the log (and the test that the walk stops).
+    pub folders_read: usize,
 }
 
 impl Workspace {
     /// The workspace at `root` (already canonical).
     pub fn new(root: PathBuf) -> Self {
-        Workspace { root }
+        Workspace {
+            root,
+            max_files: MAX_FILES,
+        }
     }
 
-    /// Files under the root, relative, forward slashes, sorted; hidden entries, `target` and
-    /// `node_modules` skipped, symlinks not followed. True when the listing was cut short.
-    pub fn list(&self) -> (Vec<String>, bool) {
-        let mut files = Vec::new();
-        let mut truncated = false;
+    /// Files under the root; hidden entries, `target` and `node_modules` skipped, symlinks not
+    /// followed. The walk stops at the first file past the limit: no folder is read after it,
+    /// so a huge tree costs the relay's thread (and claude's traffic) no more than the limit.
+    pub fn list(&self) -> Listing {
+        let mut listing = Listing {
+            files: Vec::new(),
+            truncated: false,
+            folders_read: 0,
+        };
         let mut stack = vec![(self.root.clone(), 0)];
-        while let Some((dir, depth)) = stack.pop() {
+        'walk: while let Some((dir, depth)) = stack.pop() {
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;
             };
+            listing.folders_read += 1;
             for entry in entries.flatten() {
                 let name = entry.file_name();
                 let Some(name) = name.to_str() else { continue };
@@ -46,18 +67,18 @@ impl Workspace {
                 if kind.is_dir() && depth < MAX_DEPTH {
                     stack.push((entry.path(), depth + 1));
                 } else if kind.is_file() {
-                    if files.len() == MAX_FILES {
-                        truncated = true;
-                        continue;
+                    if listing.files.len() == self.max_files {
+                        listing.truncated = true;
+                        break 'walk;
                     }
                     if let Some(relative) = relative_text(&self.root, &entry.path()) {
-                        files.push(relative);
+                        listing.files.push(relative);
                     }
                 }
             }
         }
-        files.sort();
-        (files, truncated)
+        listing.files.sort();
+        listing
     }
 
     /// The text of `requested` (absolute, or relative to the root) as (absolute path with
@@ -120,8 +141,9 @@ mod tests {
     #[test]
     fn lists_what_one_edits() {
         let (dir, ws) = workspace("list");
+        let listing = ws.list();
         assert_eq!(
-            ws.list(),
+            (listing.files, listing.truncated),
             (
                 vec![
                     "bin.dat".to_owned(),
@@ -131,6 +153,29 @@ mod tests {
                 false
             )
         );
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn the_walk_stops_at_the_limit() {
+        let dir = std::env::temp_dir().join(format!("idelink-relay-walk-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        for folder in 0..20 {
+            let sub = dir.join(format!("d{folder}"));
+            fs::create_dir_all(&sub).unwrap();
+            for file in 0..5 {
+                fs::write(sub.join(format!("f{file}")), "x").unwrap();
+            }
+        }
+        let ws = Workspace {
+            root: dir.canonicalize().unwrap(),
+            max_files: 7,
+        };
+        let listing = ws.list();
+        assert_eq!(listing.files.len(), 7);
+        assert!(listing.truncated);
+        // The root and two folders of five files hold the eighth file: nothing more is read.
+        assert_eq!(listing.folders_read, 3, "{listing:?}");
         fs::remove_dir_all(dir).unwrap();
     }
 

@@ -3,12 +3,18 @@
 //!
 //! - Binary, both ways: a 4-byte big-endian connection id, then raw bytes of that claude
 //!   connection (relay → page: read from claude; page → relay: to write to claude).
-//! - Text, relay → page (JSON, tagged by `type`): `welcome {claudePort, authToken, workspace,
-//!   ideName}` once the link is up (the only way the page learns the claude token); `open
-//!   {conn}` when claude connects; `closed {conn}` when its connection ended; `files {files,
-//!   truncated}` and `file {path, text}` answering the page; `error {message}`.
-//! - Text, page → relay: `close {conn}` (write what was sent before it, then close that claude
-//!   connection), `list {}` (the workspace's files), `read {path}` (one file's text).
+//! - Text, page → relay (JSON, tagged by `type`): first, and only first, `hello {secret,
+//!   resume}`: the link secret from the URL fragment, and the resume token this tab was given
+//!   before (or null). Then `close {conn}` (write what was sent before it, then close that
+//!   claude connection), `list {id}` (the workspace's files), `read {id, path}` (one file's
+//!   text); `id` is the page's number for the request, echoed in its answer.
+//! - Text, relay → page: `welcome {claudePort, authToken, workspace, ideName, resume}` once the
+//!   hello was accepted (the only way the page learns the claude token; `resume` lets this tab
+//!   link again after a reload); `open {conn}` when claude connects; `closed {conn}` when its
+//!   connection ended; `files {id, files, truncated}` and `file {id, path, text}` answering
+//!   the page; `error {id, message}` (`id` null when it answers no request).
+//!
+//! The whole protocol, with its close codes: docs/relay.md.
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +36,8 @@ pub enum ToPage<'a> {
         workspace: &'a str,
         /// The name claude shows.
         ide_name: &'a str,
+        /// Presented in a later hello from this tab (a reload), it takes the link over.
+        resume: &'a str,
     },
     /// claude opened connection `conn`.
     Open {
@@ -43,6 +51,8 @@ pub enum ToPage<'a> {
     },
     /// The workspace's files, relative to the workspace folder.
     Files {
+        /// The request answered.
+        id: u64,
         /// Relative paths, forward slashes, sorted.
         files: &'a [String],
         /// More files exist than were listed.
@@ -50,13 +60,17 @@ pub enum ToPage<'a> {
     },
     /// A file's text.
     File {
+        /// The request answered.
+        id: u64,
         /// Its absolute path, forward slashes.
         path: &'a str,
         /// Its contents.
         text: &'a str,
     },
-    /// A request from the page failed.
+    /// A request from the page failed, or (`id` None) the relay reports a problem.
     Error {
+        /// The request answered; None when the error answers none.
+        id: Option<u64>,
         /// What went wrong, for the user.
         message: &'a str,
     },
@@ -74,18 +88,37 @@ impl ToPage<'_> {
 #[derive(Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum FromPage {
+    /// The first message: the page's credentials.
+    Hello {
+        /// The link secret, from the URL fragment.
+        secret: String,
+        /// The resume token the relay gave this tab, if it linked before.
+        resume: Option<String>,
+    },
     /// Close claude connection `conn` once what was sent before is written.
     Close {
         /// The connection id.
         conn: u32,
     },
     /// List the workspace's files.
-    List,
+    List {
+        /// The page's number for the request.
+        id: u64,
+    },
     /// Read one file (absolute, or relative to the workspace).
     Read {
+        /// The page's number for the request.
+        id: u64,
         /// The file.
         path: String,
     },
+}
+
+/// The `id` of a text message the relay could not parse as a request, when it has one, so
+/// that the error still answers it.
+pub fn request_id(text: &str) -> Option<u64> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    value.get("id")?.as_u64()
 }
 
 /// A binary message carrying `bytes` of claude connection `conn`.
@@ -123,13 +156,27 @@ mod tests {
             parse(r#"{"type":"close","conn":3}"#).unwrap(),
             FromPage::Close { conn: 3 }
         );
-        assert_eq!(parse(r#"{"type":"list"}"#).unwrap(), FromPage::List);
         assert_eq!(
-            parse(r#"{"type":"read","path":"a.rs"}"#).unwrap(),
+            parse(r#"{"type":"list","id":1}"#).unwrap(),
+            FromPage::List { id: 1 }
+        );
+        assert_eq!(
+            parse(r#"{"type":"read","id":2,"path":"a.rs"}"#).unwrap(),
             FromPage::Read {
+                id: 2,
                 path: "a.rs".into()
             }
         );
+        assert_eq!(
+            parse(r#"{"type":"hello","secret":"s","resume":null}"#).unwrap(),
+            FromPage::Hello {
+                secret: "s".into(),
+                resume: None
+            }
+        );
+        assert_eq!(request_id(r#"{"type":"format","id":9}"#), Some(9));
+        assert_eq!(request_id(r#"{"type":"list"}"#), None);
+        assert_eq!(request_id("not json"), None);
         assert!(parse(r#"{"type":"format","disk":"c"}"#).is_err());
         assert!(parse(r#"{"type":"close","conn":-1}"#).is_err());
     }
@@ -141,11 +188,17 @@ mod tests {
             auth_token: "t",
             workspace: "/w",
             ide_name: "n",
+            resume: "r",
         };
         assert_eq!(
             welcome.to_json(),
-            r#"{"type":"welcome","claudePort":4000,"authToken":"t","workspace":"/w","ideName":"n"}"#
+            r#"{"type":"welcome","claudePort":4000,"authToken":"t","workspace":"/w","ideName":"n","resume":"r"}"#
         );
+        let error = ToPage::Error {
+            id: Some(7),
+            message: "m",
+        };
+        assert_eq!(error.to_json(), r#"{"type":"error","id":7,"message":"m"}"#);
         assert_eq!(
             ToPage::Open { conn: 1 }.to_json(),
             r#"{"type":"open","conn":1}"#

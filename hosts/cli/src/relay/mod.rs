@@ -12,29 +12,41 @@
 //! - multiplexes claude connections onto the link as open / bytes / close messages
 //!   ([`link`]), parsing none of claude's bytes.
 //!
-//! The link is authenticated on its own: the secret (128 bits of OS entropy) travels in the
-//! URL fragment, which browsers never send over HTTP; the page presents it when it opens the
-//! link, whose `Origin` must be the relay's own origin and whose `Host` its own address
-//! ([`page_http`]). Only then does the page receive the claude token, which its engine checks
-//! on every claude upgrade. A newer page replaces an older one; when the page goes, every
-//! claude connection is closed.
+//! The link is authenticated on its own ([`hello`]; the protocol: docs/relay.md). The secret
+//! (128 bits of OS entropy) travels in the URL fragment, which browsers never send over HTTP;
+//! the link socket's upgrade must come from the relay's own page (`Origin`) to its own address
+//! (`Host`) ([`page_http`]), and the page then sends the secret as its first message. Only then
+//! does the page receive the claude token, which its engine checks on every claude upgrade. The
+//! secret links one page: a second page with the same URL is refused while the first keeps the
+//! link; the same tab reloaded links again with its resume token; typing `r` + Enter in the
+//! relay's terminal rotates the secret (and unlinks the page). When the page goes, every claude
+//! connection is closed.
 
 mod assets;
 mod claude;
+mod console;
 mod files;
-mod io_util;
+mod hello;
 mod link;
+mod lock;
 mod page;
 mod page_http;
 mod server;
+mod session;
 
 use crate::signals;
 use crate::workspace::{path_text, workspace_dir};
 use assets::Assets;
 use files::Workspace;
+use idelink_core::AuthToken;
+use idelink_core::host_rules::PumpPolicy;
 use idelink_mio::lock::default_lock_dir;
-use server::{LockSpec, Relay, bind};
+use lock::{LinkLock, LockSpec};
+use page::PageLink;
+use server::{Relay, bind};
+use session::{Session, Welcome};
 use std::error::Error;
+use std::io;
 use std::path::PathBuf;
 
 /// `idelink relay` options.
@@ -55,8 +67,9 @@ pub struct RelayArgs {
     /// ~/.claude/ide.
     #[arg(long)]
     pub lock_dir: Option<PathBuf>,
-    /// The wasm package to serve (`bindings/wasm/pkg/web`, made by bindings/wasm/build.sh).
-    #[arg(long)]
+    /// The wasm engine package to serve (`bindings/wasm/pkg/web`, made by
+    /// bindings/wasm/build.sh) [default: the `wasm` folder next to the idelink executable].
+    #[arg(long, value_name = "DIR")]
     pub wasm_dir: Option<PathBuf>,
 }
 
@@ -68,24 +81,64 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
         Some(dir) => dir,
         None => default_lock_dir()?,
     };
-    let assets = Assets::new(args.wasm_dir.unwrap_or_else(assets::default_package_dir));
+    let wasm_dir = match args.wasm_dir {
+        Some(dir) => dir,
+        None => assets::default_package_dir()?,
+    };
+    let assets = Assets::new(wasm_dir);
     if let Err(why) = assets.check() {
         eprintln!("idelink: warning: the page will not load its engine: {why}");
     }
     let claude = bind(args.port).map_err(|e| format!("cannot listen for claude: {e}"))?;
     let http = bind(args.http_port).map_err(|e| format!("cannot listen for the page: {e}"))?;
-    let spec = LockSpec {
-        dir: lock_dir,
-        ide_name: args.ide_name,
-        workspace: folder.clone(),
-    };
-    let mut relay = Relay::new(claude, http, spec, Workspace::new(dir), assets)?;
-    let stop = signals::install(relay.waker.clone())?;
-    println!(
-        "idelink relay: serving {folder}; claude port {}",
-        relay.claude_port
+    let claude_port = claude.local_addr()?.port();
+    let http_port = http.local_addr()?.port();
+    let token = AuthToken::from_entropy(entropy()?);
+    let policy = PumpPolicy::DEFAULT;
+    let lock = LinkLock::new(
+        LockSpec {
+            dir: lock_dir,
+            ide_name: args.ide_name.clone(),
+            workspace: folder.clone(),
+            auth_token: token.as_str().to_owned(),
+            port: claude_port,
+        },
+        &policy,
     );
-    println!("open {}", relay.page_url());
+    let welcome = Welcome {
+        claude_port,
+        auth_token: token.as_str().to_owned(),
+        workspace: folder.clone(),
+        ide_name: args.ide_name,
+    };
+    let poll = mio::Poll::new()?;
+    let session = Session::new(
+        AuthToken::from_entropy(entropy()?),
+        welcome,
+        Workspace::new(dir),
+    );
+    let page = PageLink::new(
+        policy,
+        poll.registry().try_clone()?,
+        http_port,
+        session,
+        assets,
+    );
+    let url = page.url();
+    let mut relay = Relay::new(policy, poll, claude, http, page, lock)?;
+    let stop = signals::install(relay.waker())?;
+    println!("idelink relay: serving {folder}; claude port {claude_port}");
+    println!("open {url}");
+    if console::readable() {
+        println!("(type r and Enter here for a new link URL: it unlinks the page)");
+    }
     relay.run(&stop)?;
     Ok(())
+}
+
+/// 16 bytes of OS entropy, for the claude token, the link secret and resume tokens.
+fn entropy() -> io::Result<[u8; 16]> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| io::Error::other(format!("OS entropy: {e}")))?;
+    Ok(bytes)
 }

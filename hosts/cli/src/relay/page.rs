@@ -1,187 +1,282 @@
 //! The browser side of the relay: HTTP requests for the demo files, and the one authenticated
 //! page link (a WebSocket, RFC 6455 framing by `idelink_core::ws`).
+//!
+//! [`PageLink`] owns every browser connection and who holds the link ([`super::hello`]); what
+//! the relay must do about it (write the lock, forward bytes to claude) comes out as
+//! [`PageEvent`]s. claude's side reaches the page through [`Uplink`].
 
-use super::io_util::{ReadOutcome, flush, read_once};
-use super::link::{FromPage, ToPage, split_data};
-use super::page_http::{self, Decision};
-use super::server::Relay;
-use idelink_core::ws::{Message, ServerSocket, WsConfig, close_code};
+use super::assets::Assets;
+use super::claude::Uplink;
+use super::hello::{POLICY, REPLACED, ROTATED};
+use super::link::{ToPage, split_data};
+use super::page_http::{self, Answer};
+use super::session::{Asked, Session};
+use idelink_core::host_rules::PumpPolicy;
+use idelink_core::http::write_accept;
+use idelink_core::ws::{Message, ServerSocket, WsConfig};
+use idelink_core::{AuthToken, Timestamp};
+use idelink_mio::sockets::{Read, SocketTable, Write};
+use mio::event::Event;
 use mio::net::TcpStream;
-use mio::{Interest, Token};
-use std::net::Shutdown;
+use mio::{Registry, Token};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-/// Time for a browser to send its request head, and then to take the answer.
+/// Time for a browser to send its request head (taking the answer is the pump's linger).
 const HTTP_DEADLINE: Duration = Duration::from_secs(10);
-/// Close code for a link replaced by a newer page (application range, RFC 6455 §7.4.2).
-const REPLACED: u16 = 4000;
+/// Time for a page to send its hello once its link socket is up.
+const HELLO_DEADLINE: Duration = Duration::from_secs(10);
 /// Largest message from the page: it sends claude's answers in chunks of at most 1 MiB.
 const MAX_LINK_MESSAGE_BYTES: usize = 8 << 20;
 
-/// One browser connection (or a claude connection turned away, answered like one).
-pub(super) struct PageConn {
-    stream: TcpStream,
+/// What the page told the relay to do.
+#[derive(Debug, PartialEq, Eq)]
+pub enum PageEvent {
+    /// A page linked: claude may now find the editor (write the lock).
+    Linked,
+    /// The linked page went (closed, lost, replaced or unlinked by a rotation): remove the lock,
+    /// close every claude connection.
+    Unlinked,
+    /// Bytes for claude connection `conn`.
+    Data {
+        /// The connection id.
+        conn: u32,
+        /// Its bytes.
+        bytes: Vec<u8>,
+    },
+    /// Close claude connection `conn` once what was sent before is written.
+    Close {
+        /// The connection id.
+        conn: u32,
+    },
+}
+
+/// What the relay keeps of one browser connection (the socket is in the table).
+struct PageConn {
     inbuf: Vec<u8>,
     out: Vec<u8>,
     /// The answer went out and our side is shut: wait for the peer's end of stream, so that
     /// closing with its unread bytes pending does not reset the answer away.
     write_shut: bool,
-    pub(super) stage: Stage,
+    stage: Stage,
 }
 
 /// Where a browser connection is.
-pub(super) enum Stage {
+enum Stage {
     /// Reading the request head until the deadline.
     Head { deadline: Instant },
-    /// Answered: flush, shut our side, read until the peer closes; all by the deadline.
-    Answered { deadline: Instant },
-    /// Upgraded to the page link.
-    Link(Box<ServerSocket>),
+    /// Answered and closing: flush, shut our side, read until the peer closes, all within
+    /// the pump's linger.
+    Answered,
+    /// Upgraded: awaiting the hello until `hello_by` (then Some), or linked or closing (None).
+    Socket {
+        ws: Box<ServerSocket>,
+        hello_by: Option<Instant>,
+    },
 }
 
-/// A message taken out of the WebSocket's buffer.
-enum Owned {
-    Text(String),
-    Binary(Vec<u8>),
+/// The page's side of the relay.
+pub struct PageLink {
+    registry: Registry,
+    /// The sockets, pumped by core's policy (reads pause while a page does not take its
+    /// bytes; answered connections linger).
+    table: SocketTable,
+    conns: BTreeMap<usize, PageConn>,
+    /// The connection that holds the link, if any.
+    link: Option<usize>,
+    port: u16,
+    origin: String,
+    session: Session,
+    assets: Assets,
+    clock: Instant,
+    read_buf: Box<[u8]>,
+    events: Vec<PageEvent>,
 }
 
-impl Relay {
-    /// Accepts every pending browser connection.
-    pub(super) fn accept_page(&mut self) {
-        while let Ok((stream, _)) = self.http_listener.accept() {
-            let head = Stage::Head {
+impl PageLink {
+    /// The page side of a relay whose HTTP listener is on `port`, pumping by `policy`, its link
+    /// speaking `session`.
+    pub fn new(
+        policy: PumpPolicy,
+        registry: Registry,
+        port: u16,
+        session: Session,
+        assets: Assets,
+    ) -> Self {
+        PageLink {
+            registry,
+            table: SocketTable::new(policy),
+            conns: BTreeMap::new(),
+            link: None,
+            port,
+            origin: format!("http://127.0.0.1:{port}"),
+            session,
+            assets,
+            clock: Instant::now(),
+            read_buf: vec![0; policy.read_chunk_bytes].into_boxed_slice(),
+            events: Vec::new(),
+        }
+    }
+
+    /// The URL that opens the editor page, the secret in the fragment (which a browser never
+    /// sends over HTTP; the page sends it as its first message on the link).
+    pub fn url(&self) -> String {
+        format!("{}/#secret={}", self.origin, self.session.secret().as_str())
+    }
+
+    /// Tells the linked page about a problem of the relay's (an error answering no request).
+    pub fn report(&mut self, message: &str) {
+        self.send(&ToPage::Error { id: None, message });
+    }
+
+    /// What happened since the last call.
+    pub fn take_events(&mut self) -> Vec<PageEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Takes a new browser connection under `token`.
+    pub fn accept(&mut self, stream: TcpStream, token: usize) {
+        if self
+            .table
+            .insert(&self.registry, Token(token), stream)
+            .is_err()
+        {
+            return;
+        }
+        let conn = PageConn {
+            inbuf: Vec::new(),
+            out: Vec::new(),
+            write_shut: false,
+            stage: Stage::Head {
                 deadline: Instant::now() + HTTP_DEADLINE,
-            };
-            self.add_page_conn(stream, Vec::new(), head);
-        }
-    }
-
-    /// Sends `answer` on `stream` and closes it gracefully (for a claude connection arriving
-    /// while no page is linked).
-    pub(super) fn answer_and_close(&mut self, stream: TcpStream, answer: Vec<u8>) {
-        let answered = Stage::Answered {
-            deadline: Instant::now() + HTTP_DEADLINE,
+            },
         };
-        self.add_page_conn(stream, answer, answered);
+        self.conns.insert(token, conn);
+        self.read(token);
     }
 
-    fn add_page_conn(&mut self, mut stream: TcpStream, out: Vec<u8>, stage: Stage) {
-        let token = self.next_token();
-        let registered = self.poll.registry().register(
-            &mut stream,
-            Token(token),
-            Interest::READABLE | Interest::WRITABLE,
-        );
-        if registered.is_ok() {
-            let conn = PageConn {
-                stream,
-                inbuf: Vec::new(),
-                out,
-                write_shut: false,
-                stage,
-            };
-            self.page.insert(token, conn);
-            self.page_ready(token);
+    /// Whether `token` is a browser connection.
+    pub fn contains(&self, token: usize) -> bool {
+        self.conns.contains_key(&token)
+    }
+
+    /// Handles a readiness event of browser connection `token`.
+    pub fn ready(&mut self, event: &Event) {
+        let token = event.token().0;
+        let ready = self.table.handle_event(event);
+        if ready.writable {
+            self.flush_conn(token);
+        }
+        if ready.readable {
+            self.read(token);
         }
     }
 
-    /// Reads and writes what browser connection `token` is ready for.
-    pub(super) fn page_ready(&mut self, token: usize) {
+    /// Reads `token` until it would block (or pauses), then writes what it has queued.
+    fn read(&mut self, token: usize) {
         loop {
-            let Some(conn) = self.page.get_mut(&token) else {
+            let Some(conn) = self.conns.get_mut(&token) else {
                 return;
             };
-            match read_once(&mut conn.stream, &mut self.read_buf) {
-                ReadOutcome::Data(n) => {
+            match self
+                .table
+                .read(Token(token), &mut self.read_buf, conn.out.len())
+            {
+                Read::Data(n) => {
                     let bytes = &self.read_buf[..n];
                     match &mut conn.stage {
                         Stage::Head { .. } => {
                             conn.inbuf.extend_from_slice(bytes);
                             self.answer_head(token);
                         }
-                        Stage::Answered { .. } => {}
-                        Stage::Link(ws) => {
+                        Stage::Answered => {}
+                        Stage::Socket { ws, .. } => {
                             ws.receive(bytes);
-                            self.pump_link(token);
+                            self.pump(token);
                         }
                     }
                 }
-                ReadOutcome::WouldBlock => break,
-                ReadOutcome::Gone => {
-                    self.drop_page(token);
+                Read::WouldBlock | Read::Paused => break,
+                Read::Gone => {
+                    self.drop_conn(token);
                     return;
                 }
             }
         }
-        self.flush_page(token);
-        if self.link == Some(token) {
-            self.resume_claude_reads();
-        }
+        self.flush_conn(token);
     }
 
-    /// Closes the link (if any) with a close frame, best effort.
-    pub(super) fn close_link(&mut self, reason: &str) {
+    /// The user asked for a new link URL: a fresh secret, the linked page (if any) unlinked.
+    pub fn rotate(&mut self, secret: AuthToken) {
+        self.session.rotate(secret);
+        self.close_link(ROTATED, "the link secret was rotated");
+    }
+
+    /// Closes the link (if any) with a close frame, best effort, and drops it.
+    pub fn close_link(&mut self, code: u16, reason: &str) {
         let now = self.now();
         if let Some(token) = self.link {
-            if let Some(conn) = self.page.get_mut(&token)
-                && let Stage::Link(ws) = &mut conn.stage
+            if let Some(conn) = self.conns.get_mut(&token)
+                && let Stage::Socket { ws, .. } = &mut conn.stage
             {
-                ws.close(now, close_code::GOING_AWAY, reason, &mut conn.out);
-                let _ = flush(&mut conn.stream, &mut conn.out);
+                ws.close(now, code, reason, &mut conn.out);
+                let _ = self.table.write(Token(token), &conn.out);
             }
-            self.drop_page(token);
+            self.drop_conn(token);
         }
     }
 
-    /// Sends a text message on the link, if there is one.
-    pub(super) fn send_page(&mut self, message: &ToPage) {
-        let Some(token) = self.link else { return };
-        if let Some(conn) = self.page.get_mut(&token)
-            && let Stage::Link(ws) = &mut conn.stage
-        {
-            ws.send_text(message.to_json().as_bytes(), &mut conn.out);
-        }
-        self.flush_page(token);
-    }
-
-    /// Sends a binary message on the link, if there is one.
-    pub(super) fn send_page_binary(&mut self, message: &[u8]) {
-        let Some(token) = self.link else { return };
-        if let Some(conn) = self.page.get_mut(&token)
-            && let Stage::Link(ws) = &mut conn.stage
-        {
-            ws.send_binary(message, &mut conn.out);
-        }
-        self.flush_page(token);
-    }
-
-    /// Bytes queued for the page and not yet written.
-    pub(super) fn link_queued(&self) -> usize {
-        self.link
-            .and_then(|t| self.page.get(&t))
-            .map_or(0, |conn| conn.out.len())
-    }
-
-    /// Deadlines of browser connections, and the link's WebSocket timers.
-    pub(super) fn page_timers(&mut self) {
-        let now = self.now();
+    /// The next deadline or WebSocket timer of a browser connection, from now.
+    pub fn next_wakeup(&self) -> Option<Duration> {
         let instant = Instant::now();
-        let tokens: Vec<usize> = self.page.keys().copied().collect();
+        let now = self.now();
+        let linger = self
+            .table
+            .next_deadline()
+            .map(|at| Duration::from_millis(at.millis_since(now)));
+        let conns = self.conns.values().filter_map(|conn| match &conn.stage {
+            Stage::Head { deadline } => Some(deadline.saturating_duration_since(instant)),
+            Stage::Answered => None,
+            Stage::Socket { ws, hello_by } => {
+                let ws = ws.poll_timeout().map(|at| {
+                    Duration::from_millis(at.as_millis().saturating_sub(now.as_millis()))
+                });
+                let hello = hello_by.map(|at| at.saturating_duration_since(instant));
+                ws.into_iter().chain(hello).min()
+            }
+        });
+        conns.chain(linger).min()
+    }
+
+    /// Deadlines of browser connections, the hello deadline, the WebSocket timers and the
+    /// lingers.
+    pub fn timers(&mut self) {
+        let now = self.now();
+        for token in self.table.expired(now) {
+            self.drop_conn(token.0);
+        }
+        let instant = Instant::now();
+        let tokens: Vec<usize> = self.conns.keys().copied().collect();
         for token in tokens {
-            let Some(conn) = self.page.get_mut(&token) else {
+            let Some(conn) = self.conns.get_mut(&token) else {
                 continue;
             };
             match &mut conn.stage {
-                Stage::Head { deadline } | Stage::Answered { deadline } => {
+                Stage::Head { deadline } => {
                     if instant >= *deadline {
-                        self.drop_page(token);
+                        self.drop_conn(token);
                     }
                 }
-                Stage::Link(ws) => {
+                Stage::Answered => {}
+                Stage::Socket { ws, hello_by } => {
+                    if hello_by.is_some_and(|at| instant >= at) {
+                        *hello_by = None;
+                        ws.close(now, POLICY, "no hello in time", &mut conn.out);
+                    }
                     if ws.poll_timeout().is_some_and(|at| at <= now) {
                         ws.handle_timeout(now, &mut conn.out);
                     }
-                    self.flush_page(token);
+                    self.flush_conn(token);
                 }
             }
         }
@@ -190,174 +285,189 @@ impl Relay {
     /// Decides on the request head received so far.
     fn answer_head(&mut self, token: usize) {
         let now = self.now();
-        let Some(conn) = self.page.get_mut(&token) else {
+        let Some(conn) = self.conns.get_mut(&token) else {
             return;
         };
-        let decision = page_http::decide(&conn.inbuf, self.http_port, &self.secret, |path| {
-            self.assets.has(path)
-        });
-        let answered = Stage::Answered {
-            deadline: Instant::now() + HTTP_DEADLINE,
-        };
-        match decision {
-            Decision::Partial => {}
-            Decision::Serve(path) => {
-                conn.out = match self.assets.get(&path) {
-                    Ok((kind, body)) => page_http::response(200, kind, &body, self.http_port),
-                    Err(why) => page_http::response(
-                        404,
-                        "text/plain; charset=utf-8",
-                        why.as_bytes(),
-                        self.http_port,
-                    ),
-                };
-                conn.stage = answered;
+        match page_http::answer(&conn.inbuf, self.port, &self.origin, &self.assets) {
+            Answer::Partial => {}
+            Answer::Close(bytes) => {
+                conn.out = bytes;
+                conn.inbuf = Vec::new();
+                conn.stage = Stage::Answered;
+                self.table.close(Token(token), now);
             }
-            Decision::Refuse(status, why) => {
-                tracing::debug!(status, why, "browser request refused");
-                conn.out = page_http::response(
-                    status,
-                    "text/plain; charset=utf-8",
-                    why.as_bytes(),
-                    self.http_port,
-                );
-                conn.stage = answered;
-            }
-            Decision::Link {
-                head_len,
-                accept_key,
-            } => {
-                conn.out = page_http::switching_protocols(&accept_key);
+            Answer::Link(accepted) => {
+                write_accept(&accepted, &mut conn.out);
                 let config = WsConfig {
                     accept_binary: true,
                     max_message_bytes: MAX_LINK_MESSAGE_BYTES,
                     ..WsConfig::default()
                 };
                 let mut ws = ServerSocket::new(config, now);
-                ws.receive(&conn.inbuf[head_len..]);
+                ws.receive(&conn.inbuf[accepted.head_len..]);
                 conn.inbuf = Vec::new();
-                conn.stage = Stage::Link(Box::new(ws));
-                self.linked(token);
+                conn.stage = Stage::Socket {
+                    ws: Box::new(ws),
+                    hello_by: Some(Instant::now() + HELLO_DEADLINE),
+                };
+                self.pump(token);
             }
         }
     }
 
-    /// A page authenticated: it replaces any earlier one, gets the lock written and the
-    /// welcome (the only place the claude token is sent).
-    fn linked(&mut self, token: usize) {
-        if let Some(old) = self.link {
-            let now = self.now();
-            if let Some(conn) = self.page.get_mut(&old)
-                && let Stage::Link(ws) = &mut conn.stage
-            {
-                ws.close(
-                    now,
-                    REPLACED,
-                    "another page took over the relay",
-                    &mut conn.out,
-                );
-            }
-            self.flush_page(old);
-            self.unlink();
-        }
-        self.link = Some(token);
-        let (port, workspace, ide_name) = (
-            self.claude_port,
-            self.lock_spec.workspace.clone(),
-            self.lock_spec.ide_name.clone(),
-        );
-        let auth_token = self.token.as_str().to_owned();
-        self.send_page(&ToPage::Welcome {
-            claude_port: port,
-            auth_token: &auth_token,
-            workspace: &workspace,
-            ide_name: &ide_name,
-        });
-        self.write_lock();
-    }
-
-    /// Handles every complete message a link connection has buffered (a replaced link's
-    /// messages are read, for its close handshake, and dropped).
-    fn pump_link(&mut self, token: usize) {
+    /// Handles every complete message a link socket has buffered: the hello of a socket that
+    /// has not linked yet, the requests and data of the linked one; a closing socket's messages
+    /// are read, for its close handshake, and dropped.
+    fn pump(&mut self, token: usize) {
         let now = self.now();
         loop {
-            let Some(conn) = self.page.get_mut(&token) else {
+            let Some(conn) = self.conns.get_mut(&token) else {
                 return;
             };
-            let Stage::Link(ws) = &mut conn.stage else {
+            let Stage::Socket { ws, hello_by } = &mut conn.stage else {
                 return;
             };
-            let message = match ws.poll_message(now, &mut conn.out) {
-                Some(Message::Text(text)) => Owned::Text(text.to_owned()),
-                Some(Message::Binary(bytes)) => Owned::Binary(bytes.to_vec()),
+            let awaiting_hello = hello_by.is_some();
+            let (text, binary) = match ws.poll_message(now, &mut conn.out) {
+                Some(Message::Text(text)) => (Some(text.to_owned()), None),
+                Some(Message::Binary(bytes)) => (None, Some(bytes.to_vec())),
                 None => return,
             };
-            if self.link != Some(token) {
-                continue;
-            }
-            match message {
-                Owned::Binary(bytes) => match split_data(&bytes) {
-                    Some((conn, data)) => self.page_data(conn, data),
-                    None => tracing::debug!("page sent a data message without a connection id"),
-                },
-                Owned::Text(text) => self.page_request(&text),
+            if awaiting_hello {
+                self.hello(token, text.as_deref());
+            } else if self.link == Some(token) {
+                match (text, binary) {
+                    (Some(text), _) => self.request(&text),
+                    (None, Some(bytes)) => match split_data(&bytes) {
+                        Some((conn, data)) => self.events.push(PageEvent::Data {
+                            conn,
+                            bytes: data.to_vec(),
+                        }),
+                        None => tracing::debug!("page sent a data message without a connection id"),
+                    },
+                    (None, None) => {}
+                }
             }
         }
     }
 
-    /// A text request from the page.
-    fn page_request(&mut self, text: &str) {
-        match serde_json::from_str::<FromPage>(text) {
-            Ok(FromPage::Close { conn }) => self.page_close(conn),
-            Ok(FromPage::List) => {
-                let (files, truncated) = self.workspace.list();
-                self.send_page(&ToPage::Files {
-                    files: &files,
-                    truncated,
-                });
+    /// The first message on a link socket: links the page, or closes the socket saying why.
+    fn hello(&mut self, token: usize, text: Option<&str>) {
+        let verdict = self.session.hello(text, super::entropy());
+        let now = self.now();
+        let Some(conn) = self.conns.get_mut(&token) else {
+            return;
+        };
+        let Stage::Socket { ws, hello_by } = &mut conn.stage else {
+            return;
+        };
+        *hello_by = None;
+        let welcome = match verdict {
+            Ok(welcome) => welcome,
+            Err(refusal) => {
+                ws.close(now, refusal.code, refusal.reason, &mut conn.out);
+                println!("a page was refused the link: {}", refusal.reason);
+                return;
             }
-            Ok(FromPage::Read { path }) => match self.workspace.read(&path) {
-                Ok((path, text)) => self.send_page(&ToPage::File {
-                    path: &path,
-                    text: &text,
-                }),
-                Err(message) => self.send_page(&ToPage::Error { message: &message }),
-            },
-            Err(e) => {
-                let message = format!("the relay does not understand this request: {e}");
-                self.send_page(&ToPage::Error { message: &message });
-            }
+        };
+        if self.link.is_some() {
+            println!("the page reloaded: the link moves to it");
+            self.close_link(REPLACED, "this tab reloaded, the link moved to it");
         }
+        self.link = Some(token);
+        self.send_text(&welcome);
+        self.events.push(PageEvent::Linked);
+    }
+
+    /// A text request from the linked page.
+    fn request(&mut self, text: &str) {
+        match self.session.request(text) {
+            Asked::Answer(answer) => self.send_text(&answer),
+            Asked::Close { conn } => self.events.push(PageEvent::Close { conn }),
+        }
+    }
+
+    fn send_text(&mut self, text: &str) {
+        let Some(token) = self.link else { return };
+        if let Some(conn) = self.conns.get_mut(&token)
+            && let Stage::Socket { ws, .. } = &mut conn.stage
+        {
+            ws.send_text(text.as_bytes(), &mut conn.out);
+        }
+        self.flush_conn(token);
     }
 
     /// Writes what `token` has queued; shuts the write side of an answered connection once it
-    /// is all written; closes a link once its WebSocket finished (after one last write).
-    fn flush_page(&mut self, token: usize) {
-        let Some(conn) = self.page.get_mut(&token) else {
+    /// is all written; drops a socket once its WebSocket finished (after one last write); reads
+    /// a paused connection again once its queue drained.
+    fn flush_conn(&mut self, token: usize) {
+        let Some(conn) = self.conns.get_mut(&token) else {
             return;
         };
-        let flushed = flush(&mut conn.stream, &mut conn.out);
-        let done = match (&conn.stage, flushed) {
-            (_, Err(_)) => true,
-            (Stage::Answered { .. }, Ok(true)) if !conn.write_shut => {
-                conn.write_shut = true;
-                conn.stream.shutdown(Shutdown::Write).is_err()
+        let t = Token(token);
+        match self.table.write(t, &conn.out) {
+            Write::Sent(n) => {
+                conn.out.drain(..n);
             }
-            (Stage::Answered { .. } | Stage::Head { .. }, Ok(_)) => false,
-            (Stage::Link(ws), Ok(_)) => ws.finished().is_some(),
+            Write::Gone => {
+                self.drop_conn(token);
+                return;
+            }
+        }
+        let done = match &conn.stage {
+            Stage::Answered if conn.out.is_empty() && !conn.write_shut => {
+                conn.write_shut = true;
+                self.table.shutdown_write(t).is_err()
+            }
+            Stage::Answered | Stage::Head { .. } => false,
+            Stage::Socket { ws, .. } => ws.finished().is_some(),
         };
         if done {
-            self.drop_page(token);
+            self.drop_conn(token);
+        } else if self.table.resume(t, conn.out.len()) {
+            self.read(token);
         }
     }
 
-    /// Forgets browser connection `token`; when it was the link, unlinks.
-    fn drop_page(&mut self, token: usize) {
-        if let Some(mut conn) = self.page.remove(&token) {
-            let _ = self.poll.registry().deregister(&mut conn.stream);
-        }
+    /// Forgets browser connection `token`; when it held the link, the page is unlinked.
+    fn drop_conn(&mut self, token: usize) {
+        self.table.remove(&self.registry, Token(token));
+        self.conns.remove(&token);
         if self.link == Some(token) {
-            self.unlink();
+            self.link = None;
+            self.events.push(PageEvent::Unlinked);
         }
+    }
+
+    /// The clock of the WebSocket timers.
+    fn now(&self) -> Timestamp {
+        let millis = u64::try_from(self.clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+        Timestamp::from_millis(millis)
+    }
+}
+
+impl Uplink for PageLink {
+    fn linked(&self) -> bool {
+        self.link.is_some()
+    }
+
+    fn queued(&self) -> usize {
+        self.link
+            .and_then(|t| self.conns.get(&t))
+            .map_or(0, |conn| conn.out.len())
+    }
+
+    fn send(&mut self, message: &ToPage) {
+        self.send_text(&message.to_json());
+    }
+
+    fn send_binary(&mut self, message: &[u8]) {
+        let Some(token) = self.link else { return };
+        if let Some(conn) = self.conns.get_mut(&token)
+            && let Stage::Socket { ws, .. } = &mut conn.stage
+        {
+            ws.send_binary(message, &mut conn.out);
+        }
+        self.flush_conn(token);
     }
 }

@@ -164,7 +164,7 @@ fn answer_tool_call(
                 .unwrap_or_else(|_| "the editor answered with an error".to_owned()),
         },
     };
-    if let Err(e) = host.answer(call, &outcome) {
+    if let Err(e) = host.handle_tool_outcome(call, &outcome) {
         out.log("warn", &format!("answer not delivered: {e}"))?;
     }
     Ok(())

@@ -159,7 +159,7 @@ fn review_line(
 }
 
 fn answer(host: &mut Host, screen: &mut Screen, id: ToolCallId, outcome: &ToolOutcome) {
-    if let Err(e) = host.answer(id, outcome) {
+    if let Err(e) = host.handle_tool_outcome(id, outcome) {
         // The call was cancelled in the meantime (claude moved on): nothing is owed.
         screen.say(&format!("{id}: answer not sent: {e}"));
     }

@@ -127,7 +127,7 @@ impl Served {
                 while let Ok(command) = commands_rx.try_recv() {
                     match command {
                         Command::Answer(id, outcome, reply) => {
-                            let _ = reply.send(host.answer(id, &outcome));
+                            let _ = reply.send(host.handle_tool_outcome(id, &outcome));
                         }
                         Command::Editor(event) => host.handle_editor_event(&event).unwrap(),
                         Command::Stop => {

@@ -1,9 +1,11 @@
 // The browser demo editor. The whole Claude Code IDE protocol runs here, in the wasm engine;
 // `idelink relay` only owns the sockets and the lock file and forwards claude's raw bytes over
-// the page link (message format: hosts/cli/src/relay/link.rs).
+// the page link (protocol: docs/relay.md; messages: hosts/cli/src/relay/link.rs).
 import init, { Engine } from '/pkg/idelink_wasm.js';
 
 const $ = (id) => document.getElementById(id);
+/** Where this tab keeps the relay's resume token, so that a reload links again. */
+const RESUME_KEY = 'idelink-relay-resume';
 /** Largest data message sent to the relay (it accepts 8 MiB). */
 const CHUNK_BYTES = 1 << 20;
 const LANGUAGES = {
@@ -23,8 +25,9 @@ const state = {
   /** the open document: { path, text, dirty } */
   doc: null,
   lastSelection: '',
-  /** answers to list/read, in request order */
-  waiting: [],
+  /** answers to list/read, by request id */
+  waiting: new Map(),
+  nextRequest: 1,
   timer: null,
 };
 
@@ -53,8 +56,10 @@ async function start() {
     state.linkState = `cannot load the wasm engine (${e.message}): run bash bindings/wasm/build.sh`;
     return showStatus();
   }
-  const ws = new WebSocket(`ws://${location.host}/link?secret=${encodeURIComponent(secret)}`);
+  // The secret never goes into a URL the browser requests: it is the link's first message.
+  const ws = new WebSocket(`ws://${location.host}/link`);
   ws.binaryType = 'arraybuffer';
+  ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', secret, resume: sessionStorage.getItem(RESUME_KEY) }));
   ws.onmessage = (m) => (typeof m.data === 'string' ? onText(JSON.parse(m.data)) : onData(new Uint8Array(m.data)));
   ws.onclose = (e) => linkLost(e);
   state.link = ws;
@@ -66,15 +71,24 @@ function linkSend(message) {
 }
 
 function request(message) {
+  const id = state.nextRequest++;
   return new Promise((resolve, reject) => {
-    state.waiting.push({ resolve, reject });
-    linkSend(JSON.stringify(message));
+    state.waiting.set(id, { resolve, reject });
+    linkSend(JSON.stringify({ ...message, id }));
   });
+}
+
+/** The waiter of the request `id` answers, taken out of the table. */
+function answered(id) {
+  const waiter = state.waiting.get(id);
+  state.waiting.delete(id);
+  return waiter;
 }
 
 function onText(message) {
   switch (message.type) {
     case 'welcome':
+      sessionStorage.setItem(RESUME_KEY, message.resume);
       state.workspace = message.workspace;
       state.engine = new Engine({ port: message.claudePort, workspaceFolders: [message.workspace] }, message.authToken);
       state.linkState = 'linked';
@@ -97,10 +111,10 @@ function onText(message) {
     }
     case 'files':
     case 'file':
-      state.waiting.shift()?.resolve(message);
+      answered(message.id)?.resolve(message);
       break;
     case 'error': {
-      const waiter = state.waiting.shift();
+      const waiter = message.id === null ? undefined : answered(message.id);
       if (waiter) waiter.reject(new Error(message.message));
       else state.linkState = `linked, but: ${message.message}`;
       break;
@@ -119,9 +133,19 @@ function onData(message) {
   pump();
 }
 
+/** What the relay's own close codes mean for the user (docs/relay.md). */
+const LINK_CLOSED = {
+  1008: 'refused: wrong link secret, open the URL idelink relay printed',
+  4000: 'moved to a reload of this page',
+  4001: 'refused: another page holds the link. Type r and Enter in the idelink relay terminal, then open the new URL',
+  4002: 'closed: the link secret was rotated. Open the new URL idelink relay printed',
+};
+
 function linkLost(event) {
   const why = event.reason ? `${event.code} ${event.reason}` : `${event.code}`;
-  state.linkState = `lost (${why}): restart idelink relay and open the URL it prints`;
+  state.linkState = LINK_CLOSED[event.code] ?? `lost (${why}): restart idelink relay and open the URL it prints`;
+  for (const waiter of state.waiting.values()) waiter.reject(new Error('the relay link is gone'));
+  state.waiting.clear();
   if (state.engine) {
     for (const conn of [...state.toRelay.keys()]) {
       forget(conn);

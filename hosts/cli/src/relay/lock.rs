@@ -1,0 +1,81 @@
+//! The lock file while a page is linked: written when a page links, restored when deleted,
+//! removed when the page goes (and on exit, by the guard's drop).
+
+use idelink_core::host_rules::PumpPolicy;
+use idelink_core::lockfile::LockFile;
+use idelink_mio::lock::LockFileGuard;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What the lock file says, kept to write it whenever a page links.
+pub struct LockSpec {
+    /// The lock directory.
+    pub dir: PathBuf,
+    /// The name claude shows.
+    pub ide_name: String,
+    /// The workspace folder.
+    pub workspace: String,
+    /// The token claude presents.
+    pub auth_token: String,
+    /// The port claude connects to.
+    pub port: u16,
+}
+
+/// The lock of the linked page, if any.
+pub struct LinkLock {
+    spec: LockSpec,
+    guard: Option<LockFileGuard>,
+    checked: Instant,
+    /// How often the lock file is checked for deletion while a page is linked.
+    check_every: Duration,
+}
+
+impl LinkLock {
+    /// No lock written yet; checked as often as `policy` says.
+    pub fn new(spec: LockSpec, policy: &PumpPolicy) -> Self {
+        LinkLock {
+            spec,
+            guard: None,
+            checked: Instant::now(),
+            check_every: Duration::from_millis(policy.lock_check_interval_ms),
+        }
+    }
+
+    /// Writes the lock for a linked page; Err says why it could not, for the user.
+    pub fn write(&mut self) -> Result<(), String> {
+        let contents = LockFile {
+            pid: std::process::id(),
+            workspace_folders: vec![self.spec.workspace.clone()],
+            ide_name: self.spec.ide_name.clone(),
+            auth_token: self.spec.auth_token.clone(),
+            running_in_windows: false,
+        };
+        let guard = LockFileGuard::create(&self.spec.dir, self.spec.port, contents)
+            .map_err(|e| format!("the relay could not write the lock file: {e}"))?;
+        println!(
+            "page linked: claude can connect (lock {})",
+            guard.path().display()
+        );
+        self.guard = Some(guard);
+        self.checked = Instant::now();
+        Ok(())
+    }
+
+    /// Removes the lock, if one was written.
+    pub fn remove(&mut self) {
+        if self.guard.take().is_some() {
+            println!("page gone: lock removed, claude connections closed");
+        }
+    }
+
+    /// Restores the lock file when it was deleted (checked at the policy's interval).
+    pub fn check(&mut self) {
+        if self.checked.elapsed() < self.check_every {
+            return;
+        }
+        self.checked = Instant::now();
+        if let Some(Err(e)) = self.guard.as_mut().map(LockFileGuard::restore_if_missing) {
+            eprintln!("idelink: cannot restore the lock file: {e}");
+        }
+    }
+}
