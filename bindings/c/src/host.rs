@@ -42,11 +42,15 @@ impl HostState {
 pub struct IdelinkWaker(Arc<Waker>);
 
 fn host_error(error: HostError) -> (IdelinkStatus, String) {
-    let status = match error {
-        HostError::HeadlessNotEnabled => IdelinkStatus::IdelinkErrorHeadless,
-        _ => IdelinkStatus::IdelinkErrorIo,
-    };
-    (status, error.to_string())
+    match error {
+        HostError::HeadlessNotEnabled => (
+            IdelinkStatus::IdelinkErrorHeadless,
+            "not serving: this is a headless or automated run; add \"serveWhenHeadless\":true \
+             to config_json to open the socket and write the lock anyway"
+                .to_owned(),
+        ),
+        other => (IdelinkStatus::IdelinkErrorIo, other.to_string()),
+    }
 }
 
 /// Runs `body` on the host behind `host`.
