@@ -56,11 +56,15 @@ fn accepted(claude: claude::Claude) {
     check_session_line(&mut scene);
 
     scene.terminal().submit("/status");
-    scene.wait_screen(&format!("Connected to {} extension", idelink::IDE_NAME));
+    let connected = format!("Connected to {} extension", idelink::IDE_NAME);
+    scene.wait_screen(&connected);
     scene
         .terminal()
         .press("Escape")
         .unwrap_or_else(|e| panic!("{e}"));
+    wait::until("the /status screen to close", || {
+        (!scene.terminal().screen().contains(&connected)).then_some(())
+    });
 
     prompt_until_open_diff(&mut scene);
     scene.wait_file(EDITED);
