@@ -99,9 +99,10 @@ mod tests {
         // SAFETY: a static NUL-terminated string.
         let parsed = unsafe { json::<serde_json::Value>(c"{".as_ptr(), "event") };
         assert!(parsed.is_err_and(|e| e.1.starts_with("invalid event: EOF")));
-        // SAFETY: len 0 never reads the pointer; 3 bytes behind a static array.
+        // SAFETY: len 0 never reads the pointer.
         assert_eq!(unsafe { bytes(std::ptr::null(), 0) }.ok(), Some(&[][..]));
         let data = [1_u8, 2, 3];
+        // SAFETY: three readable bytes behind a local array.
         assert_eq!(unsafe { bytes(data.as_ptr(), 3) }.ok(), Some(&data[..]));
         // SAFETY: NULL with a non-zero length is refused before any read.
         assert!(unsafe { bytes(std::ptr::null(), 1) }.is_err());

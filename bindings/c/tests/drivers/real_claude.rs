@@ -6,6 +6,10 @@
 //!
 //! ctest runs it: `real_claude <path to frame_editor>`. Without the CLI it skips loudly, and
 //! with `CI=true` it fails, like the alarm (docs/compatibility.md).
+#![allow(
+    clippy::expect_used,
+    reason = "a test driver and the alarm's harness: anything unexpected must fail loudly"
+)]
 
 #[allow(dead_code, reason = "the alarm's harness; this driver uses part of it")]
 #[path = "../../../../hosts/cli/tests/real_claude/claude.rs"]
