@@ -3,7 +3,10 @@
 //! every output drained), without the C ABI. Not a test: it prints numbers.
 //!
 //!   cargo run --release -p idelink-c --example rust_roundtrip
-#![expect(clippy::unwrap_used, reason = "a benchmark: a failure must stop it loudly")]
+#![expect(
+    clippy::unwrap_used,
+    reason = "a benchmark: a failure must stop it loudly"
+)]
 
 use idelink_core::{AuthToken, Config, ConnId, Engine, Output, Timestamp};
 use idelink_test_client::{client_frame, upgrade_request};
@@ -44,7 +47,7 @@ fn main() {
         0x81,
         br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"getWorkspaceFolders","arguments":{}}}"#,
     );
-    let (warmup, rounds) = (10_000, 200_000);
+    let (warmup, rounds) = (10_000_u32, 200_000_u32);
     let mut sent = 0;
     for _ in 0..warmup {
         engine.handle_bytes(at(2), conn, &call).unwrap();
@@ -58,6 +61,6 @@ fn main() {
     let ns = start.elapsed().as_nanos() as f64 / f64::from(rounds);
     println!(
         "Rust API: {ns:.0} ns per tools/call round trip ({rounds} rounds, {} bytes answered each)",
-        sent / (warmup + rounds)
+        sent / (warmup + rounds) as usize
     );
 }
