@@ -69,8 +69,9 @@ fn now(ms: u64) -> Timestamp {
 
 /// Creates an engine. `config_json` is the engine configuration in its JSON form
 /// (`{"port":40000,"workspaceFolders":["/p"],…}`, camelCase, every field optional; NULL: all
-/// defaults). `auth_token` is the token clients must present (the one in the lock file; at
-/// least 16 characters). On success `*out` receives the handle.
+/// defaults). `auth_token` is the token clients must present (the one in the lock file: 1 to
+/// 256 visible ASCII characters; mint it from OS randomness). On success `*out` receives the
+/// handle.
 ///
 /// **Ownership:** the caller owns the handle and frees it with `idelink_engine_free`. The
 /// strings are only read during the call.
