@@ -4,7 +4,9 @@
 // with bench/rust_roundtrip.rs, the same loop on the Rust API. Not a test: it prints numbers.
 //
 //   cmake -S bindings/c -B build-release -DCMAKE_BUILD_TYPE=Release
-//   cmake --build build-release --target bench_c_roundtrip && build-release/bench_c_roundtrip
+//   cmake --build build-release --target bench_c_roundtrip && build-release/bench_c_roundtrip [ROUNDS]
+// Wall time is noisy on shared machines: `valgrind --tool=callgrind` at two ROUNDS values gives
+// repeatable instructions per round trip (the difference over the difference in rounds).
 #include "idelink.h"
 
 #include <chrono>
@@ -60,7 +62,7 @@ std::size_t drain(IdelinkEngine* engine) {
 
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
     IdelinkEngine* engine = nullptr;
     must(idelink_engine_new("{\"port\":40000,\"readyDelayMs\":0,\"workspaceFolders\":[\"/p\"]}", kToken, &engine));
     std::uint64_t conn = 0;
@@ -84,7 +86,7 @@ int main() {
 
     auto call = masked_text(
         "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"getWorkspaceFolders\",\"arguments\":{}}}");
-    const int warmup = 10000, rounds = 200000;
+    const int warmup = 10000, rounds = argc > 1 ? std::atoi(argv[1]) : 200000;
     std::size_t sent = 0;
     for (int i = 0; i < warmup; ++i) {
         must(idelink_engine_bytes(engine, 2, conn, call.data(), call.size()));

@@ -2,7 +2,7 @@
 //! same loop as `bench/c_roundtrip.cpp` (bytes of a masked `tools/call getWorkspaceFolders` in,
 //! every output drained), without the C ABI. Not a test: it prints numbers.
 //!
-//!   cargo run --release -p idelink-c --example rust_roundtrip
+//!   cargo run --release -p idelink-c --example rust_roundtrip [ROUNDS]
 #![expect(
     clippy::unwrap_used,
     reason = "a benchmark: a failure must stop it loudly"
@@ -47,7 +47,10 @@ fn main() {
         0x81,
         br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"getWorkspaceFolders","arguments":{}}}"#,
     );
-    let (warmup, rounds) = (10_000_u32, 200_000_u32);
+    let warmup = 10_000_u32;
+    let rounds: u32 = std::env::args()
+        .nth(1)
+        .map_or(200_000, |n| n.parse().unwrap());
     let mut sent = 0;
     for _ in 0..warmup {
         engine.handle_bytes(at(2), conn, &call).unwrap();
