@@ -1,9 +1,7 @@
-//! Reviewing one proposal in the terminal: show the diff, read the choice, optionally edit the
-//! proposed text in `$VISUAL` / `$EDITOR`.
+//! Reviewing one proposal in the terminal: the question, the choice, and editing the proposed
+//! text in `$VISUAL` / `$EDITOR`.
 
-use super::diff_view;
-use super::status::relative;
-use super::workspace_editor::PendingDiff;
+use super::file_read::{MAX_FILE_BYTES, read_regular};
 use std::io;
 use std::path::PathBuf;
 use std::process::Command;
@@ -19,16 +17,7 @@ pub enum Choice {
     Edit,
 }
 
-/// The text shown for a proposal: its diff against the file on disk.
-pub fn present(diff: &PendingDiff, workspace: &str, colour: bool) -> String {
-    let old = std::fs::read(&diff.path)
-        .ok()
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
-    let label = relative(&diff.path, workspace);
-    diff_view::render(label, old.as_deref(), &diff.proposed, colour)
-}
-
-/// The question asked for `label`.
+/// The question asked for `label` (already made inert).
 pub fn prompt(label: &str) -> String {
     format!("Apply this change to {label}? [a]ccept / [r]eject / [e]dit: ")
 }
@@ -65,7 +54,12 @@ pub fn edit(proposed: &str, file_name: &str, editor: &str) -> io::Result<String>
         .status();
     let edited = status.and_then(|status| {
         if status.success() {
-            std::fs::read_to_string(&path)
+            match read_regular(&path, MAX_FILE_BYTES) {
+                Ok(Some(bytes)) => String::from_utf8(bytes)
+                    .map_err(|_| io::Error::other("the edited text is not UTF-8")),
+                Ok(None) => Err(io::Error::other("the editor removed the file")),
+                Err(message) => Err(io::Error::other(message)),
+            }
         } else {
             Err(io::Error::other(format!("{editor} exited with {status}")))
         }

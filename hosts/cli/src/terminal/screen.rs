@@ -1,0 +1,98 @@
+//! The terminal's output: status lines, the diff under review, and the question kept last.
+//!
+//! Every status line passes through [`inert::line`] here, whatever its source (paths, client
+//! names, close reasons, typed text), so no caller can forget it; diffs arrive already inert
+//! from [`diff_view`](super::diff_view).
+
+use super::inert;
+use super::review;
+use std::io::Write;
+use std::time::Instant;
+
+/// Shown characters of a status line; longer ones are cut with a marker.
+const MAX_STATUS_CHARS: usize = 1000;
+
+/// The terminal.
+pub struct Screen {
+    started: Instant,
+    /// Paint diffs.
+    pub colour: bool,
+    /// The question on screen waiting for an answer, asked again after any status line.
+    prompt: Option<String>,
+    /// Status lines held back while an editor owns the terminal.
+    held: Option<Vec<String>>,
+}
+
+impl Screen {
+    /// A screen whose status lines are stamped with the seconds since now.
+    pub fn new(colour: bool) -> Screen {
+        Screen {
+            started: Instant::now(),
+            colour,
+            prompt: None,
+            held: None,
+        }
+    }
+
+    /// One status line, stamped with the seconds since start.
+    pub fn say(&mut self, line: &str) {
+        let line = format!(
+            "[{:>7.1}s] {}",
+            self.started.elapsed().as_secs_f64(),
+            inert::line(line, MAX_STATUS_CHARS)
+        );
+        if let Some(held) = self.held.as_mut() {
+            held.push(line);
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        if self.prompt.is_some() {
+            let _ = writeln!(out);
+        }
+        let _ = writeln!(out, "{line}");
+        if let Some(prompt) = &self.prompt {
+            let _ = write!(out, "{prompt}");
+        }
+        let _ = out.flush();
+    }
+
+    /// Prints a diff (inert text from `diff_view`), on a fresh line.
+    pub fn show(&mut self, diff: &str) {
+        self.prompt = None;
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "\n{diff}");
+        let _ = out.flush();
+    }
+
+    /// Asks the review question for the file `label` (peer text: made inert here).
+    pub fn ask(&mut self, label: &str) {
+        let prompt = review::prompt(&inert::line(label, MAX_STATUS_CHARS));
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "{prompt}");
+        let _ = out.flush();
+        self.prompt = Some(prompt);
+    }
+
+    /// The question is answered or gone: status lines no longer repeat it.
+    pub fn withdraw(&mut self) {
+        self.prompt = None;
+    }
+
+    /// An editor owns the terminal: hold status lines until [`release`](Self::release).
+    pub fn hold(&mut self) {
+        self.prompt = None;
+        self.held.get_or_insert_with(Vec::new);
+    }
+
+    /// The editor exited: print the status lines held meanwhile.
+    pub fn release(&mut self) {
+        let Some(held) = self.held.take() else {
+            return;
+        };
+        let mut out = std::io::stdout().lock();
+        for line in held {
+            let _ = writeln!(out, "{line}");
+        }
+        let _ = out.flush();
+    }
+}
