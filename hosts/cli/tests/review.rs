@@ -90,6 +90,11 @@ struct Serve {
 impl Serve {
     /// Starts `idelink serve <args> --lock-dir <dir>/ide <dir>/work` with `stdin`.
     fn start(name: &str, args: &[&str], stdin: Stdio) -> Serve {
+        Serve::start_with_env(name, args, &[], stdin)
+    }
+
+    /// [`start`](Self::start) with environment variables set.
+    fn start_with_env(name: &str, args: &[&str], env: &[(&str, &str)], stdin: Stdio) -> Serve {
         let dir = temp_dir(name);
         let work = dir.join("work").canonicalize().unwrap();
         let lock_dir = dir.join("ide");
@@ -98,6 +103,8 @@ impl Serve {
             .arg("--lock-dir")
             .arg(&lock_dir)
             .arg(&work)
+            .envs(env.iter().copied())
+            .env_remove("EDITOR")
             .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(File::create(dir.join("stderr")).unwrap())
@@ -416,5 +423,44 @@ fn an_answer_belongs_to_the_diff_it_was_typed_for() {
         "the half-typed 'a' must not accept the replacement"
     );
     serve.out.wait_for("rejected: b.txt");
+    serve.terminate();
+}
+
+#[test]
+fn the_loop_keeps_serving_while_the_editor_runs() {
+    // The "editor" announces itself, reads one line from the terminal and saves it: it gets
+    // the input (nothing else reads the terminal meanwhile), and starts without a shell of
+    // idelink's (its words are split by idelink; the path is appended as $0).
+    let editor = r#"sh -c 'echo editor-started; read line; printf "%s\n" "$line" > "$0"'"#;
+    let mut serve =
+        Serve::start_with_env("review-edit", &[], &[("VISUAL", editor)], Stdio::piped());
+    let mut stdin = serve.child.stdin.take().unwrap();
+    let mut client = Client::connect_initialized(serve.port, &serve.token).unwrap();
+    let call = client
+        .send_request(
+            "tools/call",
+            open_diff(&serve.path("e.txt"), "proposed\n", "e"),
+        )
+        .unwrap();
+    serve.out.wait_for(&format!("{ASK}e.txt{ASK_END}"));
+    stdin.write_all(b"e\n").unwrap();
+    serve.out.wait_for("editor-started\n");
+
+    let (port, token) = (serve.port, serve.token.clone());
+    let (done, second) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(Client::connect_initialized(port, &token).map(|_| ()));
+    });
+    second
+        .recv_timeout(Duration::from_secs(1))
+        .expect("a second client connects and initializes within 1 s while the editor runs")
+        .unwrap();
+
+    stdin.write_all(b"typed in the editor\n").unwrap();
+    assert_eq!(
+        texts(&client.response(call).unwrap()),
+        ["FILE_SAVED", "typed in the editor\n"]
+    );
+    serve.out.wait_for("accepted (edited): e.txt");
     serve.terminate();
 }

@@ -11,7 +11,7 @@
 //! The same thread runs `$VISUAL` / `$EDITOR` when the user edits a proposal: while the editor
 //! owns the terminal nothing else reads it, and the serve loop keeps polling meanwhile.
 
-use super::review;
+use super::{editor_command, review};
 use idelink_core::ToolCallId;
 use idelink_mio::Waker;
 use std::io::{self, IsTerminal, Read, Write};
@@ -139,8 +139,8 @@ impl Reader {
             loop {
                 match self.jobs.try_recv() {
                     Ok(job) => {
-                        let result =
-                            review::edit(&job.proposed, &job.file_name, &review::user_editor());
+                        let editor = editor_command::user_editor();
+                        let result = review::edit(&job.proposed, &job.file_name, &editor);
                         self.lines.clear();
                         if !self.hand_over(Input::Edited { id: job.id, result }) {
                             return;

@@ -9,6 +9,7 @@
 //! (PROTOCOL.md §4).
 
 mod diff_view;
+mod editor_command;
 mod file_read;
 mod inert;
 mod input;

@@ -1,6 +1,7 @@
 //! Reviewing one proposal in the terminal: the question, the choice, and editing the proposed
 //! text in `$VISUAL` / `$EDITOR`.
 
+use super::editor_command;
 use super::file_read::{MAX_FILE_BYTES, read_regular};
 use std::io;
 use std::path::PathBuf;
@@ -32,26 +33,19 @@ pub fn parse_choice(line: &str) -> Option<Choice> {
     }
 }
 
-/// The user's editor command: `$VISUAL`, else `$EDITOR`, else `vi`.
-pub fn user_editor() -> String {
-    std::env::var("VISUAL")
-        .or_else(|_| std::env::var("EDITOR"))
-        .unwrap_or_else(|_| "vi".to_owned())
-}
-
-/// Opens `proposed` in `editor` (a shell command; the file path is appended) and returns the
-/// text as saved. The temporary file is private (0600) and removed afterwards. Blocks until the
-/// editor exits.
+/// Opens `proposed` in `editor` (a command line split into words by
+/// [`editor_command::words`], started without a shell; the file path is appended) and returns
+/// the text as saved. The temporary file is private (0600) and removed afterwards. Blocks until
+/// the editor exits.
 pub fn edit(proposed: &str, file_name: &str, editor: &str) -> io::Result<String> {
+    let words = editor_command::words(editor).map_err(io::Error::other)?;
     let path = temp_path(file_name);
     write_private(&path, proposed)?;
-    // Through the shell, so EDITOR may carry arguments ("code --wait").
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{editor} \"$1\""))
-        .arg("idelink-edit")
+    let status = Command::new(&words[0])
+        .args(&words[1..])
         .arg(&path)
-        .status();
+        .status()
+        .map_err(|e| io::Error::other(format!("cannot start {}: {e}", words[0])));
     let edited = status.and_then(|status| {
         if status.success() {
             match read_regular(&path, MAX_FILE_BYTES) {
@@ -68,11 +62,23 @@ pub fn edit(proposed: &str, file_name: &str, editor: &str) -> io::Result<String>
     edited
 }
 
+/// A fresh temporary path ending in `file_name` with every character but `[A-Za-z0-9._-]`
+/// replaced by `_` (the name comes from the peer; the editor shows it).
 fn temp_path(file_name: &str) -> PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    std::env::temp_dir().join(format!("idelink-{}-{n}-{file_name}", std::process::id()))
+    let name: String = file_name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    std::env::temp_dir().join(format!("idelink-{}-{n}-{name}", std::process::id()))
 }
 
 fn write_private(path: &PathBuf, text: &str) -> io::Result<()> {
@@ -106,5 +112,19 @@ mod tests {
         assert_eq!(text, "the edited text\n");
         let failed = edit("x", "x.rs", "false").unwrap_err();
         assert!(failed.to_string().contains("false exited with"), "{failed}");
+        let missing = edit("x", "x.rs", "/no/such/editor -w").unwrap_err();
+        assert!(
+            missing
+                .to_string()
+                .starts_with("cannot start /no/such/editor: "),
+            "{missing}"
+        );
+    }
+
+    #[test]
+    fn the_temporary_name_keeps_only_plain_characters() {
+        let path = temp_path("a\x1b[2K b/../c.rs");
+        let name = path.file_name().unwrap().to_str().unwrap();
+        assert!(name.ends_with("-a__2K_b_.._c.rs"), "{name}");
     }
 }

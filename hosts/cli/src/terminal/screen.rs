@@ -11,6 +11,8 @@ use std::time::Instant;
 
 /// Shown characters of a status line; longer ones are cut with a marker.
 const MAX_STATUS_CHARS: usize = 1000;
+/// Status lines kept while an editor owns the terminal; later ones are counted, not kept.
+const MAX_HELD_LINES: usize = 200;
 
 /// The terminal.
 pub struct Screen {
@@ -21,6 +23,8 @@ pub struct Screen {
     prompt: Option<String>,
     /// Status lines held back while an editor owns the terminal.
     held: Option<Vec<String>>,
+    /// Status lines dropped while held, past [`MAX_HELD_LINES`].
+    dropped: usize,
 }
 
 impl Screen {
@@ -31,6 +35,7 @@ impl Screen {
             colour,
             prompt: None,
             held: None,
+            dropped: 0,
         }
     }
 
@@ -42,7 +47,11 @@ impl Screen {
             inert::line(line, MAX_STATUS_CHARS)
         );
         if let Some(held) = self.held.as_mut() {
-            held.push(line);
+            if held.len() < MAX_HELD_LINES {
+                held.push(line);
+            } else {
+                self.dropped += 1;
+            }
             return;
         }
         let mut out = std::io::stdout().lock();
@@ -92,6 +101,13 @@ impl Screen {
         let mut out = std::io::stdout().lock();
         for line in held {
             let _ = writeln!(out, "{line}");
+        }
+        if self.dropped > 0 {
+            let _ = writeln!(
+                out,
+                "({} more status lines while the editor was open)",
+                std::mem::take(&mut self.dropped)
+            );
         }
         let _ = out.flush();
     }
