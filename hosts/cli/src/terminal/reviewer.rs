@@ -133,6 +133,9 @@ impl Reviewer {
         editor: &mut WorkspaceEditor,
         screen: &mut Screen,
     ) {
+        if matches!(input, Input::Line { .. }) {
+            screen.line_entered();
+        }
         match input {
             Input::Line { text, epoch } => match self.shown {
                 Some(shown) if shown.epoch == epoch && self.editing.is_none() => {
@@ -194,8 +197,8 @@ impl Reviewer {
         let label = relative(&current.path, &self.workspace).to_owned();
         let outcome = match review::parse_choice(line) {
             None => {
+                // The question is still up: the status line asks it again.
                 screen.say("please answer a, r or e");
-                screen.ask(&label);
                 return;
             }
             Some(Choice::Accept) => ToolOutcome::DiffSaved {

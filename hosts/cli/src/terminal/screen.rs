@@ -21,6 +21,8 @@ pub struct Screen {
     pub colour: bool,
     /// The question on screen waiting for an answer, asked again after any status line.
     prompt: Option<String>,
+    /// The cursor is after a question, not at the start of a line.
+    mid_line: bool,
     /// Status lines held back while an editor owns the terminal.
     held: Option<Vec<String>>,
     /// Status lines dropped while held, past [`MAX_HELD_LINES`].
@@ -34,6 +36,7 @@ impl Screen {
             started: Instant::now(),
             colour,
             prompt: None,
+            mid_line: false,
             held: None,
             dropped: 0,
         }
@@ -55,13 +58,14 @@ impl Screen {
             return;
         }
         let mut out = std::io::stdout().lock();
-        if self.prompt.is_some() {
+        if self.mid_line {
             let _ = writeln!(out);
         }
         let _ = writeln!(out, "{line}");
         if let Some(prompt) = &self.prompt {
             let _ = write!(out, "{prompt}");
         }
+        self.mid_line = self.prompt.is_some();
         let _ = out.flush();
     }
 
@@ -69,8 +73,16 @@ impl Screen {
     pub fn show(&mut self, diff: &str) {
         self.prompt = None;
         let mut out = std::io::stdout().lock();
-        let _ = write!(out, "\n{diff}");
+        if std::mem::take(&mut self.mid_line) {
+            let _ = writeln!(out);
+        }
+        let _ = write!(out, "{diff}");
         let _ = out.flush();
+    }
+
+    /// The user ended a line (the terminal echoed it): the cursor is at the start of a line.
+    pub fn line_entered(&mut self) {
+        self.mid_line = false;
     }
 
     /// Asks the review question for the file `label` (peer text: made inert here).
@@ -80,9 +92,11 @@ impl Screen {
         let _ = write!(out, "{prompt}");
         let _ = out.flush();
         self.prompt = Some(prompt);
+        self.mid_line = true;
     }
 
-    /// The question is answered or gone: status lines no longer repeat it.
+    /// The question is answered or gone: status lines no longer repeat it (the next output
+    /// still starts on a fresh line).
     pub fn withdraw(&mut self) {
         self.prompt = None;
     }
