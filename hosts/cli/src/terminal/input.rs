@@ -72,6 +72,7 @@ impl Keyboard {
         let (jobs, job_queue) = mpsc::channel();
         let (send, inputs) = mpsc::channel();
         let (bell, bell_end) = UnixStream::pair()?;
+        bell.set_nonblocking(true)?;
         bell_end.set_nonblocking(true)?;
         let thread = Reader {
             epoch: Arc::clone(&epoch),
@@ -107,6 +108,7 @@ impl Keyboard {
     /// Opens a proposal in the user's editor; the result comes back as [`Input::Edited`].
     pub fn edit(&mut self, job: EditJob) {
         if self.jobs.send(job).is_ok() {
+            // A full bell already rings: a failed write loses nothing.
             let _ = self.bell.write_all(b"e");
         }
     }

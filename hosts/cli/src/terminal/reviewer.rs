@@ -52,7 +52,8 @@ impl Reviewer {
     pub fn withdraw(&mut self, screen: &mut Screen) {
         if self.shown.take().is_some() {
             screen.withdraw();
-            if let Some(keyboard) = &self.keyboard {
+            // While an editor runs, what is typed is the editor's: nothing to drop.
+            if let Some(keyboard) = self.keyboard.as_ref().filter(|_| self.editing.is_none()) {
                 keyboard.new_epoch();
             }
         }
