@@ -393,6 +393,7 @@ fn an_answer_belongs_to_the_diff_it_was_typed_for() {
 
     // Before: a line typed while no diff is shown answers nothing.
     keys.write_all(b"a\n").unwrap();
+    echo.wait_for("a\r\n");
     serve
         .out
         .wait_for("ignored \"a\": no diff is waiting for an answer");
@@ -402,6 +403,7 @@ fn an_answer_belongs_to_the_diff_it_was_typed_for() {
     serve.out.wait_for(&format!("{ASK}a.txt{ASK_END}"));
 
     // During: a half-typed answer when the diff is replaced answers neither.
+    // The echo shows the terminal's line discipline holds the half-typed line.
     keys.write_all(b"a").unwrap();
     echo.wait_for("a");
     let second = client
@@ -463,4 +465,40 @@ fn the_loop_keeps_serving_while_the_editor_runs() {
     );
     serve.out.wait_for("accepted (edited): e.txt");
     serve.terminate();
+}
+
+#[test]
+fn a_signal_while_the_editor_runs_removes_the_lock_and_waits_for_the_editor() {
+    let editor = r#"sh -c 'echo editor-started; read line; printf "%s\n" "$line" > "$0"'"#;
+    let mut serve =
+        Serve::start_with_env("review-stop", &[], &[("VISUAL", editor)], Stdio::piped());
+    let mut stdin = serve.child.stdin.take().unwrap();
+    let mut client = Client::connect_initialized(serve.port, &serve.token).unwrap();
+    client
+        .send_request("tools/call", open_diff(&serve.path("s.txt"), "x\n", "s"))
+        .unwrap();
+    serve.out.wait_for(&format!("{ASK}s.txt{ASK_END}"));
+    stdin.write_all(b"e\n").unwrap();
+    serve.out.wait_for("editor-started\n");
+
+    let pid = rustix::process::Pid::from_child(&serve.child);
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let until = Instant::now() + DEADLINE;
+    while serve.lock.exists() {
+        assert!(
+            Instant::now() < until,
+            "the lock must go while the editor runs"
+        );
+        std::thread::park_timeout(Duration::from_millis(20));
+    }
+    assert_eq!(
+        serve.child.try_wait().unwrap(),
+        None,
+        "idelink waits for the editor instead of leaving it behind"
+    );
+    stdin.write_all(b"done\n").unwrap();
+    assert!(wait_exit(&mut serve.child).success());
+    serve
+        .out
+        .wait_for("waited for the editor to exit; its text was not sent");
 }

@@ -113,6 +113,16 @@ impl Keyboard {
         }
     }
 
+    /// Blocks until the editor started by [`edit`](Self::edit) exits (or the input thread
+    /// ends), dropping lines meanwhile.
+    pub fn wait_edited(&self) {
+        while let Ok(input) = self.inputs.recv() {
+            if matches!(input, Input::Edited { .. } | Input::Closed) {
+                return;
+            }
+        }
+    }
+
     /// The next thing from the input thread, if any.
     pub fn try_take(&self) -> Option<Input> {
         match self.inputs.try_recv() {

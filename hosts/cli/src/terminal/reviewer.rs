@@ -59,6 +59,19 @@ impl Reviewer {
         }
     }
 
+    /// Blocks until the editor opened for a proposal exits, if one is open (the serve loop has
+    /// ended; its answer is not sent).
+    pub fn wait_for_editor(self, screen: &mut Screen) {
+        let (Some(id), Some(keyboard)) = (self.editing, self.keyboard) else {
+            return;
+        };
+        screen.say(&format!(
+            "{id}: waited for the editor to exit; its text was not sent"
+        ));
+        keyboard.wait_edited();
+        screen.release();
+    }
+
     /// Takes what the worker and the input thread have, then starts preparing the proposal
     /// at the head of the queue if it is not yet on screen.
     pub fn step(&mut self, host: &mut Host, editor: &mut WorkspaceEditor, screen: &mut Screen) {

@@ -93,6 +93,11 @@ pub fn run(
     }
     screen.say("stopping");
     host.shutdown(Duration::from_secs(1), &mut events);
+    if let Some(reviewer) = reviewer {
+        // The lock is gone and the clients closed; an open editor keeps the terminal until
+        // the user leaves it (killing it could lose their work).
+        reviewer.wait_for_editor(&mut screen);
+    }
     Ok(())
 }
 
