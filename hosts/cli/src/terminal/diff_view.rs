@@ -207,12 +207,17 @@ fn summary(reason: &str, old: Option<&str>, new: &str, paint: Paint) -> String {
     for (sign, side, code) in [('-', old, RED), ('+', new, GREEN)] {
         for text in side.split_inclusive('\n').skip(first).take(SUMMARY_LINES) {
             let text = text.strip_suffix('\n').unwrap_or(text);
-            let (rows, found) = inert::rows(text, WRAP_CHARS, Highlight::new(paint.colour));
+            // Each character shows as one or more: the first row needs no more than these.
+            let head = text
+                .char_indices()
+                .nth(WRAP_CHARS)
+                .map_or(text, |(end, _)| &text[..end]);
+            let (rows, found) = inert::rows(head, WRAP_CHARS, Highlight::new(paint.colour));
             findings.merge(found);
-            let more = if rows.len() > 1 {
-                format!(" ↪ ({} more rows)", rows.len() - 1)
+            let more = if head.len() < text.len() || rows.len() > 1 {
+                " ↪ (the line goes on)"
             } else {
-                String::new()
+                ""
             };
             let _ = writeln!(body, "{}{sign}{}{more}{reset}", paint.code(code), rows[0]);
         }

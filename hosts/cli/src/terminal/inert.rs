@@ -97,7 +97,7 @@ const INVISIBLE: &[(u32, u32)] = &[
 fn classify(c: char) -> Option<Hidden> {
     let code = u32::from(c);
     match code {
-        0x09 => None,
+        0x09 | 0x20..=0x7E | 0xA0..=0xAC => None,
         0x00..=0x1F | 0x7F..=0x9F => Some(Hidden::Control),
         // Unicode TR#9 explicit formatting characters and the implicit marks.
         0x202A..=0x202E | 0x2066..=0x2069 | 0x200E | 0x200F | 0x061C => Some(Hidden::Bidi),

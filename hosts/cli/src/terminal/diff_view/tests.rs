@@ -138,3 +138,16 @@ fn a_diff_over_the_row_limit_is_summarized() {
         "{out}"
     );
 }
+
+#[test]
+fn a_summary_shows_the_start_of_an_overlong_line_and_says_it_goes_on() {
+    let limits = Limits {
+        max_bytes: 100,
+        ..Limits::DEFAULT
+    };
+    let long = format!("{}\n", "y".repeat(WRAP_CHARS * 3));
+    let out = render("f", Some("x\n"), &long, false, &limits);
+    let shown = format!("+{} ↪ (the line goes on)\n", "y".repeat(WRAP_CHARS));
+    assert!(out.contains(&shown), "{out}");
+    assert!(out.contains("\n-x\n"), "{out}");
+}
