@@ -11,6 +11,7 @@
 //! loudly; with `CI=true` they fail. docs/compatibility.md lists the verified versions.
 
 mod claude;
+mod expect;
 mod fake_api;
 mod idelink;
 mod scene;
@@ -116,7 +117,7 @@ fn a_rejected_ide_diff_leaves_the_file_alone() {
     check_session_line(&mut scene);
 
     prompt_until_open_diff(&mut scene);
-    let rejected = format!("Rejected update to {FILE_NAME}");
+    let rejected = format!("{} {FILE_NAME}", scene.claude.expect.rejected_update);
     wait::until(&format!("claude's screen to show {rejected:?}"), || {
         scene.fail_on_ide_error();
         let now = std::fs::read_to_string(&scene.file).unwrap_or_default();
@@ -162,7 +163,10 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
 
     scene.terminal().submit(PROMPT);
     let turn = all_text(&scene.first_turn());
-    let selected = format!("selected the lines 1 to 1 from {path}:\nhello from the workspace");
+    let selected = format!(
+        "selected the {} from {path}:\nhello from the workspace",
+        scene.claude.expect.first_line_selection
+    );
     assert!(
         turn.contains(&selected),
         "the selection pushed after connect should reach the model's context as {selected:?}; \

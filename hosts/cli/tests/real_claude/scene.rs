@@ -116,9 +116,16 @@ impl Scene {
             self.api.port(),
             ide_port,
         );
-        let args = claude::arguments(&self.debug_log_path());
-        let terminal = Terminal::start(&self.root, &self.workspace, &env, &self.claude.bin, &args)
-            .unwrap_or_else(|e| panic!("cannot start claude in tmux: {e}"));
+        let mut args = self.claude.leading.clone();
+        args.extend(claude::arguments(&self.debug_log_path()));
+        let terminal = Terminal::start(
+            &self.root,
+            &self.workspace,
+            &env,
+            &self.claude.program,
+            &args,
+        )
+        .unwrap_or_else(|e| panic!("cannot start claude in tmux: {e}"));
         self.terminal = Some(terminal);
     }
 
