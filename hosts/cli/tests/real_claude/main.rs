@@ -1,14 +1,16 @@
 //! The drift alarm: the real `claude` CLI against `idelink serve`, all on loopback.
 //!
-//! The protocol is whatever the CLI does (PROTOCOL.md); these tests fail when a CLI release
-//! moves it. Each test starts `idelink serve` on a temporary workspace, the real CLI in a tmux
+//! The protocol is whatever the CLI does (docs/protocol.md); these tests fail when a CLI
+//! release moves it. Each test starts `idelink serve` on a temporary workspace, the real CLI in a tmux
 //! pseudo-terminal with a private home and config folder, and a scripted Anthropic API
 //! ([`fake_api`]) that makes the model read a file and edit it. They check that the CLI
-//! connects, that the MCP session runs as PROTOCOL.md says, and that the edit goes through the
-//! IDE's `openDiff` and ends as the IDE decided.
+//! connects, that the MCP session runs as docs/protocol.md says, and that the edit goes through
+//! the IDE's `openDiff` and ends as the IDE decided.
 //!
-//! The CLI is `CLAUDE_BIN`, else the pinned install `.ci/run` makes. Without it the tests skip
-//! loudly; with `CI=true` they fail. docs/compatibility.md lists the verified versions.
+//! The CLI is `CLAUDE_BIN` (a native binary, or a release's `cli.js`, run with node), else the
+//! pinned install `.ci/run` makes. Without it the tests skip loudly; with `CI=true` they fail.
+//! Where a CLI version's own words differ, [`expect`] says so. `scripts/compat` runs these
+//! tests over a list of versions; docs/compatibility.md has the results.
 
 mod claude;
 mod expect;
