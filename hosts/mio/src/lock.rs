@@ -1,7 +1,7 @@
 //! The lock file's life on disk: where it goes, how it is written so the token is never
 //! readable by others, rewritten, restored when deleted, and removed.
 //!
-//! Rules (DESIGN.md "Security rules", PROTOCOL.md §1):
+//! Rules (docs/protocol.md §1; idelink-core's "Security" docs):
 //! - directory `$CLAUDE_CONFIG_DIR/ide`, else `~/.claude/ide`; created 0700; refused when it
 //!   is a symlink or owned by another user;
 //! - written to a temporary name created 0600 with `O_EXCL`, then renamed into place, so the

@@ -4,7 +4,7 @@
 //! The loop ([`run`]) polls the host, prints one status line per event, answers `openFile` and
 //! `saveDocument` from the file system ([`WorkspaceEditor`]), and queues `openDiff` proposals
 //! for review one at a time. Nothing here writes a workspace file: after an accept, claude
-//! writes the file itself (PROTOCOL.md §4).
+//! writes the file itself (docs/protocol.md §4).
 
 mod diff_view;
 mod input;
