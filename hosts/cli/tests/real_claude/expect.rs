@@ -1,7 +1,8 @@
-//! What each CLI version shows, in one place. The protocol checks are the same for every
-//! version; only the CLI's own words differ between releases, and each difference below was
-//! seen in a run (docs/compatibility.md) and located in the CLI's bundled code, to the first
-//! release that has it. idelink behaves the same for every version.
+//! What each CLI version shows and does on its own, in one place. The protocol checks are the
+//! same for every version; only the CLI's own words and file writing differ between
+//! releases. Each difference below was seen in a run (docs/compatibility.md) and pinned to the
+//! first release that has it, in the CLI's bundled code or by running the releases around it.
+//! idelink behaves the same for every version.
 
 /// A CLI version as three numbers, e.g. `(2, 1, 332)`.
 pub type Version = (u32, u32, u32);
@@ -14,6 +15,11 @@ const ONE_BASED_SELECTION_LINES: Version = (2, 1, 181);
 /// it said `User rejected update to <file>`.
 const SHORT_REJECTION: Version = (2, 1, 329);
 
+/// The first release that keeps the final newline of a file it creates through an accepted
+/// `openDiff`; up to 2.1.328 the file ends without it, whatever the IDE answered (runs of
+/// the create test: 2.1.328 drops it, 2.1.329 keeps it).
+const KEEPS_FINAL_NEWLINE: Version = (2, 1, 329);
+
 /// The per-version expectations the tests read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expectations {
@@ -23,6 +29,9 @@ pub struct Expectations {
     /// What the CLI's screen shows before the file name once the IDE rejected an edit:
     /// `Rejected update to`, or `User rejected update to` before 2.1.329.
     pub rejected_update: &'static str,
+    /// Whether a file the CLI creates through an accepted `openDiff` keeps the final newline
+    /// of the text idelink answered.
+    pub created_file_keeps_final_newline: bool,
 }
 
 impl Expectations {
@@ -40,6 +49,16 @@ impl Expectations {
             } else {
                 "User rejected update to"
             },
+            created_file_keeps_final_newline: version >= KEEPS_FINAL_NEWLINE,
+        }
+    }
+
+    /// What the CLI writes for a new file when the IDE accepts `text`.
+    pub fn created_file(&self, text: &str) -> String {
+        if self.created_file_keeps_final_newline {
+            text.to_owned()
+        } else {
+            text.strip_suffix('\n').unwrap_or(text).to_owned()
         }
     }
 }
@@ -83,6 +102,10 @@ mod tests {
             Expectations::for_version("2.1.329").rejected_update,
             "Rejected update to"
         );
+        assert_eq!(pinned.created_file("a\n"), "a\n");
+        assert_eq!(between.created_file("a\n"), "a");
+        assert!(!Expectations::for_version("2.1.328").created_file_keeps_final_newline);
+        assert!(Expectations::for_version("2.1.329").created_file_keeps_final_newline);
     }
 
     #[test]

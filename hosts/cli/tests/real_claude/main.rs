@@ -21,7 +21,7 @@ mod terminal;
 mod wait;
 
 use fake_api::FINAL_TEXT;
-use scene::{EDITED, FILE_NAME, ORIGINAL, Scene};
+use scene::{CREATED, EDITED, FILE_NAME, NEW_FILE_NAME, ORIGINAL, Scene};
 use serde_json::{Value, json};
 
 /// What the user types.
@@ -63,12 +63,17 @@ fn check_tools_listed(turn: &Value) {
 /// Types the prompt and waits for `closeAllDiffTabs` (the CLI's first call at every prompt),
 /// then for the `openDiff` of the scripted edit.
 fn prompt_until_open_diff(scene: &mut Scene) {
+    prompt_until_open_diff_of(scene, PROMPT, FILE_NAME);
+}
+
+/// [`prompt_until_open_diff`] with any prompt, for the `openDiff` of `file_name`.
+fn prompt_until_open_diff_of(scene: &mut Scene, prompt: &str, file_name: &str) {
     let before = scene.idelink().lines().len();
-    scene.terminal().submit(PROMPT);
+    scene.terminal().submit(prompt);
     let (close_all, _) = scene.idelink().wait_line(before, "closeAllDiffTabs");
     let (open_diff, _) = scene
         .idelink()
-        .wait_line(before, &format!("openDiff {FILE_NAME}"));
+        .wait_line(before, &format!("openDiff {file_name}"));
     assert!(
         close_all < open_diff,
         "closeAllDiffTabs must come at the start of the prompt, before the openDiff"
@@ -104,6 +109,31 @@ fn an_accepted_ide_diff_is_written_by_claude() {
     scene.wait_file(EDITED);
     scene.wait_screen(FINAL_TEXT);
     check_tools_listed(&scene.first_turn());
+    scene.assert_stayed_on_loopback();
+}
+
+#[test]
+fn a_file_created_through_an_accepted_ide_diff_is_written_by_claude() {
+    let Some(claude) =
+        claude::locate("a_file_created_through_an_accepted_ide_diff_is_written_by_claude")
+    else {
+        return;
+    };
+    let mut scene = Scene::creating("create", claude);
+    let port = scene.serve_terminal("accept");
+    scene.start_claude(port);
+    scene.wait_connected();
+    check_session_line(&mut scene);
+
+    let created = scene.workspace.join(NEW_FILE_NAME);
+    prompt_until_open_diff_of(
+        &mut scene,
+        &format!("Please create {NEW_FILE_NAME}"),
+        NEW_FILE_NAME,
+    );
+    let expected = scene.claude.expect.created_file(CREATED);
+    scene.wait_file_at(&created, &expected);
+    scene.wait_screen(FINAL_TEXT);
     scene.assert_stayed_on_loopback();
 }
 
