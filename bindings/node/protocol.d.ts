@@ -442,7 +442,7 @@ export type Config = {
   /**
    * Time from `notifications/initialized` until the client counts as ready for notifications.
    * Default 500 ms: the CLI drops a push sent in the same instant and receives one sent 500 ms
-   * later (PROTOCOL.md §5).
+   * later (docs/protocol.md §5).
    */
   readyDelayMs?: number;
   /** Trailing-edge debounce for `selection_changed`. Default 100 ms (peers use 50–300). */

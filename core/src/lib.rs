@@ -3,7 +3,7 @@
 //! A sans-IO engine for the *IDE side* of the Claude Code IDE protocol: the loopback
 //! WebSocket server, speaking MCP over JSON-RPC 2.0, that the `claude` CLI connects to in
 //! order to see the editor (selection, open files, diagnostics) and to show its edits as
-//! reviewable diffs. The wire contract is `shared/PROTOCOL.md` in the project; every rule the
+//! reviewable diffs. The wire contract is `docs/protocol.md` in the repository; every rule the
 //! real CLI depends on is enforced and tested here.
 //!
 //! The engine consumes **bytes** (HTTP upgrade, RFC 6455 frames, JSON-RPC) and **editor

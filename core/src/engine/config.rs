@@ -17,7 +17,7 @@ pub enum SessionPolicy {
     Multi,
     /// One client at a time: when a newer client completes `initialize`, the older one is
     /// closed with code 4001 and the reason the CLI reads as "do not reconnect"
-    /// (PROTOCOL.md §2).
+    /// (docs/protocol.md §2).
     Single,
 }
 
@@ -70,7 +70,7 @@ pub struct Config {
     pub session_policy: SessionPolicy,
     /// Time from `notifications/initialized` until the client counts as ready for
     /// notifications. Default 500 ms: the CLI drops a push sent in the same instant and
-    /// receives one sent 500 ms later (PROTOCOL.md §5).
+    /// receives one sent 500 ms later (docs/protocol.md §5).
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub ready_delay_ms: u64,
     /// Trailing-edge debounce for `selection_changed`. Default 100 ms (peers use 50–300).

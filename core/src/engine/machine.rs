@@ -19,7 +19,7 @@ mod dispatch;
 mod push;
 
 /// The reason text the CLI reads as "a newer session took over: do not reconnect"
-/// (PROTOCOL.md §2), sent with close code 4001.
+/// (docs/protocol.md §2), sent with close code 4001.
 pub const SUPERSEDED_REASON: &str = "Another Claude Code session connected to this IDE";
 
 /// Close code sent with [`SUPERSEDED_REASON`].

@@ -1,6 +1,6 @@
 //! The IDE layer: the editor state fed by editor events, the tool catalog, the read tools
 //! answered from that state, the write tools turned into typed requests for the editor, the
-//! exact result shapes, notification params, and the path and URI rules (PROTOCOL.md §4–§6).
+//! exact result shapes, notification params, and the path and URI rules (docs/protocol.md §4–§6).
 //!
 //! It knows nothing of sockets, WebSocket or JSON-RPC ids. The engine feeds
 //! [`EditorEvent`]s to [`EditorState::apply`] and sends notifications for the

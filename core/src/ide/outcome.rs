@@ -1,5 +1,5 @@
 //! Turning the editor's [`ToolOutcome`] for a [`ToolRequest`] into the exact `tools/call`
-//! result the CLI expects (PROTOCOL.md §4), and answering for an editor that never replied.
+//! result the CLI expects (docs/protocol.md §4), and answering for an editor that never replied.
 
 use std::fmt;
 

@@ -1,5 +1,5 @@
 //! The read tools, answered from [`EditorState`] with no round trip to the editor
-//! (PROTOCOL.md §4). Every answer is one text item holding compact JSON.
+//! (docs/protocol.md §4). Every answer is one text item holding compact JSON.
 
 use std::borrow::Cow;
 

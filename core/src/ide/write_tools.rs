@@ -1,5 +1,5 @@
 //! The write tools: calls the editor must carry out, as typed requests, and the outcomes
-//! the editor reports back (PROTOCOL.md §4).
+//! the editor reports back (docs/protocol.md §4).
 //!
 //! Requests, tagged by `"tool"`, camelCase fields, absent options left out:
 //!

@@ -6,7 +6,7 @@ use crate::args::Shell;
 /// configured for the machine would otherwise swallow the connection.
 const LOOPBACK: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
 
-/// The variables, in order: the port (always matches, PROTOCOL.md §1), the flag editors
+/// The variables, in order: the port (always matches, docs/protocol.md §1), the flag editors
 /// traditionally export, and the proxy bypass lists extended with loopback.
 pub fn variables(port: u16, no_proxy: Option<&str>) -> Vec<(&'static str, String)> {
     let mut bypass: Vec<String> = no_proxy

@@ -240,7 +240,7 @@ enum Effect {
 }
 
 /// Removes these pending diffs and writes their `DIFF_REJECTED` answers into `deferred`
-/// (PROTOCOL.md §4: a diff closed by the client is rejected; never `TAB_CLOSED`, which the
+/// (docs/protocol.md §4: a diff closed by the client is rejected; never `TAB_CLOSED`, which the
 /// CLI reads as "accepted unchanged").
 fn reject_diffs(calls: &mut PendingCalls, ids: &[ToolCallId], deferred: &mut Vec<Vec<u8>>) {
     for id in ids {

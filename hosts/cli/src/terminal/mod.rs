@@ -7,7 +7,7 @@
 //! for review one at a time. Everything a peer or the model sent is made inert before it is
 //! printed ([`inert`]), and nothing the review does blocks the loop ([`reviewer`]). Nothing
 //! here writes a workspace file: after an accept, claude writes the file itself
-//! (PROTOCOL.md §4).
+//! (docs/protocol.md §4).
 
 mod diff_view;
 mod editor_command;
