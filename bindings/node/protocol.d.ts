@@ -131,6 +131,7 @@ export type CloseReason =
   | { kind: 'upgradeRejected'; status: number; detail: string }
   | { kind: 'handshakeTimeout' }
   | { kind: 'tooManyConnections' }
+  | { kind: 'handshakeEvicted' }
   | { kind: 'peerClosed'; code: number | null; reason: string }
   | { kind: 'protocolViolation'; code: number; detail: string }
   | { kind: 'keepaliveTimeout' }
@@ -187,7 +188,12 @@ export interface Config {
   ws?: WsConfig;
   rpc?: { maxDepth?: number };
   maxConnections?: number;
+  maxHandshakes?: number;
   maxOutboundBytes?: number;
+  maxPendingCalls?: number;
+  maxDocuments?: number;
+  maxDiagnostics?: number;
+  maxQueuedMentions?: number;
   sessionPolicy?: 'multi' | 'single';
   readyDelayMs?: number;
   selectionDebounceMs?: number;

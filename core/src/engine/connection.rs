@@ -13,6 +13,9 @@ pub(crate) struct Connection {
     pub(crate) out: Vec<u8>,
     /// A `Transmit` was emitted for the current non-empty run of `out`.
     pub(crate) transmit_signalled: bool,
+    /// `out` passed the outbound cap while replies were queued: input waits until the host
+    /// writes the buffer back under it.
+    pub(crate) held: bool,
 }
 
 /// Where a connection is in its life.
@@ -69,17 +72,20 @@ impl Connection {
             }),
             out: Vec::new(),
             transmit_signalled: false,
+            held: false,
         }
     }
 
     /// Feeds upgrade bytes. Parses only once the blank line that ends a head has arrived (or
     /// the cap is passed), so a client trickling bytes costs a scan, not a parse, per chunk.
+    /// A valid upgrade is answered 503 instead of 101 when `session_slot_free` is false.
     pub(crate) fn feed_handshake(
         &mut self,
         now: Timestamp,
         bytes: &[u8],
         policy: &UpgradePolicy<'_>,
         ws_config: &WsConfig,
+        session_slot_free: bool,
     ) -> HandshakeStep {
         let Stage::Handshake(hs) = &mut self.stage else {
             return HandshakeStep::Pending;
@@ -99,6 +105,10 @@ impl Connection {
                     status: rejection.status().as_u16(),
                     detail: rejection.to_string(),
                 })
+            }
+            Upgrade::Accepted(_) if !session_slot_free => {
+                http::write_rejection(&http::Rejection::TooManyConnections, &mut self.out);
+                HandshakeStep::Rejected(CloseReason::TooManyConnections)
             }
             Upgrade::Accepted(accepted) => {
                 http::write_accept(&accepted, &mut self.out);
@@ -132,6 +142,16 @@ impl Connection {
             Stage::Open(open) => open.ws.send_text(json, &mut self.out),
             _ => false,
         }
+    }
+
+    /// True while the connection is in the HTTP handshake.
+    pub(crate) fn is_handshake(&self) -> bool {
+        matches!(self.stage, Stage::Handshake(_))
+    }
+
+    /// True for an upgraded connection not yet told to close: a session holding a slot.
+    pub(crate) fn is_session(&self) -> bool {
+        matches!(self.stage, Stage::Open(_))
     }
 
     /// A ready client: one that receives notifications.

@@ -9,7 +9,9 @@ use super::error::EngineError;
 use super::notify::Notifier;
 use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
 use crate::http::UpgradePolicy;
-use crate::ide::{self, AtMentioned, EditorEvent, EditorState, StateChange, ToolOutcome};
+use crate::ide::{
+    self, AtMentioned, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome,
+};
 use crate::time::Timestamp;
 use crate::token::AuthToken;
 use crate::ws::close_code;
@@ -50,7 +52,12 @@ pub struct Engine {
 impl Engine {
     /// An engine for `config`, admitting clients that present `token`.
     pub fn new(config: Config, token: AuthToken) -> Self {
-        let state = EditorState::new(config.path_style, config.workspace_folders.clone());
+        let limits = StateLimits {
+            max_documents: config.max_documents,
+            max_diagnostics: config.max_diagnostics,
+        };
+        let state = EditorState::new(config.path_style, config.workspace_folders.clone())
+            .with_limits(limits);
         Engine {
             tools_json: ide::tools_json(config.execute_code),
             config,
@@ -79,24 +86,35 @@ impl Engine {
     }
 
     /// The host accepted a transport connection. Returns its id; feed its bytes with
-    /// [`handle_bytes`](Self::handle_bytes). Over `max_connections`, the engine answers 503
-    /// and asks for the transport to be closed at once.
+    /// [`handle_bytes`](Self::handle_bytes). Connections in the HTTP handshake have their own
+    /// budget (`max_handshakes`): over it, the oldest handshake is answered 503 and its
+    /// transport closed, so idle sockets can never keep an authenticated client out.
     pub fn handle_accept(&mut self, now: Timestamp) -> ConnId {
-        let now = self.advance(now);
+        self.advance(now);
+        let budget = self.config.max_handshakes.max(1);
+        let mut handshakes = self.conns.values().filter(|c| c.is_handshake()).count();
+        while handshakes >= budget {
+            let Some(oldest) = self
+                .conns
+                .iter()
+                .find(|(_, c)| c.is_handshake())
+                .map(|(id, _)| *id)
+            else {
+                break;
+            };
+            if let Some(c) = self.conns.get_mut(&oldest) {
+                crate::http::write_rejection(
+                    &crate::http::Rejection::TooManyConnections,
+                    &mut c.out,
+                );
+            }
+            self.finish(oldest, CloseReason::HandshakeEvicted);
+            handshakes -= 1;
+        }
         self.last_conn += 1;
         let id = ConnId(self.last_conn);
-        let mut conn = Connection::new(now.add_millis(self.config.handshake_timeout_ms));
-        let full = self.conns.len() >= self.config.max_connections;
-        if full {
-            crate::http::write_rejection(
-                &crate::http::Rejection::TooManyConnections,
-                &mut conn.out,
-            );
-        }
+        let conn = Connection::new(self.now.add_millis(self.config.handshake_timeout_ms));
         self.conns.insert(id, conn);
-        if full {
-            self.finish(id, CloseReason::TooManyConnections);
-        }
         id
     }
 
@@ -114,21 +132,25 @@ impl Engine {
             auth_token: Some(&self.token),
             max_head_bytes: self.config.max_head_bytes,
         };
+        let sessions = self.conns.values().filter(|c| c.is_session()).count();
+        let slot_free = sessions < self.config.max_connections;
         let c = self
             .conns
             .get_mut(&conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
         match &mut c.stage {
-            Stage::Handshake(_) => match c.feed_handshake(now, bytes, &policy, &self.config.ws) {
-                HandshakeStep::Pending => {}
-                HandshakeStep::Rejected(reason) => self.finish(conn, reason),
-                HandshakeStep::Accepted { user_agent } => {
-                    self.signal(conn);
-                    self.outputs
-                        .push_back(Output::Event(Event::Connected { conn, user_agent }));
-                    self.pump(now, conn);
+            Stage::Handshake(_) => {
+                match c.feed_handshake(now, bytes, &policy, &self.config.ws, slot_free) {
+                    HandshakeStep::Pending => {}
+                    HandshakeStep::Rejected(reason) => self.finish(conn, reason),
+                    HandshakeStep::Accepted { user_agent } => {
+                        self.signal(conn);
+                        self.outputs
+                            .push_back(Output::Event(Event::Connected { conn, user_agent }));
+                        self.pump(now, conn);
+                    }
                 }
-            },
+            }
             Stage::Open(open) => {
                 open.ws.receive(bytes);
                 self.pump(now, conn);
@@ -217,6 +239,13 @@ impl Engine {
                 c.out = Vec::new();
             }
         }
+        if c.held && c.out.len() <= self.config.max_outbound_bytes {
+            // Back under the cap: serve the input that waited.
+            c.held = false;
+            let now = self.now;
+            self.pump(now, conn);
+            self.settle(conn);
+        }
         Ok(())
     }
 
@@ -235,8 +264,9 @@ impl Engine {
             StateChange::Mention(mention) => {
                 let written = self.write_notification(AtMentioned::METHOD, &mention);
                 if !written || self.broadcast() == 0 {
+                    let expires = now.add_millis(self.config.mention_ttl_ms);
                     self.notifier
-                        .queue_mention(now.add_millis(self.config.mention_ttl_ms), mention);
+                        .queue_mention(expires, mention, self.config.max_queued_mentions);
                 }
             }
         }
@@ -331,15 +361,19 @@ impl Engine {
     }
 
     /// After anything touched `conn`: signal new bytes, close it when its WebSocket finished or
-    /// its outbound buffer overflowed.
+    /// when the input it holds back (over the outbound cap) passed one message's worth.
     fn settle(&mut self, conn: ConnId) {
         self.signal(conn);
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
+        let held_input = match &c.stage {
+            Stage::Open(open) if c.held => open.ws.buffered_input(),
+            _ => 0,
+        };
         if let Some(reason) = c.finished_reason() {
             self.finish(conn, reason);
-        } else if c.out.len() > self.config.max_outbound_bytes {
+        } else if held_input > self.config.ws.max_message_bytes {
             self.finish(conn, CloseReason::OutboundOverflow);
         }
     }

@@ -29,9 +29,15 @@ impl Notifier {
         due
     }
 
-    /// Keeps a mention until `expires` for the next client that becomes ready.
-    pub(crate) fn queue_mention(&mut self, expires: Timestamp, mention: AtMentioned) {
-        self.mentions.push_back((expires, mention));
+    /// Keeps a mention until `expires` for the next client that becomes ready; with `max`
+    /// already queued, the oldest is dropped first (none is kept when `max` is 0).
+    pub(crate) fn queue_mention(&mut self, expires: Timestamp, mention: AtMentioned, max: usize) {
+        while self.mentions.len() >= max.max(1) {
+            self.mentions.pop_front();
+        }
+        if max > 0 {
+            self.mentions.push_back((expires, mention));
+        }
     }
 
     /// Drops mentions that expired at `now`.

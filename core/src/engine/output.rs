@@ -178,8 +178,11 @@ pub enum CloseReason {
     },
     /// No complete upgrade request within the handshake deadline.
     HandshakeTimeout,
-    /// More connections than `max_connections`; refused with 503.
+    /// An authenticated upgrade while `max_connections` sessions are served; refused with 503.
     TooManyConnections,
+    /// Still in the HTTP handshake when `max_handshakes` newer connections arrived; answered
+    /// 503 and closed.
+    HandshakeEvicted,
     /// The client closed the WebSocket (close frame received and answered).
     PeerClosed {
         /// The client's close code, if it sent one.
@@ -228,6 +231,9 @@ impl fmt::Display for CloseReason {
             }
             CloseReason::HandshakeTimeout => f.write_str("no upgrade request in time"),
             CloseReason::TooManyConnections => f.write_str("too many connections"),
+            CloseReason::HandshakeEvicted => {
+                f.write_str("evicted by newer connections while in the handshake")
+            }
             CloseReason::PeerClosed { code: None, .. } => f.write_str("closed by the client"),
             CloseReason::PeerClosed {
                 code: Some(code),

@@ -31,5 +31,5 @@ pub use path::{PathStyle, file_name, file_uri, normalize_path, path_from_uri};
 pub use plan::{ToolPlan, plan_tool_call};
 pub use read_tools::{SelectionResult, selection_result};
 pub use result::ToolResult;
-pub use state::{EditorState, OpenDocument, StateChange};
+pub use state::{EditorState, OpenDocument, StateChange, StateLimits};
 pub use write_tools::{ToolOutcome, ToolRequest};

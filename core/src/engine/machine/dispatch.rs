@@ -14,9 +14,17 @@ use crate::ws::Message;
 use super::{Engine, SUPERSEDED_CODE, SUPERSEDED_REASON};
 
 impl Engine {
-    /// Decodes and serves every complete message buffered on `conn`.
+    /// Decodes and serves the complete messages buffered on `conn`, one at a time, until none
+    /// is left or the replies queued pass the outbound cap: then the rest waits (`held`) until
+    /// `handle_sent` brings the buffer back under it.
     pub(super) fn pump(&mut self, now: Timestamp, conn: ConnId) {
         loop {
+            if let Some(c) = self.conns.get_mut(&conn)
+                && c.out.len() > self.config.max_outbound_bytes
+            {
+                c.held = true;
+                break;
+            }
             let mut deferred = Vec::new();
             let Some(more) = self.serve_one(now, conn, &mut deferred) else {
                 break;
@@ -146,6 +154,16 @@ impl Engine {
                             }
                             _ => None,
                         };
+                        let pending = self.calls.of_conn(conn).len();
+                        if replaced.is_none() && pending >= self.config.max_pending_calls {
+                            let message = format!(
+                                "too many pending tool calls on this connection ({pending}): \
+                                 wait for an answer or cancel one"
+                            );
+                            let error = RpcError::new(RpcError::SERVER_BUSY, message);
+                            rpc::write_error(&mut self.scratch, Some(call.id), &error);
+                            return Some(None);
+                        }
                         if let Some(old) = replaced {
                             reject_diffs(&mut self.calls, &[old], deferred);
                         }

@@ -3,7 +3,7 @@
 
 use crate::engine::calls::PendingCall;
 use crate::engine::connection::{Connection, Stage};
-use crate::engine::output::{CancelReason, ConnId, Event, Output, ToolCallId};
+use crate::engine::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
 use crate::ide::{self, AtMentioned, SelectionChanged};
 use crate::rpc;
 
@@ -14,11 +14,8 @@ impl Engine {
     pub(super) fn became_ready(&mut self, conn: ConnId) {
         self.send_selection(Some(conn));
         for mention in self.notifier.take_mentions() {
-            if !self.write_notification(AtMentioned::METHOD, &mention) {
-                continue;
-            }
-            if let Some(c) = self.conns.get_mut(&conn) {
-                c.send_json(&self.scratch);
+            if self.write_notification(AtMentioned::METHOD, &mention) {
+                self.push_scratch(conn);
             }
         }
         if let Some(Stage::Open(open)) = self.conns.get(&conn).map(|c| &c.stage)
@@ -46,9 +43,7 @@ impl Engine {
         }
         match to {
             Some(conn) => {
-                if let Some(c) = self.conns.get_mut(&conn) {
-                    c.send_json(&self.scratch);
-                }
+                self.push_scratch(conn);
                 self.settle(conn);
             }
             None => {
@@ -72,9 +67,7 @@ impl Engine {
     pub(super) fn broadcast(&mut self) -> usize {
         let mut ready = self.take_conn_ids(Connection::is_ready);
         for &conn in &ready {
-            if let Some(c) = self.conns.get_mut(&conn) {
-                c.send_json(&self.scratch);
-            }
+            self.push_scratch(conn);
             self.settle(conn);
         }
         let sent = ready.len();
@@ -101,10 +94,21 @@ impl Engine {
     pub(super) fn answer(&mut self, call: &PendingCall, result: &ide::ToolResult) {
         self.scratch.clear();
         rpc::write_result(&mut self.scratch, call.rpc_id.as_borrowed(), result);
-        if let Some(c) = self.conns.get_mut(&call.conn) {
+        self.push_scratch(call.conn);
+        self.settle(call.conn);
+    }
+
+    /// Queues `scratch`, a message the engine sends on its own, on `conn`; a connection whose
+    /// outbound buffer is already over the cap is closed instead (its client does not read).
+    fn push_scratch(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if c.out.len() > self.config.max_outbound_bytes {
+            self.finish(conn, CloseReason::OutboundOverflow);
+        } else {
             c.send_json(&self.scratch);
         }
-        self.settle(call.conn);
     }
 
     /// Cancels every pending call of `conn` (it is going away), telling the editor.
