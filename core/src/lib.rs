@@ -66,7 +66,7 @@
 //! Outputs ([`Output`]): `Transmit` (a connection's outbound buffer became non-empty: write
 //! it, partially if the socket is full, and report what went), `CloseTransport`, and
 //! [`Event`]s: `Connected`, `SessionReady`, `ToolCall` (a [`ToolRequest`] the editor must
-//! carry out and answer), `ToolCallCancelled`, `ToolAnswered`, `Closed`.
+//! carry out and answer), `ToolCallCancelled`, `ToolServed`, `Closed`.
 //!
 //! ## Time
 //!

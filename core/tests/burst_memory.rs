@@ -7,10 +7,6 @@
 //! state, the held input) stays under a stated bound: the input, plus the cap and one reply
 //! (doubled for `Vec` growth), plus the state. Then the host writes everything and every call
 //! is answered, in order.
-#![expect(
-    clippy::unwrap_used,
-    reason = "a test harness: a broken setup must fail the test loudly"
-)]
 
 use allocation_counter::measure;
 use idelink_core::{AuthToken, Config, EditorEvent, Engine, Output, Timestamp};

@@ -19,13 +19,14 @@ function upgrade(token) {
   );
 }
 
-/** A masked client text frame (RFC 6455 §5.3), short payloads only. */
+/** A masked client text frame (RFC 6455 §5.3), payloads under 64 KiB. */
 function textFrame(text) {
   const payload = Buffer.from(text);
-  assert.ok(payload.length < 126);
+  assert.ok(payload.length < 65536);
   const key = [1, 2, 3, 4];
+  const length = payload.length < 126 ? [0x80 | payload.length] : [0x80 | 126, payload.length >> 8, payload.length & 0xff];
   return Buffer.concat([
-    Buffer.from([0x81, 0x80 | payload.length, ...key]),
+    Buffer.from([0x81, ...length, ...key]),
     Buffer.from(payload.map((b, i) => b ^ key[i % 4])),
   ]);
 }

@@ -1,10 +1,16 @@
 //! One transport connection as the engine sees it: upgrade, then WebSocket + MCP session.
+//! It owns the steps down the stack for each client message (ws → rpc → mcp) and hands the
+//! tool calls to the [`Service`].
 
-use super::output::CloseReason;
+use super::config::Config;
+use super::output::{CloseReason, ConnId};
+use super::service::{Effect, Service};
+use super::writer::{Reply, Writer};
 use crate::http::{self, Upgrade, UpgradePolicy};
-use crate::mcp::{self, ClientInfo};
+use crate::mcp::{self, ClientInfo, Dispatch};
+use crate::rpc;
 use crate::time::Timestamp;
-use crate::ws::{Finished, ServerSocket, WsConfig};
+use crate::ws::{Finished, Message, ServerSocket, WsConfig};
 
 /// A connection's unsent bytes and the stage it is in. Owned by the engine's connection table.
 pub(crate) struct Connection {
@@ -40,16 +46,21 @@ pub(crate) struct Handshake {
 /// An upgraded connection.
 pub(crate) struct Open {
     pub(crate) ws: ServerSocket,
-    pub(crate) mcp: mcp::Session,
-    /// Set by `initialize`.
-    pub(crate) client: Option<ClientInfo>,
-    /// Set by `ide_connected`.
-    pub(crate) client_pid: Option<u32>,
-    /// When the client becomes ready for notifications (set by `notifications/initialized`).
-    pub(crate) ready_at: Option<Timestamp>,
-    pub(crate) ready: bool,
+    pub(crate) client: Client,
     /// Why the engine started closing this connection, reported once the close completes.
     pub(crate) close_cause: Option<CloseReason>,
+}
+
+/// The MCP session on an open connection and what the engine learned of its client.
+pub(crate) struct Client {
+    mcp: mcp::Session,
+    /// Set by `initialize`.
+    info: Option<ClientInfo>,
+    /// Set by `ide_connected`.
+    pid: Option<u32>,
+    /// When the client becomes ready for notifications (set by `notifications/initialized`).
+    ready_at: Option<Timestamp>,
+    ready: bool,
 }
 
 /// What one chunk of handshake bytes led to.
@@ -121,11 +132,13 @@ impl Connection {
                 ws.receive(&hs.head[accepted.head_len..]);
                 self.stage = Stage::Open(Box::new(Open {
                     ws,
-                    mcp: mcp::Session::new(),
-                    client: None,
-                    client_pid: None,
-                    ready_at: None,
-                    ready: false,
+                    client: Client {
+                        mcp: mcp::Session::new(),
+                        info: None,
+                        pid: None,
+                        ready_at: None,
+                        ready: false,
+                    },
                     close_cause: None,
                 }));
                 HandshakeStep::Accepted {
@@ -133,6 +146,41 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// Serves the next complete message buffered on this connection: decodes it (ws → rpc →
+    /// mcp), writes its replies (to `writer`, then as text frames to `out`) and returns what
+    /// follows for the engine. `None` when no complete message is buffered or the connection
+    /// is not open.
+    pub(crate) fn serve_next(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        config: &Config,
+        tools_json: &str,
+        service: &mut Service,
+        writer: &mut Writer,
+    ) -> Option<Effect> {
+        let Stage::Open(open) = &mut self.stage else {
+            return None;
+        };
+        writer.clear();
+        let effect = match open.ws.poll_message(now, &mut self.out)? {
+            Message::Text(text) => {
+                let step = Step {
+                    now,
+                    conn,
+                    config,
+                    tools_json,
+                };
+                open.client.serve(&step, text, service, writer)
+            }
+            Message::Binary(_) => Effect::None,
+        };
+        for json in writer.messages() {
+            open.ws.send_text(json, &mut self.out);
+        }
+        Some(effect)
     }
 
     /// Sends one JSON-RPC message as a text frame. False when the connection cannot send
@@ -156,7 +204,7 @@ impl Connection {
 
     /// A ready client: one that receives notifications.
     pub(crate) fn is_ready(&self) -> bool {
-        matches!(&self.stage, Stage::Open(open) if open.ready && !open.ws.is_closing())
+        matches!(&self.stage, Stage::Open(open) if open.client.ready && !open.ws.is_closing())
     }
 
     /// The reason to report when the WebSocket says the transport must close now.
@@ -185,10 +233,109 @@ impl Connection {
         match &self.stage {
             Stage::Handshake(hs) => Some(hs.deadline),
             Stage::Open(open) => {
-                let ready = open.ready_at.filter(|_| !open.ready);
+                let ready = open.client.ready_deadline();
                 [open.ws.poll_timeout(), ready].into_iter().flatten().min()
             }
             Stage::Closing => None,
         }
     }
+}
+
+/// What serving one message needs besides the session and the service.
+struct Step<'a> {
+    now: Timestamp,
+    conn: ConnId,
+    config: &'a Config,
+    tools_json: &'a str,
+}
+
+impl Client {
+    /// Serves one text message: JSON-RPC envelope, then the MCP session, then the tools.
+    fn serve(
+        &mut self,
+        step: &Step<'_>,
+        text: &str,
+        service: &mut Service,
+        writer: &mut Writer,
+    ) -> Effect {
+        let message = match rpc::parse(text, &step.config.rpc) {
+            Ok(message) => message,
+            Err(invalid) => {
+                if invalid.reply {
+                    match invalid.id {
+                        Some(id) => writer.reply(id, &Reply::Error(invalid.error)),
+                        None => writer.error_without_id(&invalid.error),
+                    }
+                }
+                return Effect::None;
+            }
+        };
+        match self
+            .mcp
+            .handle(message, &step.config.server_info, step.tools_json)
+        {
+            Dispatch::Reply { id, reply } => {
+                let reply = match reply {
+                    Ok(result) => Reply::Mcp(result),
+                    Err(error) => Reply::Error(error),
+                };
+                writer.reply(id, &reply);
+                Effect::None
+            }
+            Dispatch::Initialize { id, client, reply } => {
+                writer.reply(id, &Reply::Mcp(reply));
+                self.info = Some(client);
+                Effect::Initialized
+            }
+            Dispatch::Initialized => {
+                self.ready_at = Some(step.now.add_millis(step.config.ready_delay_ms));
+                Effect::None
+            }
+            Dispatch::Notification { method, params } => {
+                if method == "ide_connected" {
+                    self.pid = params.and_then(ide_connected_pid);
+                }
+                Effect::None
+            }
+            Dispatch::Cancelled { request_id, .. } => service.cancelled(step.conn, request_id),
+            Dispatch::ToolCall(call) => {
+                service.tool_call(step.now, step.conn, call, step.config, writer)
+            }
+            _ => Effect::None,
+        }
+    }
+
+    /// `clientInfo` from `initialize`, once it came.
+    pub(crate) fn info(&self) -> Option<&ClientInfo> {
+        self.info.as_ref()
+    }
+
+    /// The CLI's pid from `ide_connected`, once it came.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// True once, when the readiness delay has run out at `now`: from then on the client
+    /// receives notifications.
+    pub(crate) fn become_ready(&mut self, now: Timestamp) -> bool {
+        let due = !self.ready && self.ready_at.is_some_and(|at| at <= now);
+        self.ready |= due;
+        due
+    }
+
+    /// When the readiness delay runs out, while it runs.
+    fn ready_deadline(&self) -> Option<Timestamp> {
+        self.ready_at.filter(|_| !self.ready)
+    }
+}
+
+/// The `pid` of an `ide_connected` notification (`{"pid": 1234}`), if well-formed.
+fn ide_connected_pid(params: &serde_json::value::RawValue) -> Option<u32> {
+    #[derive(serde::Deserialize)]
+    struct IdeConnected {
+        pid: u32,
+    }
+    serde_json::from_str::<IdeConnected>(params.get())
+        .ok()
+        .map(|p| p.pid)
 }

@@ -1,13 +1,14 @@
-//! The engine: the connection table and its lifecycle, the public run-loop API and timers.
-//! Serving messages is `dispatch`; what the engine sends unprompted is `push`.
+//! The engine: the connection table and its lifecycle, the public run-loop API, timers, and
+//! what serving a message leads to. Connections serve their own messages (`connection`), tool
+//! calls are served from the `Service`; what the engine sends unprompted is `push`.
 
-use super::answers::SelectionAnswers;
-use super::calls::PendingCalls;
-use super::config::Config;
+use super::config::{Config, SessionPolicy};
 use super::connection::{Connection, HandshakeStep, Stage};
 use super::error::EngineError;
-use super::notify::Notifier;
 use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
+use super::push_schedule::PushSchedule;
+use super::service::{Effect, Service};
+use super::writer::Writer;
 use crate::http::UpgradePolicy;
 use crate::ide::{
     self, AtMentioned, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome,
@@ -17,7 +18,6 @@ use crate::token::AuthToken;
 use crate::ws::close_code;
 use std::collections::{BTreeMap, VecDeque};
 
-mod dispatch;
 mod push;
 
 /// The reason text the CLI reads as "a newer session took over: do not reconnect"
@@ -30,20 +30,34 @@ pub const SUPERSEDED_CODE: u16 = 4001;
 /// The IDE side of the Claude Code IDE protocol for one endpoint (one port, one lock file,
 /// one workspace), serving any number of client connections. See the crate docs for the run
 /// loop.
+///
+/// Its methods, by kind (quinn-proto's order):
+/// - getters: [`config`](Self::config), [`editor_state`](Self::editor_state),
+///   [`outbound`](Self::outbound);
+/// - inputs, each taking `now`: [`handle_accept`](Self::handle_accept),
+///   [`handle_bytes`](Self::handle_bytes), [`handle_sent`](Self::handle_sent),
+///   [`handle_closed`](Self::handle_closed), [`handle_editor_event`](Self::handle_editor_event),
+///   [`handle_tool_outcome`](Self::handle_tool_outcome),
+///   [`handle_timeout`](Self::handle_timeout);
+/// - commands: [`close`](Self::close), [`shutdown`](Self::shutdown);
+/// - outputs: [`poll_output`](Self::poll_output), then [`poll_timeout`](Self::poll_timeout).
+///
+/// The poll order: after every input or command, call `poll_output` until it returns `None`
+/// (performing each output: a `Transmit` is written with `outbound` and reported with
+/// `handle_sent`, which may queue more outputs: keep polling), then `poll_timeout` for the
+/// next deadline, and call `handle_timeout` when it comes.
 pub struct Engine {
     config: Config,
     token: AuthToken,
     tools_json: String,
-    state: EditorState,
-    /// The selection tools' answers for the current `state`.
-    answers: SelectionAnswers,
+    /// The editor state, its rendered selection and the calls pending with the editor.
+    service: Service,
     conns: BTreeMap<ConnId, Connection>,
     last_conn: u64,
-    calls: PendingCalls,
-    notifier: Notifier,
+    pushes: PushSchedule,
     outputs: VecDeque<Output>,
-    /// Reused for every JSON message the engine writes.
-    scratch: Vec<u8>,
+    /// Writes every JSON-RPC message the engine sends.
+    writer: Writer,
     /// Reused for the connection ids a timer or a broadcast walks through.
     conn_ids: Vec<ConnId>,
     now: Timestamp,
@@ -62,14 +76,12 @@ impl Engine {
             tools_json: ide::tools_json(config.execute_code),
             config,
             token,
-            state,
-            answers: SelectionAnswers::default(),
+            service: Service::new(state),
             conns: BTreeMap::new(),
             last_conn: 0,
-            calls: PendingCalls::default(),
-            notifier: Notifier::default(),
+            pushes: PushSchedule::default(),
             outputs: VecDeque::new(),
-            scratch: Vec::new(),
+            writer: Writer::default(),
             conn_ids: Vec::new(),
             now: Timestamp::ZERO,
         }
@@ -82,7 +94,7 @@ impl Engine {
 
     /// The editor state the read tools are answered from.
     pub fn editor_state(&self) -> &EditorState {
-        &self.state
+        self.service.state()
     }
 
     /// The host accepted a transport connection. Returns its id; feed its bytes with
@@ -254,18 +266,18 @@ impl Engine {
     /// debounce; a mention goes to ready clients now, or waits for one.
     pub fn handle_editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
         let now = self.advance(now);
-        self.answers.invalidate();
-        match self.state.apply(event) {
+        match self.service.apply(event) {
             StateChange::None | StateChange::FoldersChanged => {}
             StateChange::SelectionOrActiveChanged => {
-                self.notifier
+                self.pushes
                     .selection_changed(now, self.config.selection_debounce_ms);
             }
             StateChange::Mention(mention) => {
-                let written = self.write_notification(AtMentioned::METHOD, &mention);
+                self.writer.clear();
+                let written = self.writer.notification(AtMentioned::METHOD, &mention);
                 if !written || self.broadcast() == 0 {
                     let expires = now.add_millis(self.config.mention_ttl_ms);
-                    self.notifier
+                    self.pushes
                         .queue_mention(expires, mention, self.config.max_queued_mentions);
                 }
             }
@@ -282,11 +294,12 @@ impl Engine {
         outcome: &ToolOutcome,
     ) -> Result<(), EngineError> {
         self.advance(now);
-        let call = self.calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
+        let calls = self.service.calls();
+        let call = calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
         let result = ide::format_outcome(&call.request, outcome)
             .map_err(|mismatch| EngineError::OutcomeMismatch(id, mismatch))?;
-        if let Some(call) = self.calls.remove(id) {
-            self.answer(&call, &result);
+        if let Some(call) = self.service.calls_mut().remove(id) {
+            self.send_call_result(&call, &result);
         }
         Ok(())
     }
@@ -302,34 +315,36 @@ impl Engine {
         }
         ids.clear();
         self.conn_ids = ids;
-        for id in self.calls.expired(now) {
-            if let Some(call) = self.calls.remove(id) {
+        for id in self.service.calls().expired(now) {
+            if let Some(call) = self.service.calls_mut().remove(id) {
                 let waited = now.millis_since(call.started);
                 let outcome = ide::deadline_outcome(&call.request, waited);
                 if let Ok(result) = ide::format_outcome(&call.request, &outcome) {
-                    self.answer(&call, &result);
+                    self.send_call_result(&call, &result);
                 }
                 self.cancelled(id, CancelReason::DeadlineExpired);
             }
         }
-        if self.notifier.selection_due(now) {
+        if self.pushes.selection_due(now) {
             self.send_selection(None);
         }
-        self.notifier.expire_mentions(now);
+        self.pushes.expire_mentions(now);
     }
 
     /// The next output, in causal order; `None` when there is nothing more until the next
     /// input.
+    #[must_use = "every output must be performed: poll until None after each input"]
     pub fn poll_output(&mut self) -> Option<Output> {
         self.outputs.pop_front()
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) is next due, if ever.
+    #[must_use = "the host must call handle_timeout when this deadline comes"]
     pub fn poll_timeout(&self) -> Option<Timestamp> {
         let conns = self.conns.values().filter_map(Connection::next_deadline);
         conns
-            .chain(self.calls.next_deadline())
-            .chain(self.notifier.next_deadline())
+            .chain(self.service.calls().next_deadline())
+            .chain(self.pushes.next_deadline())
             .min()
     }
 
@@ -350,8 +365,7 @@ impl Engine {
             }
             Stage::Open(open) => {
                 open.ws.handle_timeout(now, &mut c.out);
-                if open.ready_at.is_some_and(|at| at <= now) && !open.ready {
-                    open.ready = true;
+                if open.client.become_ready(now) {
                     self.became_ready(conn);
                 }
             }
@@ -413,5 +427,84 @@ impl Engine {
             self.outputs.push_back(Output::CloseTransport { conn });
         }
         self.event(Event::Closed { conn, reason });
+    }
+
+    /// Serves the complete messages buffered on `conn`, one at a time, until none is left or
+    /// the replies queued pass the outbound cap: then the rest waits (`held`) until
+    /// `handle_sent` brings the buffer back under it.
+    fn pump(&mut self, now: Timestamp, conn: ConnId) {
+        loop {
+            let Some(c) = self.conns.get_mut(&conn) else {
+                return;
+            };
+            if c.out.len() > self.config.max_outbound_bytes {
+                c.held = true;
+                return;
+            }
+            let served = c.serve_next(
+                now,
+                conn,
+                &self.config,
+                &self.tools_json,
+                &mut self.service,
+                &mut self.writer,
+            );
+            let Some(effect) = served else {
+                return;
+            };
+            self.signal(conn);
+            self.apply(now, conn, effect);
+        }
+    }
+
+    /// What serving a message leads to beyond its reply.
+    fn apply(&mut self, now: Timestamp, conn: ConnId, effect: Effect) {
+        match effect {
+            Effect::None => {}
+            Effect::Initialized => {
+                if self.config.session_policy == SessionPolicy::Single {
+                    self.supersede_all_but(now, conn);
+                }
+            }
+            Effect::Served(tool) => self.event(Event::ToolServed { conn, tool }),
+            Effect::DiffsClosed(closed, tool) => {
+                for id in closed {
+                    self.cancelled(id, CancelReason::ClosedByClient);
+                }
+                self.event(Event::ToolServed { conn, tool });
+            }
+            Effect::CancelledByClient(id) => self.cancelled(id, CancelReason::CancelledByClient),
+            Effect::Requested {
+                id,
+                request,
+                replaced,
+            } => {
+                if let Some(old) = replaced {
+                    self.cancelled(old, CancelReason::Replaced);
+                }
+                self.event(Event::ToolCall { id, conn, request });
+            }
+        }
+    }
+
+    /// Single-session policy: every other open client is closed with 4001.
+    fn supersede_all_but(&mut self, now: Timestamp, keep: ConnId) {
+        let others: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(id, c)| **id != keep && c.is_session())
+            .map(|(id, _)| *id)
+            .collect();
+        for conn in others {
+            if let Some(c) = self.conns.get_mut(&conn)
+                && let Stage::Open(open) = &mut c.stage
+            {
+                open.close_cause = Some(CloseReason::Superseded);
+                open.ws
+                    .close(now, SUPERSEDED_CODE, SUPERSEDED_REASON, &mut c.out);
+            }
+            self.cancel_calls_of(conn, CancelReason::ClientGone);
+            self.settle(conn);
+        }
     }
 }

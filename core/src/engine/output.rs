@@ -125,9 +125,11 @@ pub enum Event {
         /// Why.
         reason: CancelReason,
     },
-    /// The engine answered a read tool (or `close_tab`, `closeAllDiffTabs`) itself, from the
-    /// editor state. For status displays and logs; nothing to do.
-    ToolAnswered {
+    /// The engine served a read tool (or `close_tab`, `closeAllDiffTabs`) itself, from the
+    /// editor state. For status displays and logs; nothing to do. (Its JSON name stays
+    /// `toolAnswered`, the name the bindings and transcripts have always used.)
+    #[serde(rename = "toolAnswered")]
+    ToolServed {
         /// The client that asked.
         conn: ConnId,
         /// The tool.

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::event::{Diagnostic, EditorEvent, Range};
-use super::notify::{AtMentioned, SelectionChanged};
+use super::notification::{AtMentioned, SelectionChanged};
 use super::path::{PathStyle, normalize_path};
 
 /// One open document (one tab).

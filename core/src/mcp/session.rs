@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::params::{self, ClientInfo, ToolCall};
-use crate::rpc::{Message, RequestId, RpcError, write_error, write_result};
+use crate::rpc::{Message, RequestId, RpcError};
 
 /// Who we are, as answered in `initialize`'s `serverInfo`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -36,13 +36,25 @@ pub enum Phase {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Dispatch<'a> {
-    /// A reply was appended to `reply`; nothing else to do.
-    Replied,
+    /// Answer request `id` with `reply` (a result, or a JSON-RPC error); nothing else to do.
+    Reply {
+        /// The request's id.
+        id: RequestId<'a>,
+        /// The result or the error.
+        reply: Result<McpResult<'a>, RpcError>,
+    },
     /// Nothing to send, nothing to do: an MCP notification we need not act on, a
     /// notification before `initialize`, or a client's response.
     Ignored,
-    /// `initialize` was answered (the reply is appended); this is the client that connected.
-    Initialize(ClientInfo),
+    /// `initialize` succeeded: answer `id` with `reply`; `client` is the client that connected.
+    Initialize {
+        /// The request's id.
+        id: RequestId<'a>,
+        /// Who connected, and the protocol version negotiated.
+        client: ClientInfo,
+        /// The `initialize` result.
+        reply: McpResult<'a>,
+    },
     /// `notifications/initialized` arrived: the phase is now [`Phase::Operational`].
     Initialized,
     /// A valid `tools/call`: the layer above answers it, with the call's id, later or now.
@@ -63,6 +75,31 @@ pub enum Dispatch<'a> {
         /// Its parameters as raw JSON (an object or an array) when present.
         params: Option<&'a RawValue>,
     },
+}
+
+/// The result of a protocol-level request, for the layer above to write as the reply
+/// (serialized as the JSON-RPC `result`).
+#[derive(Debug, Clone)]
+pub struct McpResult<'a>(Answer<'a>);
+
+#[derive(Debug, Clone)]
+enum Answer<'a> {
+    Initialize(InitializeResult<'a>),
+    /// `ping`: `{}`.
+    Empty,
+    Tools(ToolList<'a>),
+    EmptyList(EmptyList),
+}
+
+impl Serialize for McpResult<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Answer::Initialize(result) => result.serialize(serializer),
+            Answer::Empty => EmptyObject {}.serialize(serializer),
+            Answer::Tools(list) => list.serialize(serializer),
+            Answer::EmptyList(list) => list.serialize(serializer),
+        }
+    }
 }
 
 /// The MCP state of one client connection. It knows nothing of sockets or of the tools.
@@ -88,11 +125,11 @@ impl Session {
     /// Handles one parsed message.
     ///
     /// Protocol-level requests (`initialize`, `ping`, `tools/list`, `prompts/list`,
-    /// `resources/list`, `resources/templates/list`, unknown methods, malformed params) are
-    /// answered by appending the reply to `reply`, which is never cleared. `tools/call` and
-    /// the notifications the layer above must act on are returned instead. `tools_json` is
-    /// the pre-rendered JSON array of tool descriptors that `tools/list` answers with.
-    /// Notifications are never answered.
+    /// `resources/list`, `resources/templates/list`, unknown methods, malformed params) come
+    /// back as the reply to write ([`Dispatch::Reply`], [`Dispatch::Initialize`]); the session
+    /// writes nothing itself. `tools/call` and the notifications the layer above must act on
+    /// are returned too. `tools_json` is the pre-rendered JSON array of tool descriptors that
+    /// `tools/list` answers with. Notifications are never answered.
     ///
     /// Requests that arrive after `initialize` was answered but before
     /// `notifications/initialized` are served: a client may pipeline them, and refusing
@@ -100,13 +137,12 @@ impl Session {
     pub fn handle<'a>(
         &mut self,
         message: Message<'a>,
-        server: &ServerInfo,
-        tools_json: &str,
-        reply: &mut Vec<u8>,
+        server: &'a ServerInfo,
+        tools_json: &'a str,
     ) -> Dispatch<'a> {
         match message {
             Message::Request { id, method, params } => {
-                self.request(id, &method, params, server, tools_json, reply)
+                self.request(id, &method, params, server, tools_json)
             }
             Message::Notification { method, params } => self.notification(method, params),
             Message::Response { .. } => Dispatch::Ignored,
@@ -118,18 +154,18 @@ impl Session {
         id: RequestId<'a>,
         method: &str,
         params: Option<&'a RawValue>,
-        server: &ServerInfo,
-        tools_json: &str,
-        reply: &mut Vec<u8>,
+        server: &'a ServerInfo,
+        tools_json: &'a str,
     ) -> Dispatch<'a> {
+        let answer = |answer| Dispatch::Reply {
+            id,
+            reply: Ok(McpResult(answer)),
+        };
         let error = match method {
-            "initialize" => return self.initialize(id, params, server, reply),
+            "initialize" => return self.initialize(id, params, server),
             // MCP ping: either party may send a ping at any time; the receiver MUST respond
             // promptly with an empty result.
-            "ping" => {
-                write_result(reply, id, &EmptyObject {});
-                return Dispatch::Replied;
-            }
+            "ping" => return answer(Answer::Empty),
             // MCP lifecycle: the client SHOULD NOT send requests other than pings before the
             // server has responded to `initialize`. MCP names no error code; LSP's is used.
             _ if self.phase == Phase::AwaitingInitialize => RpcError::new(
@@ -146,8 +182,7 @@ impl Session {
             "tools/list" => match serde_json::from_str::<&RawValue>(tools_json) {
                 // One page holds every tool: no `nextCursor`, and any `cursor` is ignored.
                 Ok(tools) if tools.get().starts_with('[') => {
-                    write_result(reply, id, &ToolList { tools });
-                    return Dispatch::Replied;
+                    return answer(Answer::Tools(ToolList { tools }));
                 }
                 _ => RpcError::new(
                     RpcError::INTERNAL_ERROR,
@@ -156,17 +191,10 @@ impl Session {
             },
             // Nothing to offer, and these capabilities are not declared; an empty list still
             // answers a client that asks anyway.
-            "prompts/list" => {
-                write_result(reply, id, &EmptyList("prompts"));
-                return Dispatch::Replied;
-            }
-            "resources/list" => {
-                write_result(reply, id, &EmptyList("resources"));
-                return Dispatch::Replied;
-            }
+            "prompts/list" => return answer(Answer::EmptyList(EmptyList("prompts"))),
+            "resources/list" => return answer(Answer::EmptyList(EmptyList("resources"))),
             "resources/templates/list" => {
-                write_result(reply, id, &EmptyList("resourceTemplates"));
-                return Dispatch::Replied;
+                return answer(Answer::EmptyList(EmptyList("resourceTemplates")));
             }
             _ => {
                 let end = method.floor_char_boundary(MAX_ECHOED_METHOD_BYTES);
@@ -175,22 +203,25 @@ impl Session {
                 RpcError::new(RpcError::METHOD_NOT_FOUND, message)
             }
         };
-        write_error(reply, Some(id), &error);
-        Dispatch::Replied
+        Dispatch::Reply {
+            id,
+            reply: Err(error),
+        }
     }
 
     fn initialize<'a>(
         &mut self,
         id: RequestId<'a>,
         params: Option<&'a RawValue>,
-        server: &ServerInfo,
-        reply: &mut Vec<u8>,
+        server: &'a ServerInfo,
     ) -> Dispatch<'a> {
         // MCP lifecycle: initialization MUST be the first interaction, and happens once.
         if self.phase != Phase::AwaitingInitialize {
             let error = RpcError::new(RpcError::INVALID_REQUEST, "session already initialized");
-            write_error(reply, Some(id), &error);
-            return Dispatch::Replied;
+            return Dispatch::Reply {
+                id,
+                reply: Err(error),
+            };
         }
         let Some(client) = params::client_info(params) else {
             let error = RpcError::new(
@@ -198,8 +229,10 @@ impl Session {
                 "initialize params need a string \"protocolVersion\" and \"clientInfo\" \
                  with string \"name\" and \"version\"",
             );
-            write_error(reply, Some(id), &error);
-            return Dispatch::Replied;
+            return Dispatch::Reply {
+                id,
+                reply: Err(error),
+            };
         };
         let result = InitializeResult {
             protocol_version: client.protocol_version,
@@ -215,9 +248,12 @@ impl Session {
                 version: &server.version,
             },
         };
-        write_result(reply, id, &result);
         self.phase = Phase::AwaitingInitialized;
-        Dispatch::Initialize(client)
+        Dispatch::Initialize {
+            id,
+            client,
+            reply: McpResult(Answer::Initialize(result)),
+        }
     }
 
     fn notification<'a>(
@@ -252,6 +288,7 @@ impl Session {
 struct EmptyObject {}
 
 /// `{"<key>":[]}`.
+#[derive(Debug, Clone)]
 struct EmptyList(&'static str);
 
 impl Serialize for EmptyList {
@@ -262,12 +299,12 @@ impl Serialize for EmptyList {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct ToolList<'a> {
     tools: &'a RawValue,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct InitializeResult<'a> {
     protocol_version: &'static str,
@@ -275,18 +312,18 @@ struct InitializeResult<'a> {
     server_info: Implementation<'a>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct Capabilities {
     tools: ToolsCapability,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolsCapability {
     list_changed: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct Implementation<'a> {
     name: &'a str,
     version: &'a str,

@@ -1,7 +1,7 @@
 //! Tests of `session`.
 
 use super::*;
-use crate::rpc::{RpcLimits, parse};
+use crate::rpc::{RpcLimits, parse, write_error, write_result};
 
 const TOOLS: &str = r#"[{"name":"openDiff","inputSchema":{"type":"object"}}]"#;
 
@@ -20,12 +20,27 @@ fn feed<'a>(session: &mut Session, text: &'a str) -> (String, Dispatch<'a>) {
 fn feed_with_tools<'a>(
     session: &mut Session,
     text: &'a str,
-    tools_json: &str,
+    tools_json: &'a str,
 ) -> (String, Dispatch<'a>) {
     let message = parse(text, &RpcLimits::default()).unwrap();
-    let mut reply = Vec::new();
-    let dispatch = session.handle(message, &server(), tools_json, &mut reply);
-    (String::from_utf8(reply).unwrap(), dispatch)
+    let server: &'static ServerInfo = Box::leak(Box::new(server()));
+    let dispatch = session.handle(message, server, tools_json);
+    (written(&dispatch), dispatch)
+}
+
+/// The reply the layer above writes for `dispatch` (empty when there is none).
+fn written(dispatch: &Dispatch<'_>) -> String {
+    let mut out = Vec::new();
+    match dispatch {
+        Dispatch::Reply {
+            id,
+            reply: Ok(result),
+        } => write_result(&mut out, *id, result),
+        Dispatch::Reply { id, reply: Err(e) } => write_error(&mut out, Some(*id), e),
+        Dispatch::Initialize { id, reply, .. } => write_result(&mut out, *id, reply),
+        _ => {}
+    }
+    String::from_utf8(out).unwrap()
 }
 
 fn request(id: u32, method: &str, params: &str) -> String {
@@ -64,7 +79,7 @@ fn cli_transcript() {
         reply,
         r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"idelink","version":"0.1.0"}}}"#
     );
-    let Dispatch::Initialize(client) = dispatch else {
+    let Dispatch::Initialize { client, .. } = dispatch else {
         panic!("{dispatch:?}")
     };
     assert_eq!(
@@ -100,7 +115,7 @@ fn cli_transcript() {
         reply,
         r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"openDiff","inputSchema":{"type":"object"}}]}}"#
     );
-    assert!(matches!(dispatch, Dispatch::Replied));
+    assert!(matches!(dispatch, Dispatch::Reply { .. }));
 
     let text = request(
         2,
@@ -140,7 +155,7 @@ fn initialize_negotiates_the_version() {
             )
         );
         assert!(
-            matches!(dispatch, Dispatch::Initialize(client) if client.protocol_version == answered)
+            matches!(dispatch, Dispatch::Initialize { client, .. } if client.protocol_version == answered)
         );
     }
 }
@@ -150,17 +165,12 @@ fn server_info_is_escaped() {
     let mut session = Session::new();
     let text = request(1, "initialize", INIT_PARAMS);
     let message = parse(&text, &RpcLimits::default()).unwrap();
-    let mut reply = Vec::new();
     let server = ServerInfo {
         name: "a\"b".into(),
         version: "1\\2".into(),
     };
-    session.handle(message, &server, TOOLS, &mut reply);
-    assert!(
-        String::from_utf8(reply)
-            .unwrap()
-            .ends_with(r#""serverInfo":{"name":"a\"b","version":"1\\2"}}}"#)
-    );
+    let dispatch = session.handle(message, &server, TOOLS);
+    assert!(written(&dispatch).ends_with(r#""serverInfo":{"name":"a\"b","version":"1\\2"}}}"#));
 }
 
 #[test]
@@ -184,7 +194,7 @@ fn malformed_initialize_is_invalid_params() {
         let text = request(3, "initialize", params);
         let (reply, dispatch) = feed(&mut session, &text);
         assert_eq!(reply, invalid, "{params}");
-        assert!(matches!(dispatch, Dispatch::Replied));
+        assert!(matches!(dispatch, Dispatch::Reply { .. }));
         assert_eq!(session.phase(), Phase::AwaitingInitialize);
     }
     let (reply, _) = feed(
@@ -196,7 +206,7 @@ fn malformed_initialize_is_invalid_params() {
     let params = r#"{"protocolVersion":"2025-11-25","clientInfo":{"name":"c","version":"1"}}"#;
     let text = request(4, "initialize", params);
     let (_, dispatch) = feed(&mut session, &text);
-    assert!(matches!(dispatch, Dispatch::Initialize(_)));
+    assert!(matches!(dispatch, Dispatch::Initialize { .. }));
 }
 
 #[test]
@@ -208,7 +218,7 @@ fn second_initialize_is_refused() {
     let text = request(1, "initialize", INIT_PARAMS);
     let (reply, dispatch) = feed(&mut session, &text);
     assert_eq!(reply, refused);
-    assert!(matches!(dispatch, Dispatch::Replied));
+    assert!(matches!(dispatch, Dispatch::Reply { .. }));
     assert_eq!(session.phase(), Phase::AwaitingInitialized);
 
     let mut session = initialized();
@@ -224,7 +234,7 @@ fn before_initialize_only_ping_is_served() {
     let text = request(1, "ping", "{}");
     let (reply, dispatch) = feed(&mut session, &text);
     assert_eq!(reply, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
-    assert!(matches!(dispatch, Dispatch::Replied));
+    assert!(matches!(dispatch, Dispatch::Reply { .. }));
     for method in ["tools/list", "tools/call", "prompts/list", "no/such"] {
         let text = request(2, method, r#"{"name":"x"}"#);
         let (reply, dispatch) = feed(&mut session, &text);
@@ -233,7 +243,7 @@ fn before_initialize_only_ping_is_served() {
             error(2, -32002, "server not initialized: send initialize first"),
             "{method}"
         );
-        assert!(matches!(dispatch, Dispatch::Replied));
+        assert!(matches!(dispatch, Dispatch::Reply { .. }));
     }
     for method in [
         "notifications/initialized",
@@ -280,7 +290,7 @@ fn fixed_answers() {
             reply,
             format!(r#"{{"jsonrpc":"2.0","id":9,"result":{result}}}"#)
         );
-        assert!(matches!(dispatch, Dispatch::Replied));
+        assert!(matches!(dispatch, Dispatch::Reply { .. }));
     }
     let (reply, _) = feed(
         &mut session,
@@ -296,7 +306,7 @@ fn tool_list_must_be_a_json_array() {
         let text = request(4, "tools/list", "{}");
         let (reply, dispatch) = feed_with_tools(&mut session, &text, tools);
         assert_eq!(reply, error(4, -32603, "the tool list is not a JSON array"));
-        assert!(matches!(dispatch, Dispatch::Replied));
+        assert!(matches!(dispatch, Dispatch::Reply { .. }));
     }
     let text = request(4, "tools/list", "{}");
     let (reply, _) = feed_with_tools(&mut session, &text, " [] ");
@@ -312,7 +322,7 @@ fn unknown_methods_are_named() {
         reply,
         error(6, -32601, "method not found: sampling/createMessage")
     );
-    assert!(matches!(dispatch, Dispatch::Replied));
+    assert!(matches!(dispatch, Dispatch::Reply { .. }));
 
     let (reply, _) = feed(
         &mut session,
@@ -359,7 +369,7 @@ fn tool_call_params_are_checked() {
         let text = request(8, "tools/call", params);
         let (reply, dispatch) = feed(&mut session, &text);
         assert_eq!(reply, invalid, "{params}");
-        assert!(matches!(dispatch, Dispatch::Replied));
+        assert!(matches!(dispatch, Dispatch::Reply { .. }));
     }
     let (reply, _) = feed(
         &mut session,
@@ -481,11 +491,17 @@ fn client_responses_are_ignored() {
 }
 
 #[test]
-fn replies_append() {
+fn replies_come_back_as_values() {
     let mut session = Session::new();
-    let text = request(1, "ping", "{}");
-    let message = parse(&text, &RpcLimits::default()).unwrap();
-    let mut reply = b"kept".to_vec();
-    session.handle(message, &server(), TOOLS, &mut reply);
-    assert_eq!(reply, br#"kept{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    let text = request(1, "tools/list", "{}");
+    let (_, dispatch) = feed(&mut session, &text);
+    let Dispatch::Reply {
+        id,
+        reply: Err(error),
+    } = dispatch
+    else {
+        panic!("{dispatch:?}")
+    };
+    assert_eq!(id.as_raw().get(), "1");
+    assert_eq!(error.code, RpcError::SERVER_NOT_INITIALIZED);
 }

@@ -4,16 +4,17 @@ use crate::ide::AtMentioned;
 use crate::time::Timestamp;
 use std::collections::VecDeque;
 
-/// Notification timing. Pure bookkeeping: the engine decides who receives what.
+/// When the engine's own messages go out. Pure bookkeeping: the engine decides who receives
+/// what.
 #[derive(Default)]
-pub(crate) struct Notifier {
+pub(crate) struct PushSchedule {
     /// Trailing edge of the selection debounce: send when this comes.
     selection_due: Option<Timestamp>,
     /// Mentions made while no client was ready, with their expiry, oldest first.
     mentions: VecDeque<(Timestamp, AtMentioned)>,
 }
 
-impl Notifier {
+impl PushSchedule {
     /// The selection or active document changed: (re)start the debounce, so a burst of moves
     /// sends one notification `debounce_ms` after the last.
     pub(crate) fn selection_changed(&mut self, now: Timestamp, debounce_ms: u64) {
@@ -69,7 +70,7 @@ mod tests {
 
     #[test]
     fn debounce_fires_once_after_the_last_change() {
-        let mut n = Notifier::default();
+        let mut n = PushSchedule::default();
         n.selection_changed(at(0), 100);
         n.selection_changed(at(80), 100);
         assert_eq!(n.next_deadline(), Some(at(180)));
