@@ -231,7 +231,9 @@ impl Engine {
     }
 
     /// The host wrote the first `n` bytes of [`outbound`](Self::outbound). When the buffer is
-    /// empty afterwards, the next byte queued emits a fresh `Transmit`.
+    /// empty afterwards, the next byte queued emits a fresh `Transmit`. When it brings a
+    /// connection whose input waited (over `max_outbound_bytes`) back under the cap, that input
+    /// is served now: drain [`poll_output`](Self::poll_output) afterwards.
     pub fn handle_sent(&mut self, conn: ConnId, n: usize) -> Result<(), EngineError> {
         let c = self
             .conns
