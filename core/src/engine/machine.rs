@@ -3,11 +3,12 @@
 //! calls are served from the `Service`; what the engine sends unprompted is `push`.
 
 use super::config::{Config, SessionPolicy};
-use super::connection::{Connection, HandshakeStep, Stage};
+use super::connection::{HandshakeStep, Stage};
 use super::error::EngineError;
 use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
 use super::push_schedule::PushSchedule;
 use super::service::{Effect, Service};
+use super::table::Connections;
 use super::writer::Writer;
 use crate::http::UpgradePolicy;
 use crate::ide::{
@@ -16,7 +17,6 @@ use crate::ide::{
 use crate::time::Timestamp;
 use crate::token::AuthToken;
 use crate::ws::close_code;
-use std::collections::{BTreeMap, VecDeque};
 
 mod push;
 
@@ -52,14 +52,11 @@ pub struct Engine {
     tools_json: String,
     /// The editor state, its rendered selection and the calls pending with the editor.
     service: Service,
-    conns: BTreeMap<ConnId, Connection>,
-    last_conn: u64,
+    /// The connections and the outputs for the host.
+    conns: Connections,
     pushes: PushSchedule,
-    outputs: VecDeque<Output>,
     /// Writes every JSON-RPC message the engine sends.
     writer: Writer,
-    /// Reused for the connection ids a timer or a broadcast walks through.
-    conn_ids: Vec<ConnId>,
     now: Timestamp,
 }
 
@@ -77,12 +74,9 @@ impl Engine {
             config,
             token,
             service: Service::new(state),
-            conns: BTreeMap::new(),
-            last_conn: 0,
+            conns: Connections::default(),
             pushes: PushSchedule::default(),
-            outputs: VecDeque::new(),
             writer: Writer::default(),
-            conn_ids: Vec::new(),
             now: Timestamp::ZERO,
         }
     }
@@ -104,17 +98,12 @@ impl Engine {
     pub fn handle_accept(&mut self, now: Timestamp) -> ConnId {
         self.advance(now);
         let budget = self.config.max_handshakes.max(1);
-        let mut handshakes = self.conns.values().filter(|c| c.is_handshake()).count();
+        let mut handshakes = self.conns.handshakes();
         while handshakes >= budget {
-            let Some(oldest) = self
-                .conns
-                .iter()
-                .find(|(_, c)| c.is_handshake())
-                .map(|(id, _)| *id)
-            else {
+            let Some(oldest) = self.conns.oldest_handshake() else {
                 break;
             };
-            if let Some(c) = self.conns.get_mut(&oldest) {
+            if let Some(c) = self.conns.get_mut(oldest) {
                 crate::http::write_rejection(
                     &crate::http::Rejection::TooManyConnections,
                     &mut c.out,
@@ -123,11 +112,8 @@ impl Engine {
             self.finish(oldest, CloseReason::HandshakeEvicted);
             handshakes -= 1;
         }
-        self.last_conn += 1;
-        let id = ConnId(self.last_conn);
-        let conn = Connection::new(self.now.add_millis(self.config.handshake_timeout_ms));
-        self.conns.insert(id, conn);
-        id
+        self.conns
+            .accept(self.now.add_millis(self.config.handshake_timeout_ms))
     }
 
     /// Bytes the host read from `conn`. Errors only for an unknown connection (host misuse);
@@ -144,11 +130,11 @@ impl Engine {
             auth_token: Some(&self.token),
             max_head_bytes: self.config.max_head_bytes,
         };
-        let sessions = self.conns.values().filter(|c| c.is_session()).count();
+        let sessions = self.conns.sessions();
         let slot_free = sessions < self.config.max_connections;
         let c = self
             .conns
-            .get_mut(&conn)
+            .get_mut(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
         match &mut c.stage {
             Stage::Handshake(_) => {
@@ -156,9 +142,8 @@ impl Engine {
                     HandshakeStep::Pending => {}
                     HandshakeStep::Rejected(reason) => self.finish(conn, reason),
                     HandshakeStep::Accepted { user_agent } => {
-                        self.signal(conn);
-                        self.outputs
-                            .push_back(Output::Event(Event::Connected { conn, user_agent }));
+                        self.conns.signal(conn);
+                        self.conns.event(Event::Connected { conn, user_agent });
                         self.pump(now, conn);
                     }
                 }
@@ -178,14 +163,13 @@ impl Engine {
     /// close, its pending requests are cancelled and `Closed` is reported.
     pub fn handle_closed(&mut self, now: Timestamp, conn: ConnId) -> Result<(), EngineError> {
         self.advance(now);
-        let c = self
-            .conns
-            .get(&conn)
+        self.conns
+            .get(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
-        if !matches!(c.stage, Stage::Closing) {
+        if self.conns.is_live(conn) {
             self.end(conn, CloseReason::TransportClosed, false);
         }
-        self.conns.remove(&conn);
+        self.conns.remove(conn);
         Ok(())
     }
 
@@ -195,7 +179,7 @@ impl Engine {
         let now = self.advance(now);
         let c = self
             .conns
-            .get_mut(&conn)
+            .get_mut(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
         match &mut c.stage {
             Stage::Open(open) => {
@@ -217,8 +201,7 @@ impl Engine {
 
     /// Closes every connection, as [`close`](Self::close) does (the editor is shutting down).
     pub fn shutdown(&mut self, now: Timestamp) {
-        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
-        for id in ids {
+        for id in self.conns.all_ids() {
             // Every id was just read from the table.
             let _ = self.close(now, id);
         }
@@ -227,7 +210,7 @@ impl Engine {
     /// The unsent bytes of `conn` (empty for an unknown connection). Write a prefix, then
     /// report its length with [`handle_sent`](Self::handle_sent).
     pub fn outbound(&self, conn: ConnId) -> &[u8] {
-        self.conns.get(&conn).map_or(&[], |c| c.out.as_slice())
+        self.conns.get(conn).map_or(&[], |c| c.out.as_slice())
     }
 
     /// The host wrote the first `n` bytes of [`outbound`](Self::outbound). When the buffer is
@@ -237,7 +220,7 @@ impl Engine {
     pub fn handle_sent(&mut self, conn: ConnId, n: usize) -> Result<(), EngineError> {
         let c = self
             .conns
-            .get_mut(&conn)
+            .get_mut(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
         if n > c.out.len() {
             return Err(EngineError::SentMoreThanBuffered {
@@ -311,12 +294,11 @@ impl Engine {
     /// (early or repeated calls are harmless).
     pub fn handle_timeout(&mut self, now: Timestamp) {
         let now = self.advance(now);
-        let mut ids = self.take_conn_ids(|_| true);
+        let ids = self.conns.take_ids(|_, _| true);
         for &conn in &ids {
             self.conn_timeout(now, conn);
         }
-        ids.clear();
-        self.conn_ids = ids;
+        self.conns.give_back(ids);
         for id in self.service.calls().expired(now) {
             if let Some(call) = self.service.calls_mut().remove(id) {
                 let waited = now.millis_since(call.started);
@@ -324,7 +306,7 @@ impl Engine {
                 if let Ok(result) = ide::format_outcome(&call.request, &outcome) {
                     self.send_call_result(&call, &result);
                 }
-                self.cancelled(id, CancelReason::DeadlineExpired);
+                self.conns.cancelled(id, CancelReason::DeadlineExpired);
             }
         }
         if self.pushes.selection_due(now) {
@@ -337,14 +319,15 @@ impl Engine {
     /// input.
     #[must_use = "every output must be performed: poll until None after each input"]
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.outputs.pop_front()
+        self.conns.poll_output()
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) is next due, if ever.
     #[must_use = "the host must call handle_timeout when this deadline comes"]
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        let conns = self.conns.values().filter_map(Connection::next_deadline);
-        conns
+        self.conns
+            .next_deadline()
+            .into_iter()
             .chain(self.service.calls().next_deadline())
             .chain(self.pushes.next_deadline())
             .min()
@@ -357,7 +340,7 @@ impl Engine {
     }
 
     fn conn_timeout(&mut self, now: Timestamp, conn: ConnId) {
-        let Some(c) = self.conns.get_mut(&conn) else {
+        let Some(c) = self.conns.get_mut(conn) else {
             return;
         };
         match &mut c.stage {
@@ -379,8 +362,8 @@ impl Engine {
     /// After anything touched `conn`: signal new bytes, close it when its WebSocket finished or
     /// when the input it holds back (over the outbound cap) passed one message's worth.
     fn settle(&mut self, conn: ConnId) {
-        self.signal(conn);
-        let Some(c) = self.conns.get(&conn) else {
+        self.conns.signal(conn);
+        let Some(c) = self.conns.get(conn) else {
             return;
         };
         let held_input = match &c.stage {
@@ -394,41 +377,21 @@ impl Engine {
         }
     }
 
-    /// Emits `Transmit` when `conn` has unsignalled bytes.
-    fn signal(&mut self, conn: ConnId) {
-        if let Some(c) = self.conns.get_mut(&conn)
-            && !c.out.is_empty()
-            && !c.transmit_signalled
-        {
-            c.transmit_signalled = true;
-            self.outputs.push_back(Output::Transmit { conn });
-        }
-    }
-
     /// Ends `conn`: its pending calls are cancelled, the host is asked to close the transport
     /// (after flushing what is buffered) and `Closed` is reported.
     fn finish(&mut self, conn: ConnId, reason: CloseReason) {
         self.end(conn, reason, true);
     }
 
-    /// Ends `conn`, asking the host to close the transport unless it is already gone.
+    /// Ends `conn` unless it already ended: its pending calls are cancelled and the host is
+    /// asked to close the transport unless it is already gone.
     fn end(&mut self, conn: ConnId, reason: CloseReason, close_transport: bool) {
-        self.signal(conn);
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return;
-        };
-        if matches!(c.stage, Stage::Closing) {
+        if !self.conns.is_live(conn) {
+            self.conns.signal(conn);
             return;
         }
-        c.stage = Stage::Closing;
-        if reason == CloseReason::OutboundOverflow {
-            c.out = Vec::new();
-        }
-        self.cancel_calls_of(conn, CancelReason::ClientGone);
-        if close_transport {
-            self.outputs.push_back(Output::CloseTransport { conn });
-        }
-        self.event(Event::Closed { conn, reason });
+        let cancelled = self.service.calls_mut().take_of_conn(conn);
+        self.conns.end(conn, reason, close_transport, &cancelled);
     }
 
     /// Serves the complete messages buffered on `conn`, one at a time, until none is left or
@@ -436,7 +399,7 @@ impl Engine {
     /// `handle_sent` brings the buffer back under it.
     fn pump(&mut self, now: Timestamp, conn: ConnId) {
         loop {
-            let Some(c) = self.conns.get_mut(&conn) else {
+            let Some(c) = self.conns.get_mut(conn) else {
                 return;
             };
             if c.out.len() > self.config.max_outbound_bytes {
@@ -454,7 +417,7 @@ impl Engine {
             let Some(effect) = served else {
                 return;
             };
-            self.signal(conn);
+            self.conns.signal(conn);
             self.apply(now, conn, effect);
         }
     }
@@ -468,37 +431,34 @@ impl Engine {
                     self.supersede_all_but(now, conn);
                 }
             }
-            Effect::Served(tool) => self.event(Event::ToolServed { conn, tool }),
+            Effect::Served(tool) => self.conns.event(Event::ToolServed { conn, tool }),
             Effect::DiffsClosed(closed, tool) => {
                 for id in closed {
-                    self.cancelled(id, CancelReason::ClosedByClient);
+                    self.conns.cancelled(id, CancelReason::ClosedByClient);
                 }
-                self.event(Event::ToolServed { conn, tool });
+                self.conns.event(Event::ToolServed { conn, tool });
             }
-            Effect::CancelledByClient(id) => self.cancelled(id, CancelReason::CancelledByClient),
+            Effect::CancelledByClient(id) => {
+                self.conns.cancelled(id, CancelReason::CancelledByClient)
+            }
             Effect::Requested {
                 id,
                 request,
                 replaced,
             } => {
                 if let Some(old) = replaced {
-                    self.cancelled(old, CancelReason::Replaced);
+                    self.conns.cancelled(old, CancelReason::Replaced);
                 }
-                self.event(Event::ToolCall { id, conn, request });
+                self.conns.event(Event::ToolCall { id, conn, request });
             }
         }
     }
 
     /// Single-session policy: every other open client is closed with 4001.
     fn supersede_all_but(&mut self, now: Timestamp, keep: ConnId) {
-        let others: Vec<ConnId> = self
-            .conns
-            .iter()
-            .filter(|(id, c)| **id != keep && c.is_session())
-            .map(|(id, _)| *id)
-            .collect();
-        for conn in others {
-            if let Some(c) = self.conns.get_mut(&conn)
+        let others = self.conns.take_ids(|id, c| id != keep && c.is_session());
+        for &conn in &others {
+            if let Some(c) = self.conns.get_mut(conn)
                 && let Stage::Open(open) = &mut c.stage
             {
                 open.close_cause = Some(CloseReason::Superseded);
@@ -508,5 +468,6 @@ impl Engine {
             self.cancel_calls_of(conn, CancelReason::ClientGone);
             self.settle(conn);
         }
+        self.conns.give_back(others);
     }
 }

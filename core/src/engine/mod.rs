@@ -9,6 +9,7 @@ mod output;
 mod push_schedule;
 mod selection_cache;
 mod service;
+mod table;
 mod writer;
 
 pub use config::{Config, SessionPolicy};

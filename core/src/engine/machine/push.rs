@@ -3,7 +3,7 @@
 
 use crate::engine::calls::PendingCall;
 use crate::engine::connection::{Connection, Stage};
-use crate::engine::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
+use crate::engine::output::{CancelReason, CloseReason, ConnId, Event};
 use crate::engine::writer::Reply;
 use crate::ide::{self, AtMentioned, SelectionChanged};
 
@@ -19,17 +19,17 @@ impl Engine {
                 self.push_written(conn);
             }
         }
-        if let Some(Stage::Open(open)) = self.conns.get(&conn).map(|c| &c.stage)
+        if let Some(Stage::Open(open)) = self.conns.get(conn).map(|c| &c.stage)
             && let Some(client) = open.client.info().cloned()
         {
             let client_pid = open.client.pid();
-            self.event(Event::SessionReady {
+            self.conns.event(Event::SessionReady {
                 conn,
                 client,
                 client_pid,
             });
         }
-        self.signal(conn);
+        self.conns.signal(conn);
     }
 
     /// Sends `selection_changed` for the current state to one client, or to every ready one.
@@ -54,29 +54,14 @@ impl Engine {
 
     /// Sends what `writer` holds to every ready client; returns how many.
     pub(super) fn broadcast(&mut self) -> usize {
-        let mut ready = self.take_conn_ids(Connection::is_ready);
+        let ready = self.conns.take_ids(|_, c| Connection::is_ready(c));
         for &conn in &ready {
             self.push_written(conn);
             self.settle(conn);
         }
         let sent = ready.len();
-        ready.clear();
-        self.conn_ids = ready;
+        self.conns.give_back(ready);
         sent
-    }
-
-    /// The ids of the connections that pass `keep`, in the reused list (hand it back to
-    /// `conn_ids` when done, so steady traffic does not allocate).
-    pub(super) fn take_conn_ids(&mut self, keep: impl Fn(&Connection) -> bool) -> Vec<ConnId> {
-        let mut ids = std::mem::take(&mut self.conn_ids);
-        ids.clear();
-        ids.extend(
-            self.conns
-                .iter()
-                .filter(|(_, c)| keep(c))
-                .map(|(id, _)| *id),
-        );
-        ids
     }
 
     /// Sends the result of a call the editor finished (or a deadline answered) to its client.
@@ -92,31 +77,16 @@ impl Engine {
     /// connection whose outbound buffer is already over the cap is closed instead (its client
     /// does not read).
     fn push_written(&mut self, conn: ConnId) {
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return;
-        };
-        if c.out.len() > self.config.max_outbound_bytes {
+        let cap = self.config.max_outbound_bytes;
+        if !self.conns.push_written(conn, &self.writer, cap) {
             self.finish(conn, CloseReason::OutboundOverflow);
-            return;
-        }
-        for json in self.writer.messages() {
-            c.send_json(json);
         }
     }
 
     /// Cancels every pending call of `conn` (it is going away), telling the editor.
     pub(super) fn cancel_calls_of(&mut self, conn: ConnId, reason: CancelReason) {
-        for id in self.service.calls().of_conn(conn) {
-            self.service.calls_mut().remove(id);
-            self.cancelled(id, reason);
+        for id in self.service.calls_mut().take_of_conn(conn) {
+            self.conns.cancelled(id, reason);
         }
-    }
-
-    pub(super) fn cancelled(&mut self, id: ToolCallId, reason: CancelReason) {
-        self.event(Event::ToolCallCancelled { id, reason });
-    }
-
-    pub(super) fn event(&mut self, event: Event) {
-        self.outputs.push_back(Output::Event(event));
     }
 }
