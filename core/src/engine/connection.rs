@@ -301,7 +301,7 @@ impl Client {
             Dispatch::ToolCall(call) => {
                 service.tool_call(step.now, step.conn, call, step.config, writer)
             }
-            _ => Effect::None,
+            Dispatch::Ignored => Effect::None,
         }
     }
 
