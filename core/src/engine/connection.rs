@@ -18,10 +18,10 @@ pub(crate) struct Connection {
     /// Bytes waiting for the host to write them; drained from the front by `handle_sent`.
     pub(crate) out: Vec<u8>,
     /// A `Transmit` was emitted for the current non-empty run of `out`.
-    pub(crate) transmit_signalled: bool,
+    transmit_signalled: bool,
     /// `out` passed the outbound cap while replies were queued: input waits until the host
     /// writes the buffer back under it.
-    pub(crate) held: bool,
+    held: bool,
 }
 
 /// Where a connection is in its life.
@@ -189,6 +189,46 @@ impl Connection {
         match &mut self.stage {
             Stage::Open(open) => open.ws.send_text(json, &mut self.out),
             _ => false,
+        }
+    }
+
+    /// True once for each run of unsent bytes: the host must be told to write them.
+    pub(crate) fn take_transmit_signal(&mut self) -> bool {
+        let signal = !self.out.is_empty() && !self.transmit_signalled;
+        self.transmit_signalled |= signal;
+        signal
+    }
+
+    /// The host wrote the first `n` bytes of `out` (`Err` with what is buffered when `n` is
+    /// more). True when this brought a connection whose input waited back to `cap`: its input
+    /// may be served again.
+    pub(crate) fn sent(&mut self, n: usize, cap: usize) -> Result<bool, usize> {
+        if n > self.out.len() {
+            return Err(self.out.len());
+        }
+        self.out.drain(..n);
+        if self.out.is_empty() {
+            self.transmit_signalled = false;
+            if matches!(self.stage, Stage::Closing) {
+                self.out = Vec::new();
+            }
+        }
+        let resume = self.held && self.out.len() <= cap;
+        self.held &= !resume;
+        Ok(resume)
+    }
+
+    /// Stops serving input while `out` is over `cap`; true when it is.
+    pub(crate) fn hold_if_over(&mut self, cap: usize) -> bool {
+        self.held |= self.out.len() > cap;
+        self.held
+    }
+
+    /// The input buffered while serving waits for the host to write (0 when not waiting).
+    pub(crate) fn held_input(&self) -> usize {
+        match &self.stage {
+            Stage::Open(open) if self.held => open.ws.buffered_input(),
+            _ => 0,
         }
     }
 

@@ -222,23 +222,15 @@ impl Engine {
             .conns
             .get_mut(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
-        if n > c.out.len() {
-            return Err(EngineError::SentMoreThanBuffered {
+        let resume = c
+            .sent(n, self.config.max_outbound_bytes)
+            .map_err(|buffered| EngineError::SentMoreThanBuffered {
                 conn,
                 sent: n,
-                buffered: c.out.len(),
-            });
-        }
-        c.out.drain(..n);
-        if c.out.is_empty() {
-            c.transmit_signalled = false;
-            if matches!(c.stage, Stage::Closing) {
-                c.out = Vec::new();
-            }
-        }
-        if c.held && c.out.len() <= self.config.max_outbound_bytes {
+                buffered,
+            })?;
+        if resume {
             // Back under the cap: serve the input that waited.
-            c.held = false;
             let now = self.now;
             self.pump(now, conn);
             self.settle(conn);
@@ -366,13 +358,9 @@ impl Engine {
         let Some(c) = self.conns.get(conn) else {
             return;
         };
-        let held_input = match &c.stage {
-            Stage::Open(open) if c.held => open.ws.buffered_input(),
-            _ => 0,
-        };
         if let Some(reason) = c.finished_reason() {
             self.finish(conn, reason);
-        } else if held_input > self.config.ws.max_message_bytes {
+        } else if c.held_input() > self.config.ws.max_message_bytes {
             self.finish(conn, CloseReason::OutboundOverflow);
         }
     }
@@ -402,8 +390,7 @@ impl Engine {
             let Some(c) = self.conns.get_mut(conn) else {
                 return;
             };
-            if c.out.len() > self.config.max_outbound_bytes {
-                c.held = true;
+            if c.hold_if_over(self.config.max_outbound_bytes) {
                 return;
             }
             let served = c.serve_next(

@@ -93,10 +93,8 @@ impl Connections {
     /// Emits `Transmit` when `conn` has unsignalled bytes.
     pub(crate) fn signal(&mut self, conn: ConnId) {
         if let Some(c) = self.conns.get_mut(&conn)
-            && !c.out.is_empty()
-            && !c.transmit_signalled
+            && c.take_transmit_signal()
         {
-            c.transmit_signalled = true;
             self.outputs.push_back(Output::Transmit { conn });
         }
     }
