@@ -91,6 +91,12 @@ impl Engine {
         self.service.state()
     }
 
+    /// The unsent bytes of `conn` (empty for an unknown connection). Write a prefix, then
+    /// report its length with [`handle_sent`](Self::handle_sent).
+    pub fn outbound(&self, conn: ConnId) -> &[u8] {
+        self.conns.get(conn).map_or(&[], |c| c.out.as_slice())
+    }
+
     /// The host accepted a transport connection. Returns its id; feed its bytes with
     /// [`handle_bytes`](Self::handle_bytes). Connections in the HTTP handshake have their own
     /// budget (`max_handshakes`): over it, the oldest handshake is answered 503 and its
@@ -171,46 +177,6 @@ impl Engine {
         }
         self.conns.remove(conn);
         Ok(())
-    }
-
-    /// The host wants `conn` closed: an open client gets close code 1001 (going away) and a
-    /// moment to answer it; anything else is closed at once.
-    pub fn close(&mut self, now: Timestamp, conn: ConnId) -> Result<(), EngineError> {
-        let now = self.advance(now);
-        let c = self
-            .conns
-            .get_mut(conn)
-            .ok_or(EngineError::UnknownConnection(conn))?;
-        match &mut c.stage {
-            Stage::Open(open) => {
-                open.close_cause.get_or_insert(CloseReason::ClosedByHost);
-                open.ws.close(
-                    now,
-                    close_code::GOING_AWAY,
-                    "the IDE is closing",
-                    &mut c.out,
-                );
-                self.cancel_calls_of(conn, CancelReason::ClientGone);
-                self.settle(conn);
-            }
-            Stage::Handshake(_) => self.finish(conn, CloseReason::ClosedByHost),
-            Stage::Closing => {}
-        }
-        Ok(())
-    }
-
-    /// Closes every connection, as [`close`](Self::close) does (the editor is shutting down).
-    pub fn shutdown(&mut self, now: Timestamp) {
-        for id in self.conns.all_ids() {
-            // Every id was just read from the table.
-            let _ = self.close(now, id);
-        }
-    }
-
-    /// The unsent bytes of `conn` (empty for an unknown connection). Write a prefix, then
-    /// report its length with [`handle_sent`](Self::handle_sent).
-    pub fn outbound(&self, conn: ConnId) -> &[u8] {
-        self.conns.get(conn).map_or(&[], |c| c.out.as_slice())
     }
 
     /// The host wrote the first `n` bytes of [`outbound`](Self::outbound). When the buffer is
@@ -305,6 +271,40 @@ impl Engine {
             self.send_selection(None);
         }
         self.pushes.expire_mentions(now);
+    }
+
+    /// The host wants `conn` closed: an open client gets close code 1001 (going away) and a
+    /// moment to answer it; anything else is closed at once.
+    pub fn close(&mut self, now: Timestamp, conn: ConnId) -> Result<(), EngineError> {
+        let now = self.advance(now);
+        let c = self
+            .conns
+            .get_mut(conn)
+            .ok_or(EngineError::UnknownConnection(conn))?;
+        match &mut c.stage {
+            Stage::Open(open) => {
+                open.close_cause.get_or_insert(CloseReason::ClosedByHost);
+                open.ws.close(
+                    now,
+                    close_code::GOING_AWAY,
+                    "the IDE is closing",
+                    &mut c.out,
+                );
+                self.cancel_calls_of(conn, CancelReason::ClientGone);
+                self.settle(conn);
+            }
+            Stage::Handshake(_) => self.finish(conn, CloseReason::ClosedByHost),
+            Stage::Closing => {}
+        }
+        Ok(())
+    }
+
+    /// Closes every connection, as [`close`](Self::close) does (the editor is shutting down).
+    pub fn shutdown(&mut self, now: Timestamp) {
+        for id in self.conns.all_ids() {
+            // Every id was just read from the table.
+            let _ = self.close(now, id);
+        }
     }
 
     /// The next output, in causal order; `None` when there is nothing more until the next
