@@ -82,7 +82,7 @@ fn drain(engine: &mut Engine) -> Drained {
                 drained.sent += n;
                 engine.handle_sent(conn, n).unwrap();
             }
-            Output::Event(Event::ToolAnswered { .. }) => drained.answered += 1,
+            Output::Event(Event::ToolServed { .. }) => drained.answered += 1,
             _ => drained.other += 1,
         }
     }

@@ -14,22 +14,23 @@
 mod args;
 mod catalog;
 mod event;
-mod notify;
+mod notification;
 mod outcome;
 mod path;
 mod plan;
 mod read_tools;
+mod request;
 mod result;
 mod state;
 mod write_tools;
 
 pub use catalog::{ToolName, tools_json};
 pub use event::{Diagnostic, EditorEvent, Position, Range, Severity};
-pub use notify::{AtMentioned, SelectionChanged, SelectionRange};
+pub use notification::{AtMentioned, SelectionChanged, SelectionRange};
 pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome};
 pub use path::{PathStyle, file_name, file_uri, normalize_path, path_from_uri};
 pub use plan::{ToolPlan, plan_tool_call};
 pub use read_tools::{SelectionResult, selection_result};
+pub use request::{ToolOutcome, ToolRequest};
 pub use result::ToolResult;
-pub use state::{EditorState, OpenDocument, StateChange};
-pub use write_tools::{ToolOutcome, ToolRequest};
+pub use state::{EditorState, OpenDocument, StateChange, StateLimits};

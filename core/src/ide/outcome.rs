@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::catalog::ToolName;
 use super::read_tools::UNKNOWN_LANGUAGE;
+use super::request::{ToolOutcome, ToolRequest};
 use super::result::ToolResult;
-use super::write_tools::{ToolOutcome, ToolRequest};
 
 /// The host reported an outcome that cannot answer the request (a `diffSaved` for an
 /// `openFile`, say): a host bug, not a peer fault.
