@@ -58,7 +58,13 @@ impl Setup {
         let out = lines(child.stdout.take().unwrap());
         let banner = wait_for_line(&out, "on 127.0.0.1:");
         let port = banner.rsplit(':').next().unwrap().parse().unwrap();
-        (Server(child, out), port)
+        (
+            Server {
+                child,
+                _stdout: out,
+            },
+            port,
+        )
     }
 
     /// `idelink doctor --json work/` with `env` added: the report and whether it exited 0.
@@ -74,12 +80,15 @@ impl Setup {
 }
 
 /// A server process, stopped when dropped; its stdout is read until then.
-struct Server(Child, Receiver<String>);
+struct Server {
+    child: Child,
+    _stdout: Receiver<String>,
+}
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
