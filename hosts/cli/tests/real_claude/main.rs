@@ -13,6 +13,7 @@
 mod claude;
 mod fake_api;
 mod idelink;
+mod idelink_claude;
 mod scene;
 mod terminal;
 mod wait;
