@@ -1,4 +1,4 @@
-//! Reading the lock directories as the CLI does (PROTOCOL.md §1): `$CLAUDE_CONFIG_DIR/ide`
+//! Reading the lock directories as the CLI does: `$CLAUDE_CONFIG_DIR/ide`
 //! when set, and `~/.claude/ide` always; every `<port>.lock` in them, parsed with
 //! [`LockFile::parse`], with whether its `pid` is alive.
 

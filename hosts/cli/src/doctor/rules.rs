@@ -1,5 +1,5 @@
-//! The claude CLI's own rules for choosing an IDE, as pure functions (PROTOCOL.md §1, read in
-//! the bundled code of CLI 2.1.332): which lock contains a folder, when auto-connect is on, and
+//! The claude CLI's own rules for choosing an IDE, as pure functions (read in the bundled code
+//! of CLI 2.1.332): which lock contains a folder, when auto-connect is on, and
 //! which lock it then picks. `idelink doctor` and `idelink claude` judge with these, so their
 //! verdict is the CLI's.
 
