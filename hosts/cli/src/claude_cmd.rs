@@ -42,7 +42,7 @@ pub fn serving_port(dir: &str) -> Result<u16, Box<dyn Error>> {
             })
         })
         .collect();
-    match pick(&candidates, dir, None) {
+    match pick(&candidates, dir, None, false) {
         Pick::One(port) => Ok(port),
         Pick::None => Err(format!(
             "no running server has {dir} in its workspace; start one with `idelink serve` \

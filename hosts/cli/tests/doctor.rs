@@ -209,6 +209,33 @@ fn doctor_fails_when_auto_connect_is_turned_off() {
     );
     let (_, ok) = setup.doctor(&[("CLAUDE_CODE_AUTO_CONNECT_IDE", "1")]);
     assert!(ok);
+
+    let text = |env: &[(&str, &str)]| {
+        let output = setup
+            .command(&["doctor"])
+            .arg(&setup.work)
+            .env("CLAUDE_CODE_AUTO_CONNECT_IDE", "off")
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let plain = text(&[]);
+    assert!(
+        plain.contains("FAIL auto-connect: CLAUDE_CODE_AUTO_CONNECT_IDE=off"),
+        "{plain}"
+    );
+    assert!(
+        plain.contains("verdict: claude will NOT connect"),
+        "{plain}"
+    );
+    assert!(
+        !plain.contains('\x1b'),
+        "no colour codes into a pipe: {plain:?}"
+    );
+    let forced = text(&[("CLICOLOR_FORCE", "1")]);
+    assert!(forced.contains("\x1b[1m\x1b[31mFAIL\x1b[0m"), "{forced:?}");
 }
 
 #[cfg(unix)]

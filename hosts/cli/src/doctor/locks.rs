@@ -208,4 +208,20 @@ mod tests {
         assert!(!found.locks[1].is_live());
         assert!(found.locks[1].body.is_err());
     }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_directory_others_can_list_is_reported_with_the_fix() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("idelink-doctor-mode-{}", std::process::id()));
+        fs::create_dir_all(&dir).expect("temp dir");
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).expect("chmod");
+        let loose = dir_problems(&dir);
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).expect("chmod");
+        let tight = dir_problems(&dir);
+        fs::remove_dir_all(&dir).expect("cleanup");
+        assert_eq!(loose.len(), 1, "{loose:?}");
+        assert!(loose[0].starts_with("its mode is 755") && loose[0].contains("chmod 700"));
+        assert!(tight.is_empty(), "{tight:?}");
+    }
 }

@@ -37,7 +37,7 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if args.json {
         println!("{}", report.to_json());
     } else {
-        print!("{}", report.to_text());
+        anstream::print!("{}", report.to_text());
     }
     Ok(if report.connects() {
         ExitCode::SUCCESS
@@ -108,7 +108,28 @@ fn examine(dir: &str, live: bool) -> Report {
     }
 
     let sse_port = rules::sse_port(facts.sse_port_env.as_deref());
-    let picked = rules::pick(&candidates, dir, sse_port);
+    let skip_check = var("CLAUDE_CODE_IDE_SKIP_VALID_CHECK").is_some_and(|v| !v.is_empty());
+    if skip_check {
+        report.push(Finding::new(
+            Level::Warn,
+            "choice",
+            "CLAUDE_CODE_IDE_SKIP_VALID_CHECK is set: claude takes every lock as containing its folder".to_owned(),
+            Some("unset it unless one server runs on this machine"),
+        ));
+    }
+    let picked = rules::pick(&candidates, dir, sse_port, skip_check);
+    if let (Some(terminal), Pick::One(port), None) = (rules::ide_terminal(&var), &picked, sse_port)
+    {
+        report.push(Finding::new(
+            Level::Warn,
+            "ide terminal",
+            format!(
+                "inside {terminal} claude takes the lock of port {port} only when its owner is \
+                 claude's parent or an ancestor (an editor's own terminal)"
+            ),
+            Some("start claude with `idelink claude`: it names the port, which lifts this rule"),
+        ));
+    }
     match &picked {
         Pick::One(port) => report.push(Finding::ok(
             "choice",

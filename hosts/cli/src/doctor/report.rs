@@ -4,6 +4,7 @@
 use super::environment::ClaudeBinary;
 use super::locks::{FoundLock, LockDir};
 use super::rules::folder_contains;
+use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
 /// How much a finding matters.
@@ -234,16 +235,22 @@ impl Report {
     }
 
     /// The report for a person: one line per finding, the fix indented under it, the verdict.
+    /// The marks carry colour codes; print through `anstream`, which drops them where they do
+    /// not belong (a pipe, `NO_COLOR`).
     pub fn to_text(&self) -> String {
         let mut out = format!("idelink doctor: {}\n", self.dir);
         for finding in &self.findings {
-            let mark = match finding.level {
-                Level::Ok => "ok  ",
-                Level::Info => "info",
-                Level::Warn => "warn",
-                Level::Fail => "FAIL",
+            let (mark, colour) = match finding.level {
+                Level::Ok => ("ok  ", AnsiColor::Green),
+                Level::Info => ("info", AnsiColor::Blue),
+                Level::Warn => ("warn", AnsiColor::Yellow),
+                Level::Fail => ("FAIL", AnsiColor::Red),
             };
-            out.push_str(&format!("{mark} {}: {}\n", finding.check, finding.message));
+            let style = Style::new().fg_color(Some(colour.into())).bold();
+            out.push_str(&format!(
+                "{style}{mark}{style:#} {}: {}\n",
+                finding.check, finding.message
+            ));
             if let Some(fix) = &finding.fix {
                 out.push_str(&format!("       fix: {fix}\n"));
             }

@@ -98,6 +98,21 @@ pub fn auto_connect(facts: &ConnectFacts) -> AutoConnect {
     }
 }
 
+/// The IDE terminal claude would detect from `get` (VS Code family, JetBrains, or
+/// `FORCE_CODE_TERMINAL`), where it takes a lock found by folder only when the lock's `pid` is
+/// its parent or an ancestor.
+pub fn ide_terminal(get: &dyn Fn(&str) -> Option<String>) -> Option<&'static str> {
+    if get("FORCE_CODE_TERMINAL").is_some_and(|v| !v.is_empty()) {
+        Some("FORCE_CODE_TERMINAL")
+    } else if get("TERM_PROGRAM").is_some_and(|v| v == "vscode") {
+        Some("a VS Code terminal")
+    } else if get("TERMINAL_EMULATOR").is_some_and(|v| v.contains("JetBrains")) {
+        Some("a JetBrains terminal")
+    } else {
+        None
+    }
+}
+
 /// A live lock, as far as choosing goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
@@ -120,8 +135,14 @@ pub enum Pick {
     Ambiguous(Vec<u16>),
 }
 
-/// Applies the rules of [`Pick`].
-pub fn pick(candidates: &[Candidate], cwd: &str, sse_port: Option<u16>) -> Pick {
+/// Applies the rules of [`Pick`]. `every_lock_matches` is `CLAUDE_CODE_IDE_SKIP_VALID_CHECK`
+/// set: the CLI then takes every lock as containing its cwd.
+pub fn pick(
+    candidates: &[Candidate],
+    cwd: &str,
+    sse_port: Option<u16>,
+    every_lock_matches: bool,
+) -> Pick {
     if let Some(port) = sse_port {
         let named: Vec<u16> = candidates
             .iter()
@@ -134,7 +155,11 @@ pub fn pick(candidates: &[Candidate], cwd: &str, sse_port: Option<u16>) -> Pick 
     }
     let matching: Vec<u16> = candidates
         .iter()
-        .filter(|c| Some(c.port) == sse_port || c.folders.iter().any(|f| folder_contains(f, cwd)))
+        .filter(|c| {
+            every_lock_matches
+                || Some(c.port) == sse_port
+                || c.folders.iter().any(|f| folder_contains(f, cwd))
+        })
         .map(|c| c.port)
         .collect();
     match matching.as_slice() {
@@ -183,6 +208,16 @@ mod tests {
     }
 
     #[test]
+    fn ide_terminals_are_recognised_by_their_variables() {
+        let vscode = |name: &str| (name == "TERM_PROGRAM").then(|| "vscode".to_owned());
+        assert_eq!(ide_terminal(&vscode), Some("a VS Code terminal"));
+        let jetbrains =
+            |name: &str| (name == "TERMINAL_EMULATOR").then(|| "JetBrains-JediTerm".to_owned());
+        assert_eq!(ide_terminal(&jetbrains), Some("a JetBrains terminal"));
+        assert_eq!(ide_terminal(&|_: &str| None), None);
+    }
+
+    #[test]
     fn a_no_in_auto_connect_ide_wins_over_everything() {
         let facts = ConnectFacts {
             auto_connect_env: Some("false".into()),
@@ -215,18 +250,22 @@ mod tests {
     #[test]
     fn exactly_one_containing_lock_connects_and_two_connect_none() {
         let one = [lock(1, "/p"), lock(2, "/q")];
-        assert_eq!(pick(&one, "/p/src", None), Pick::One(1));
-        assert_eq!(pick(&one, "/r", None), Pick::None);
+        assert_eq!(pick(&one, "/p/src", None, false), Pick::One(1));
+        assert_eq!(pick(&one, "/r", None, false), Pick::None);
+        assert_eq!(pick(&one, "/r", None, true), Pick::Ambiguous(vec![1, 2]));
         let two = [lock(1, "/p"), lock(2, "/")];
-        assert_eq!(pick(&two, "/p", None), Pick::Ambiguous(vec![1, 2]));
+        assert_eq!(pick(&two, "/p", None, false), Pick::Ambiguous(vec![1, 2]));
     }
 
     #[test]
     fn the_sse_port_picks_its_lock_among_several_and_matches_any_folder() {
         let two = [lock(1, "/p"), lock(2, "/p")];
-        assert_eq!(pick(&two, "/p", Some(2)), Pick::One(2));
+        assert_eq!(pick(&two, "/p", Some(2), false), Pick::One(2));
         let elsewhere = [lock(7, "/q")];
-        assert_eq!(pick(&elsewhere, "/p", Some(7)), Pick::One(7));
-        assert_eq!(pick(&two, "/p", Some(9)), Pick::Ambiguous(vec![1, 2]));
+        assert_eq!(pick(&elsewhere, "/p", Some(7), false), Pick::One(7));
+        assert_eq!(
+            pick(&two, "/p", Some(9), false),
+            Pick::Ambiguous(vec![1, 2])
+        );
     }
 }
