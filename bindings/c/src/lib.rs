@@ -1,0 +1,46 @@
+//! # idelink C ABI
+//!
+//! `libidelink` for C and C++ editors; `include/idelink.h` is generated from this crate by
+//! cbindgen (`tests/header.rs` fails when the committed header is stale). Two levels:
+//!
+//! - **Host level** (`idelink_host_*`): wraps `idelink-mio`. The editor starts a host with a
+//!   JSON configuration, calls `idelink_host_poll(host, 0)` once per frame, takes events with
+//!   `idelink_host_next_event`, sends editor events and tool outcomes. No socket code.
+//! - **Engine level** (`idelink_engine_*`): wraps `idelink-core`'s sans-IO `Engine` for
+//!   editors with their own event loop and sockets: accept, bytes in, bytes sent, closed,
+//!   outbound, poll output, poll timeout, editor events, tool outcomes.
+//!
+//! ## Conventions
+//! - Every function returns an `IdelinkStatus` (`IDELINK_OK` = 0, failures negative) except
+//!   the `_free` functions and `idelink_last_error_message`, which gives the calling thread's
+//!   last failure as text.
+//! - Events, editor events and outcomes cross as JSON text in the engine's serde forms.
+//!   Strings passed in are only read during the call; strings handed out are library-owned
+//!   and freed with `idelink_string_free`. Bytes cross as pointer + length; outbound bytes are
+//!   borrowed from the engine until its next call.
+//! - A Rust panic never unwinds into C: it becomes `IDELINK_ERROR_PANIC` and poisons the
+//!   handle (later calls return `IDELINK_ERROR_POISONED`; only `_free` is accepted).
+//! - Handles are not thread-safe (use one from one thread at a time); a waker is.
+
+mod args;
+mod engine;
+mod guard;
+mod host;
+mod host_config;
+mod status;
+
+pub use args::idelink_string_free;
+pub use engine::{
+    IdelinkEngine, IdelinkOutput, IdelinkOutputKind, idelink_engine_accept, idelink_engine_bytes,
+    idelink_engine_close, idelink_engine_closed, idelink_engine_editor_event, idelink_engine_free,
+    idelink_engine_new, idelink_engine_outbound, idelink_engine_poll_output,
+    idelink_engine_poll_timeout, idelink_engine_sent, idelink_engine_shutdown,
+    idelink_engine_timeout, idelink_engine_tool_outcome,
+};
+pub use host::{
+    IdelinkHost, IdelinkWaker, idelink_host_editor_event, idelink_host_free,
+    idelink_host_next_event, idelink_host_poll, idelink_host_port, idelink_host_shutdown,
+    idelink_host_start, idelink_host_tool_outcome, idelink_host_waker, idelink_waker_free,
+    idelink_waker_wake,
+};
+pub use status::{IdelinkStatus, idelink_last_error_message};

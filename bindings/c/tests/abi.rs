@@ -1,0 +1,168 @@
+//! The C ABI called as C calls it (through the exported functions): status codes and messages
+//! for bad arguments and misuse, the headless rule, the lock file's lifecycle, and the waker.
+#![expect(
+    unsafe_code,
+    clippy::undocumented_unsafe_blocks,
+    reason = "calls the C ABI; each call passes live pointers to locals and NUL-terminated literals"
+)]
+
+use idelink::*;
+use std::ffi::{CStr, CString, c_char};
+use std::ptr::{null, null_mut};
+use std::time::{Duration, Instant};
+
+fn last_error() -> String {
+    unsafe { CStr::from_ptr(idelink_last_error_message()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("idelink-c-abi-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn start(config: &str) -> (IdelinkStatus, *mut IdelinkHost) {
+    let config = CString::new(config).unwrap_or_default();
+    let mut host = null_mut();
+    let status = unsafe { idelink_host_start(config.as_ptr(), &mut host) };
+    (status, host)
+}
+
+#[test]
+fn a_headless_run_opens_nothing_unless_it_opts_in() {
+    let locks = temp_dir("headless");
+    let dir = locks.to_string_lossy().into_owned();
+    let (status, host) = start(&format!(
+        r#"{{"ideName":"Ed","workspaceFolders":["/p"],"headless":true,"lock":{{"dir":"{dir}"}}}}"#
+    ));
+    assert_eq!(status, IdelinkStatus::IdelinkErrorHeadless);
+    assert!(host.is_null());
+    assert!(
+        last_error().contains("\"serveWhenHeadless\":true"),
+        "{}",
+        last_error()
+    );
+    assert!(
+        !locks.exists(),
+        "a headless run must not create the lock folder"
+    );
+
+    let (status, host) = start(&format!(
+        r#"{{"ideName":"Ed","workspaceFolders":["/p"],"headless":true,"serveWhenHeadless":true,"lock":{{"dir":"{dir}"}}}}"#
+    ));
+    assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
+    let mut port = 0_u16;
+    assert_eq!(
+        unsafe { idelink_host_port(host, &mut port) },
+        IdelinkStatus::IdelinkOk
+    );
+    let lock = locks.join(format!("{port}.lock"));
+    assert!(lock.exists(), "the opted-in host writes {}", lock.display());
+    unsafe { idelink_host_shutdown(host, 0) };
+    unsafe { idelink_host_free(host) };
+    assert!(!lock.exists(), "shutdown and free remove the lock");
+    let _ = std::fs::remove_dir_all(&locks);
+}
+
+#[test]
+fn bad_arguments_and_misuse_are_statuses_with_messages() {
+    let (status, _) = start(r#"{"ideName":"Ed","workspaceFolders":[],"lockDir":"/x"}"#);
+    assert_eq!(status, IdelinkStatus::IdelinkErrorInvalidArgument);
+    assert!(
+        last_error().contains("unknown field `lockDir`"),
+        "{}",
+        last_error()
+    );
+    assert_eq!(
+        unsafe { idelink_host_start(null(), null_mut()) },
+        IdelinkStatus::IdelinkErrorInvalidArgument
+    );
+
+    let mut engine = null_mut();
+    let token = c"00112233445566778899aabbccddeeff";
+    let status =
+        unsafe { idelink_engine_new(c"{\"port\":1}".as_ptr(), token.as_ptr(), &mut engine) };
+    assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
+    assert_eq!(
+        unsafe { idelink_engine_sent(engine, 9, 1) },
+        IdelinkStatus::IdelinkErrorMisuse
+    );
+    assert!(last_error().contains("conn#9"), "{}", last_error());
+    let outcome = c"{\"outcome\":\"diffRejected\"}";
+    assert_eq!(
+        unsafe { idelink_engine_tool_outcome(engine, 0, 5, outcome.as_ptr()) },
+        IdelinkStatus::IdelinkErrorMisuse
+    );
+    let bad_event = c"{\"type\":\"selectionChanged\"}";
+    assert_eq!(
+        unsafe { idelink_engine_editor_event(engine, 0, bad_event.as_ptr()) },
+        IdelinkStatus::IdelinkErrorInvalidArgument
+    );
+    assert!(
+        last_error().starts_with("invalid event_json: missing field"),
+        "{}",
+        last_error()
+    );
+    assert_eq!(
+        unsafe { idelink_engine_bytes(engine, 0, 1, null(), 3) },
+        IdelinkStatus::IdelinkErrorInvalidArgument
+    );
+    assert_eq!(
+        unsafe { idelink_engine_accept(null_mut(), 0, null_mut()) },
+        IdelinkStatus::IdelinkErrorInvalidArgument
+    );
+    assert_eq!(last_error(), "engine is NULL");
+    // The engine is still usable after every refusal.
+    let mut conn = 0;
+    assert_eq!(
+        unsafe { idelink_engine_accept(engine, 0, &mut conn) },
+        IdelinkStatus::IdelinkOk
+    );
+    assert_eq!(conn, 1);
+    let mut short = null_mut();
+    let status = unsafe { idelink_engine_new(null(), c"has space".as_ptr(), &mut short) };
+    assert_eq!(status, IdelinkStatus::IdelinkErrorInvalidArgument);
+    assert!(
+        last_error().starts_with("invalid auth_token"),
+        "{}",
+        last_error()
+    );
+    unsafe { idelink_engine_free(engine) };
+    unsafe { idelink_engine_free(null_mut()) };
+}
+
+#[test]
+fn a_waker_ends_a_blocking_poll_from_another_thread() {
+    let (status, host) = start(r#"{"ideName":"Ed","workspaceFolders":[],"lock":"none"}"#);
+    assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
+    let mut waker = null_mut();
+    assert_eq!(
+        unsafe { idelink_host_waker(host, &mut waker) },
+        IdelinkStatus::IdelinkOk
+    );
+    let waker_addr = waker as usize;
+    let started = Instant::now();
+    let waking = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        unsafe { idelink_waker_wake(waker_addr as *const IdelinkWaker) }
+    });
+    // -1: block until something happens; only the waker can end it (no client, no deadline).
+    assert_eq!(
+        unsafe { idelink_host_poll(host, -1) },
+        IdelinkStatus::IdelinkOk
+    );
+    assert_eq!(waking.join().ok(), Some(IdelinkStatus::IdelinkOk));
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let mut event: *mut c_char = null_mut();
+    assert_eq!(
+        unsafe { idelink_host_next_event(host, &mut event) },
+        IdelinkStatus::IdelinkOk
+    );
+    assert!(event.is_null(), "no client, so no event");
+    unsafe { idelink_host_free(host) };
+    // The waker outlives the host; waking then does nothing harmful.
+    let _ = unsafe { idelink_waker_wake(waker) };
+    unsafe { idelink_waker_free(waker) };
+}
