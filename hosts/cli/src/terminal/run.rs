@@ -1,5 +1,6 @@
 //! The terminal loop of `idelink serve`.
 
+use super::commands::Sessions;
 use super::inert;
 use super::reviewer::{Reviewer, answer};
 use super::screen::Screen;
@@ -45,9 +46,11 @@ pub fn run(
         _ => None,
     };
     let mut events = Vec::new();
+    let mut sessions = Sessions::default();
     while !stop.stop_requested() {
         host.poll(Some(TICK), &mut events)?;
         for event in events.drain(..) {
+            sessions.on_event(&event);
             if let Some(line) = status::line(&event, &options.workspace) {
                 screen.say(&line);
             }
@@ -88,7 +91,7 @@ pub fn run(
             }
         }
         if let Some(reviewer) = reviewer.as_mut() {
-            reviewer.step(&mut host, &mut editor, &mut screen);
+            reviewer.step(&mut host, &mut editor, &mut screen, &sessions);
         }
     }
     screen.say("stopping");
@@ -122,5 +125,8 @@ fn banner(host: &Host, options: &TerminalOptions) {
         DiffPolicy::Reject => "rejected automatically (--diff reject)",
     };
     println!("idelink: claude's edits are {policy}; Ctrl-C stops");
+    if options.diff == DiffPolicy::Ask {
+        println!("idelink: type ? and Enter for commands (@FILE:10-20 mentions lines to claude)");
+    }
     let _ = std::io::stdout().flush();
 }
