@@ -11,7 +11,7 @@ use crate::signals::StopFlag;
 use idelink_core::{Event, ToolOutcome};
 use idelink_mio::Host;
 use std::error::Error;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::time::Duration;
 
 /// How long one poll may sleep; the stop flag is also checked this often.
@@ -37,7 +37,8 @@ pub fn run(
     stop: &StopFlag,
     options: &TerminalOptions,
 ) -> Result<(), Box<dyn Error>> {
-    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    // A terminal, unless NO_COLOR or CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it.
+    let colour = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
     let mut screen = Screen::new(colour);
     banner(&host, options);
     let mut editor = WorkspaceEditor::new(options.diff);
