@@ -62,7 +62,13 @@ fn mention(spec: &str, workspace: &str) -> Result<EditorEvent, String> {
         )
     };
     if !Path::new(&path).is_file() {
-        return Err(format!("no file {file} in {workspace}"));
+        let near = completions(&path, 5);
+        let hint = if near.is_empty() {
+            String::new()
+        } else {
+            format!("; did you mean {}", near.join(", "))
+        };
+        return Err(format!("no file {file} in {workspace}{hint}"));
     }
     let (line_start, line_end) = match lines {
         None => (None, None),
@@ -86,6 +92,27 @@ fn mention(spec: &str, workspace: &str) -> Result<EditorEvent, String> {
         line_start,
         line_end,
     })
+}
+
+/// Up to `max` names in `path`'s folder that start with its last component (folders end in
+/// `/`), sorted: the completion a line-mode terminal can offer.
+fn completions(path: &str, max: usize) -> Vec<String> {
+    let (folder, prefix) = path.rsplit_once('/').unwrap_or((".", path));
+    let Ok(entries) = std::fs::read_dir(if folder.is_empty() { "/" } else { folder }) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let folder = entry.file_type().ok()?.is_dir();
+            name.starts_with(prefix)
+                .then(|| if folder { format!("{name}/") } else { name })
+        })
+        .collect();
+    names.sort();
+    names.truncate(max);
+    names
 }
 
 /// The connected claude sessions, kept from the engine's events.
@@ -173,6 +200,8 @@ mod tests {
         for (line, says) in [
             ("@", "give a file"),
             ("@nope.rs", "no file nope.rs"),
+            ("@src/ma", "did you mean main.rs"),
+            ("@sr", "did you mean src/"),
             ("@src/main.rs:0", "lines start at 1"),
             ("@src/main.rs:5-2", "ends before it starts"),
             ("@src/main.rs:1-2-3", "not a line or a range"),

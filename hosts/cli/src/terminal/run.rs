@@ -115,10 +115,9 @@ fn banner(host: &Host, options: &TerminalOptions) {
     if let Some(lock) = host.lock_path() {
         println!("idelink: lock file {}", lock.display());
     }
-    println!(
-        "idelink: connect claude with:  cd {} && claude --ide",
-        options.workspace
-    );
+    let workspace = inert::line(&options.workspace, usize::MAX);
+    println!("idelink: connect claude with:  idelink claude {workspace}");
+    println!("idelink:                   or:  cd {workspace} && claude --ide");
     println!("idelink:                   or:  CLAUDE_CODE_SSE_PORT={port} claude");
     let policy = match options.diff {
         DiffPolicy::Ask => "shown here for review",
