@@ -4,16 +4,18 @@
 use crate::args::Cli;
 use clap::CommandFactory;
 use clap_complete::Shell;
-use std::io::{self, Write};
+use std::io;
 
 /// Writes the completion script for `shell` to stdout.
-pub fn completions(shell: Shell) {
-    clap_complete::generate(shell, &mut Cli::command(), "idelink", &mut io::stdout());
+pub fn completions(shell: Shell) -> io::Result<()> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "idelink", &mut script);
+    crate::print_stdout(&script)
 }
 
 /// Writes the man page (roff, section 1) to stdout: `idelink man > idelink.1`.
 pub fn man() -> io::Result<()> {
     let mut page = Vec::new();
     clap_mangen::Man::new(Cli::command()).render(&mut page)?;
-    io::stdout().write_all(&page)
+    crate::print_stdout(&page)
 }

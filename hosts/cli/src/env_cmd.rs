@@ -14,7 +14,7 @@ pub fn run(port: Option<u16>, shell: Shell) -> Result<(), Box<dyn Error>> {
     let no_proxy = std::env::var("no_proxy")
         .or_else(|_| std::env::var("NO_PROXY"))
         .ok();
-    print!("{}", render(shell, &variables(port, no_proxy.as_deref())));
+    crate::print_stdout(render(shell, &variables(port, no_proxy.as_deref())).as_bytes())?;
     Ok(())
 }
 

@@ -28,10 +28,19 @@ fn main() -> ExitCode {
         Command::Doctor(args) => exit_status(doctor::run(&args)),
         Command::Env { port, shell } => exit_code(env_cmd::run(port, shell)),
         Command::Completions { shell } => {
-            completions::completions(shell);
-            ExitCode::SUCCESS
+            exit_code(completions::completions(shell).map_err(Into::into))
         }
         Command::Man => exit_code(completions::man().map_err(Into::into)),
+    }
+}
+
+/// Writes `text` to stdout; a reader that went away (`idelink doctor | head`) is not an error.
+fn print_stdout(text: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 

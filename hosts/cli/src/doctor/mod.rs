@@ -35,9 +35,15 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let dir = path_text(&workspace_dir(args.dir.as_deref())?)?;
     let report = examine(&dir, !args.no_live_check);
     if args.json {
-        println!("{}", report.to_json());
+        crate::print_stdout(format!("{}\n", report.to_json()).as_bytes())?;
     } else {
-        anstream::print!("{}", report.to_text());
+        // anstream drops the colour codes where they do not belong and translates them for
+        // legacy Windows consoles; a reader that went away is not an error.
+        let mut out = anstream::stdout();
+        match std::io::Write::write_all(&mut out, report.to_text().as_bytes()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+            _ => {}
+        }
     }
     Ok(if report.connects() {
         ExitCode::SUCCESS
