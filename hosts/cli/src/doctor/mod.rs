@@ -79,7 +79,11 @@ fn examine(dir: &str, live: bool) -> Report {
         AutoConnect::On(why) => report.push(Finding::ok("auto-connect", format!("on ({why})"))),
         AutoConnect::NotRequested => {}
     }
-    if !facts.auto_connect_config && auto != AutoConnect::Disabled {
+    let plain = rules::ConnectFacts {
+        ide_flag: false,
+        ..facts.clone()
+    };
+    if rules::auto_connect(&plain) == AutoConnect::NotRequested {
         report.push(Finding::new(
             Level::Info,
             "auto-connect",
