@@ -322,3 +322,41 @@ fn completions_and_the_man_page_cover_every_subcommand() {
         }
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn doctor_checks_the_claude_version_and_proxy_variables() {
+    use std::os::unix::fs::PermissionsExt;
+    let setup = Setup::new("doctor-version");
+    let (_server, _port) = setup.serve();
+    let bin = setup.home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let claude = bin.join("claude");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for (version, expected) in [
+        ("2.1.332", "(verified)"),
+        ("9.9.9", "not a verified version (verified: 2.1.332)"),
+    ] {
+        std::fs::write(
+            &claude,
+            format!("#!/bin/sh\necho '{version} (Claude Code)'\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (report, ok) = setup.doctor(&[("PATH", &path), ("https_proxy", "http://proxy:1")]);
+        assert!(ok, "version and proxy findings are warnings: {report:#}");
+        let found = findings(&report, "claude");
+        assert!(
+            found[0].contains(version) && found[0].ends_with(expected),
+            "{found:?}"
+        );
+        assert_eq!(
+            findings(&report, "proxy"),
+            ["warn: https_proxy is set and no_proxy does not list 127.0.0.1 or localhost"]
+        );
+    }
+}

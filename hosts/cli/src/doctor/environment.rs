@@ -57,13 +57,17 @@ pub fn claude_version(path: &Path) -> Result<String, String> {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot run it: {e}"))?;
+    let pid = child.id();
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let _ = tx.send(child.wait_with_output());
     });
     let output = rx
         .recv_timeout(VERSION_DEADLINE)
-        .map_err(|_| "claude --version did not answer within 10 s".to_owned())?
+        .map_err(|_| {
+            end(pid);
+            "claude --version did not answer within 10 s".to_owned()
+        })?
         .map_err(|e| format!("claude --version failed: {e}"))?;
     String::from_utf8_lossy(&output.stdout)
         .split_whitespace()
@@ -71,6 +75,22 @@ pub fn claude_version(path: &Path) -> Result<String, String> {
         .map(str::to_owned)
         .ok_or_else(|| "claude --version printed nothing".to_owned())
 }
+
+/// Ends the `claude --version` that did not answer (our child: its pid is not reused before
+/// the waiting thread reaps it).
+#[cfg(unix)]
+fn end(pid: u32) {
+    if let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    }
+}
+
+/// Windows: the process is left to finish; the doctor exits right after.
+#[cfg(not(unix))]
+fn end(_pid: u32) {}
 
 /// Proxy variables that are set while loopback is missing from `no_proxy`/`NO_PROXY`: a client
 /// honouring them sends the connection to 127.0.0.1 through the proxy.
