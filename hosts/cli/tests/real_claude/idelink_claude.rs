@@ -6,6 +6,7 @@ use crate::claude;
 use crate::fake_api::FINAL_TEXT;
 use crate::scene::{EDITED, Scene};
 use crate::wait;
+use std::path::Path;
 
 #[test]
 fn idelink_claude_starts_the_cli_connected_to_the_server_for_the_folder() {
@@ -16,7 +17,7 @@ fn idelink_claude_starts_the_cli_connected_to_the_server_for_the_folder() {
     };
     let mut scene = Scene::new("idelink-claude", claude);
     scene.serve_terminal("reject");
-    scene.start_claude_through_idelink();
+    scene.start_claude_through_idelink(Path::new(env!("CARGO_BIN_EXE_idelink")));
     scene.wait_connected();
     scene.idelink().wait_line(0, "session ready:");
 

@@ -122,10 +122,11 @@ impl Scene {
         self.terminal = Some(terminal);
     }
 
-    /// Starts the CLI in a terminal through `idelink claude --claude <CLI> -- <args>`: idelink
-    /// finds the server from its lock and sets the connecting environment itself, so the
-    /// terminal's environment has no `CLAUDE_CODE_SSE_PORT`. The terminal's pid is idelink's.
-    pub fn start_claude_through_idelink(&mut self) {
+    /// Starts the CLI in a terminal through `<idelink> claude --claude <CLI> -- <args>`:
+    /// idelink finds the server from its lock and sets the connecting environment itself, so
+    /// the terminal's environment has no `CLAUDE_CODE_SSE_PORT`. The terminal's pid is
+    /// idelink's.
+    pub fn start_claude_through_idelink(&mut self, idelink: &Path) {
         let mut env = claude::environment(&self.home, &self.root.join("tmp"), self.api.port(), 0);
         env.retain(|(key, _)| key != "CLAUDE_CODE_SSE_PORT");
         let mut args = vec![
@@ -135,7 +136,6 @@ impl Scene {
             "--".to_owned(),
         ];
         args.extend(claude::arguments(&self.debug_log_path()));
-        let idelink = Path::new(env!("CARGO_BIN_EXE_idelink"));
         let terminal = Terminal::start(&self.root, &self.workspace, &env, idelink, &args)
             .unwrap_or_else(|e| panic!("cannot start idelink claude in tmux: {e}"));
         self.terminal = Some(terminal);
