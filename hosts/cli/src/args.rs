@@ -28,7 +28,9 @@ pub enum Command {
     /// Listens on 127.0.0.1, writes the lock file claude discovers, and prints one line per
     /// event. With no editor attached, the files on disk are the documents and claude's edits
     /// are shown as coloured diffs in this terminal to accept, reject or edit. The file is
-    /// never written by idelink: claude writes it after you accept.
+    /// never written by idelink: claude writes it after you accept. Type `?` and Enter for the
+    /// terminal's commands: `@FILE:10-20` mentions lines to claude, `s` lists the sessions,
+    /// `d` shows the pending diff again.
     Serve(ServeArgs),
     /// Relay claude to an editor running in a browser page (the wasm engine): serves the
     /// demo editor and prints the URL to open; writes the lock while the page is linked.
