@@ -1,6 +1,22 @@
-//! `idelink env`: what a terminal exports so `claude` connects to a given port.
+//! `idelink env`: what a terminal exports so `claude` connects to a given port, or to the
+//! server whose lock contains the current folder.
 
 use crate::args::Shell;
+use crate::workspace::{path_text, workspace_dir};
+use std::error::Error;
+
+/// Prints the export lines for `port`, or for the server serving the current folder.
+pub fn run(port: Option<u16>, shell: Shell) -> Result<(), Box<dyn Error>> {
+    let port = match port {
+        Some(port) => port,
+        None => crate::claude_cmd::serving_port(&path_text(&workspace_dir(None)?)?)?,
+    };
+    let no_proxy = std::env::var("no_proxy")
+        .or_else(|_| std::env::var("NO_PROXY"))
+        .ok();
+    crate::print_stdout(render(shell, &variables(port, no_proxy.as_deref())).as_bytes())?;
+    Ok(())
+}
 
 /// Loopback names a proxy must never see: the CLI connects to 127.0.0.1, and a proxy
 /// configured for the machine would otherwise swallow the connection.
