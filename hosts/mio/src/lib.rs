@@ -17,6 +17,9 @@ mod config;
 mod error;
 mod host;
 pub mod lock;
+#[cfg(windows)]
+#[allow(unsafe_code)]
+pub mod windows;
 
 pub use config::{HostConfig, LockPlacement, PortChoice};
 pub use error::HostError;

@@ -12,7 +12,7 @@
 
 use idelink_core::lockfile::LockFile;
 use std::fmt;
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -94,10 +94,12 @@ fn io_error<'p>(action: &'static str, path: &'p Path) -> impl FnOnce(io::Error) 
 
 /// The directory the CLI searches: `$CLAUDE_CONFIG_DIR/ide` when set, else `$HOME/.claude/ide`.
 pub fn default_lock_dir() -> Result<PathBuf, LockError> {
-    lock_dir_from(
-        std::env::var_os("CLAUDE_CONFIG_DIR"),
-        std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")),
-    )
+    #[cfg(not(windows))]
+    let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE"));
+    // The CLI's home is Node's os.homedir(), which on Windows reads %USERPROFILE%, never $HOME.
+    #[cfg(windows)]
+    let home = std::env::var_os("USERPROFILE");
+    lock_dir_from(std::env::var_os("CLAUDE_CONFIG_DIR"), home)
 }
 
 fn lock_dir_from(
@@ -117,13 +119,17 @@ pub fn prepare_dir(dir: &Path) -> Result<(), LockError> {
     match fs::symlink_metadata(dir) {
         Ok(meta) => check_dir(dir, &meta),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let mut builder = fs::DirBuilder::new();
-            builder.recursive(true);
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            builder
-                .create(dir)
-                .map_err(io_error("create lock directory", dir))?;
+            #[cfg(not(windows))]
+            let created = {
+                let mut builder = fs::DirBuilder::new();
+                builder.recursive(true);
+                #[cfg(unix)]
+                std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+                builder.create(dir)
+            };
+            #[cfg(windows)]
+            let created = crate::windows::create_private_dir_all(dir);
+            created.map_err(io_error("create lock directory", dir))?;
             let meta = fs::symlink_metadata(dir).map_err(io_error("inspect", dir))?;
             check_dir(dir, &meta)
         }
@@ -153,6 +159,17 @@ fn check_dir(dir: &Path, meta: &fs::Metadata) -> Result<(), LockError> {
                 .map_err(io_error("restrict permissions of", dir))?;
         }
     }
+    #[cfg(windows)]
+    {
+        // The counterpart of 0700: a DACL granting only this user, nothing inherited.
+        let me =
+            crate::windows::current_user_sid().map_err(io_error("identify the user for", dir))?;
+        let acl = crate::windows::dacl(dir).map_err(io_error("read the ACL of", dir))?;
+        if !acl.is_owner_only(&me) {
+            crate::windows::restrict_to_owner(dir)
+                .map_err(io_error("restrict permissions of", dir))?;
+        }
+    }
     Ok(())
 }
 
@@ -172,10 +189,9 @@ pub fn pid_is_alive(pid: u32) -> bool {
             Err(e) => e != rustix::io::Errno::SRCH,
         }
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
     {
-        let _ = pid;
-        true
+        crate::windows::pid_is_alive(pid)
     }
 }
 
@@ -281,11 +297,17 @@ pub fn write_atomically(path: &Path, contents: &str) -> Result<(), LockError> {
     let (tmp, mut file) = loop {
         let nonce = NONCE.fetch_add(1, Ordering::Relaxed);
         let tmp = dir.join(format!(".{name}.{}.{nonce}.tmp", std::process::id()));
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        match options.open(&tmp) {
+        #[cfg(not(windows))]
+        let created = {
+            let mut options = fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            options.open(&tmp)
+        };
+        #[cfg(windows)]
+        let created = crate::windows::create_private_file(&tmp);
+        match created {
             Ok(file) => break (tmp, file),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(io_error("create", &tmp)(e)),
