@@ -89,10 +89,29 @@ fn serve_answers_diffs_by_policy_and_removes_its_lock_on_sigterm() {
     assert_eq!(opened["languageId"], "rust");
     assert_eq!(opened["lineCount"], 1);
 
-    let pid = rustix::process::Pid::from_child(&child);
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    assert!(wait_exit(&mut child).success());
-    assert!(!lock.exists(), "the lock file must be removed on SIGTERM");
+    #[cfg(unix)]
+    {
+        support::stop(&mut child);
+        assert!(!lock.exists(), "the lock file must be removed on SIGTERM");
+    }
+    #[cfg(windows)]
+    {
+        support::terminate(&mut child);
+        assert!(lock.exists(), "a terminated process cannot remove its lock");
+        // The next idelink finds the owner's pid dead and sweeps the lock before writing its own.
+        let mut next = idelink(&["serve", "--lock-dir"])
+            .arg(&lock_dir)
+            .arg(&work)
+            .stdout(Stdio::piped())
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = lines(next.stdout.take().unwrap());
+        let banner = wait_for_line(&out, "on 127.0.0.1:");
+        assert!(!banner.ends_with(&format!(":{port}")), "{banner}");
+        assert!(!lock.exists(), "a lock whose pid is dead is swept at start");
+        support::terminate(&mut next);
+    }
 }
 
 #[test]
@@ -193,7 +212,7 @@ fn stdio_sidecar_bridges_an_editor_to_a_client() {
     assert_eq!(lock, lock_dir.join(format!("{port}.lock")));
     let token = token_from_lock(&lock);
 
-    let path = format!("{}/lib.rs", work.to_str().unwrap());
+    let path = format!("{}/lib.rs", support::claude_path(&work));
     write_frame(
         &mut stdin,
         &json!({"jsonrpc": "2.0", "method": "editor/event", "params": {

@@ -50,6 +50,7 @@ pub struct HostConfig {
     /// resume below half. Default 8 MiB.
     pub pause_reads_at_bytes: usize,
     /// The engine's configuration; its `port` and `workspace_folders` are set by the host.
+    /// Its `path_style` defaults to this OS's: Windows paths (`C:\\a`) on Windows.
     pub engine: idelink_core::Config,
 }
 
@@ -66,7 +67,14 @@ impl HostConfig {
             headless: false,
             serve_when_headless: false,
             pause_reads_at_bytes: 8 << 20,
-            engine: idelink_core::Config::new(0),
+            engine: idelink_core::Config {
+                path_style: if cfg!(windows) {
+                    idelink_core::ide::PathStyle::Windows
+                } else {
+                    idelink_core::ide::PathStyle::Posix
+                },
+                ..idelink_core::Config::new(0)
+            },
         }
     }
 }

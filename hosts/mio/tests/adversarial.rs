@@ -485,7 +485,12 @@ fn hostile_paths_are_neither_resolved_nor_read() {
     // (Windows: no symlink without a privilege; the path then simply does not exist.)
     #[cfg(unix)]
     std::os::unix::fs::symlink(outside.path(), workspace.join("escape")).unwrap();
-    let w = workspace.to_string_lossy().into_owned();
+    // As the engine spells it (Windows: forward slashes).
+    let w = if cfg!(windows) {
+        workspace.to_string_lossy().replace('\\', "/")
+    } else {
+        workspace.to_string_lossy().into_owned()
+    };
     with_bystander(served, |served| {
         let mut client = Client::initialized(served);
         let not_open = |id: u32, path: &str| {

@@ -10,6 +10,9 @@
 //! The CLI is `CLAUDE_BIN`, else the pinned install `.ci/run` makes. Without it the tests skip
 //! loudly; with `CI=true` they fail. docs/compatibility.md lists the verified versions.
 
+// Unix only: the CLI runs in a tmux pseudo-terminal, and the pinned CLI is the linux-x64 build.
+#![cfg(unix)]
+
 mod claude;
 mod fake_api;
 mod idelink;

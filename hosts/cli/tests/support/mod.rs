@@ -22,6 +22,17 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// `path` as idelink and claude spell it: as is on Unix; on Windows with forward slashes, an
+/// upper-case drive and no `\\?\` prefix (which `canonicalize` adds there).
+pub fn claude_path(path: &std::path::Path) -> String {
+    let text = path.to_str().expect("a UTF-8 test path");
+    if cfg!(windows) {
+        idelink_core::ide::normalize_path(text, idelink_core::ide::PathStyle::Windows).into_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
 /// The `idelink` binary with `args`, without the caller's log settings.
 pub fn idelink(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_idelink"));
@@ -53,6 +64,25 @@ pub fn wait_for_line(lines: &Receiver<String>, needle: &str) -> String {
             return line;
         }
     }
+}
+
+/// Ends `child` the way a user's stop request does: SIGTERM, after which idelink removes its
+/// lock and exits 0.
+#[cfg(unix)]
+pub fn stop(child: &mut Child) {
+    let pid = rustix::process::Pid::from_child(child);
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("send SIGTERM");
+    let status = wait_exit(child);
+    assert!(status.success(), "{status}");
+}
+
+/// Ends `child` abruptly (TerminateProcess), as Windows does once a closed console's grace time
+/// is over: the lock stays behind for the next start to sweep. (Sending it Ctrl-Break instead
+/// takes GenerateConsoleCtrlEvent, an FFI call these tests, free of `unsafe`, do not make.)
+#[cfg(windows)]
+pub fn terminate(child: &mut Child) {
+    child.kill().expect("terminate idelink");
+    wait_exit(child);
 }
 
 /// The process's exit status, waiting at most [`DEADLINE`].
