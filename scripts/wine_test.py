@@ -23,8 +23,9 @@ UNIX_ONLY = os.path.join(HERE, "wine", "unix-only.tsv")
 BINARY_TIMEOUT_S = 600
 
 
-def test_binaries(packages, target):
-    """(key, package dir, executable) of each test binary cargo builds."""
+def test_binaries(packages, target, binaries=None):
+    """(key, package dir, executable) of each test binary cargo builds; the executables of
+    plain binaries go into `binaries` ({name: path}) when given."""
     command = ["cargo", "test", "--no-run", "--message-format=json-render-diagnostics"]
     if target:
         command += ["--target", target]
@@ -37,6 +38,8 @@ def test_binaries(packages, target):
         if msg.get("reason") != "compiler-artifact" or not msg.get("executable"):
             continue
         if not msg["profile"]["test"]:
+            if binaries is not None and "bin" in msg["target"]["kind"]:
+                binaries[msg["target"]["name"]] = msg["executable"]
             continue
         directory = os.path.dirname(msg["manifest_path"])
         package = os.path.relpath(directory, os.path.dirname(HERE))
@@ -95,6 +98,24 @@ def parse_run(output):
     return results, skips
 
 
+def run_linux_client(wine, exe):
+    """(passed, failed, broken) of hosts/cli/tests/wine_serve.rs: a Linux client against the
+    Windows idelink.exe under Wine."""
+    print("== linux client -> wine idelink.exe serve --stdio (hosts/cli:test:wine_serve)",
+          flush=True)
+    env = dict(os.environ, IDELINK_WINE=wine, IDELINK_WINE_EXE=exe)
+    done = subprocess.run(["cargo", "test", "-p", "idelink", "--features", "wine-tests",
+                           "--test", "wine_serve"], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, errors="replace")
+    sys.stdout.write(done.stdout)
+    results, _ = parse_run(done.stdout)
+    if not results:
+        print("wine-test: the Linux client test ended without a result")
+        return 0, 0, 1
+    ok = sum(1 for verdict in results.values() if verdict == "ok")
+    return ok, sum(1 for verdict in results.values() if verdict == "FAILED"), 0
+
+
 def skip_reason(test, skips):
     """The reason `test` (a full path, `module::name`) gave for skipping, if it printed one."""
     for name, reason in skips.items():
@@ -118,7 +139,8 @@ def main():
     if not packages:
         sys.exit("wine-test: name at least one package with -p")
 
-    windows = test_binaries(packages, TARGET)
+    exes = {}
+    windows = test_binaries(packages, TARGET, exes)
     on_linux = linux_tests(packages)
     reasons = unix_only_reasons()
     used_reasons = set()
@@ -149,6 +171,10 @@ def main():
                 broken += 1
             elif reason is not None:
                 skipped.append(f"{key}::{name}: not built for Windows: {reason}")
+
+    if "idelink" in packages and not test_args:
+        p, f, b = run_linux_client(wine, exes["idelink"])
+        passed, failed, broken = passed + p, failed + f, broken + b
 
     keys = {key for key, _, _ in windows}
     for entry in sorted(set(reasons) - used_reasons):

@@ -6,14 +6,13 @@
 
 use idelink_test_client::Client;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdout, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::process::Stdio;
 
 mod support;
 
-use support::{DEADLINE, idelink, lines, temp_dir, wait_exit, wait_for_line};
+use support::frames::{frames, wait_for_frame, write_frame};
+use support::{idelink, lines, temp_dir, wait_exit, wait_for_line};
 
 /// The lock file's token, after checking its mode.
 fn token_from_lock(path: &Path) -> String {
@@ -143,53 +142,6 @@ fn env_prints_the_variables_for_a_port() {
         stdout.contains("export no_proxy='corp,127.0.0.1,localhost,::1'\n"),
         "{stdout}"
     );
-}
-
-/// One Content-Length framed message from the sidecar.
-fn read_frame(reader: &mut impl BufRead) -> Value {
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        assert!(
-            reader.read_line(&mut line).unwrap() > 0,
-            "sidecar stdout closed"
-        );
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(value) = line.strip_prefix("Content-Length: ") {
-            length = value.parse().unwrap();
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
-    serde_json::from_slice(&body).unwrap()
-}
-
-fn write_frame(stdin: &mut impl Write, message: &Value) {
-    let body = message.to_string();
-    write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-    stdin.flush().unwrap();
-}
-
-/// Frames from the sidecar on a channel (deadline-bounded waits).
-fn frames(stdout: ChildStdout) -> Receiver<Value> {
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut reader = BufReader::new(stdout);
-        while send.send(read_frame(&mut reader)).is_ok() {}
-    });
-    receive
-}
-
-fn wait_for_frame(frames: &Receiver<Value>, what: impl Fn(&Value) -> bool) -> Value {
-    loop {
-        let frame = frames.recv_timeout(DEADLINE).expect("sidecar message");
-        if what(&frame) {
-            return frame;
-        }
-    }
 }
 
 #[test]

@@ -5,6 +5,8 @@
     reason = "each test binary uses the part it needs of this shared module"
 )]
 
+pub mod frames;
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdout, Command, ExitStatus};
