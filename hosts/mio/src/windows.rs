@@ -12,7 +12,7 @@
 //! Security descriptors are written in SDDL ("Security Descriptor String Format",
 //! learn.microsoft.com/windows/win32/secauthz/security-descriptor-string-format):
 //! `D:P(A;OICI;FA;;;<sid>)` is "DACL, protected; allow, inherited by files and folders, file
-//! all access, to `<sid>`".
+//! all access, to `<sid>`" (a directory's); a file's is `D:P(A;;FA;;;<sid>)`.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -148,8 +148,11 @@ fn sid_string(sid: PSID) -> io::Result<String> {
 struct OwnerOnly(PSECURITY_DESCRIPTOR);
 
 impl OwnerOnly {
-    fn new() -> io::Result<Self> {
-        let sddl = format!("D:P(A;OICI;FA;;;{})", current_user_sid()?);
+    /// For a directory, the entry is inherited by what is created inside (`OICI`); a file's
+    /// entry has no inheritance flags.
+    fn new(directory: bool) -> io::Result<Self> {
+        let inherit = if directory { "OICI" } else { "" };
+        let sddl = format!("D:P(A;{inherit};FA;;;{})", current_user_sid()?);
         let sddl: Vec<u16> = sddl.encode_utf16().chain([0]).collect();
         let mut sd: PSECURITY_DESCRIPTOR = ptr::null_mut();
         // SAFETY: `sddl` is NUL-terminated; `sd` is an out pointer; the size is not wanted.
@@ -198,7 +201,7 @@ impl Drop for OwnerOnly {
 
 /// Creates the directory `path` (its parent must exist) with an owner-only DACL.
 pub fn create_private_dir(path: &Path) -> io::Result<()> {
-    let sd = OwnerOnly::new()?;
+    let sd = OwnerOnly::new(true)?;
     let attributes = sd.attributes();
     // SAFETY: a NUL-terminated path and attributes pointing at a live descriptor.
     if unsafe { CreateDirectoryW(wide(path).as_ptr(), &attributes) } == 0 {
@@ -221,7 +224,7 @@ pub fn create_private_dir_all(path: &Path) -> io::Result<()> {
 
 /// Creates a new file (failing when `path` exists) with an owner-only DACL, open for writing.
 pub fn create_private_file(path: &Path) -> io::Result<File> {
-    let sd = OwnerOnly::new()?;
+    let sd = OwnerOnly::new(false)?;
     let attributes = sd.attributes();
     // SAFETY: a NUL-terminated path, attributes pointing at a live descriptor, no template.
     let handle = unsafe {
@@ -243,7 +246,7 @@ pub fn create_private_file(path: &Path) -> io::Result<File> {
 /// Replaces the DACL of an existing `path` with the owner-only one (the Windows counterpart of
 /// `chmod 0700` on a directory we own).
 pub fn restrict_to_owner(path: &Path) -> io::Result<()> {
-    let sd = OwnerOnly::new()?;
+    let sd = OwnerOnly::new(true)?;
     let acl = sd.dacl()?;
     // SAFETY: a NUL-terminated path; `acl` lives inside `sd`, alive for the call.
     let status = unsafe {
