@@ -23,15 +23,19 @@ pub enum PathStyle {
 
 /// The canonical spelling of `path` for the CLI.
 ///
-/// Windows: every `\` becomes `/` and a leading drive letter is upper-cased
-/// (`c:\a\b.rs` → `C:/a/b.rs`). Posix: returned untouched. Borrows when nothing changes.
+/// Windows: a verbatim prefix is dropped (`\\?\C:\a` → `C:\a`, `\\?\UNC\srv\share` →
+/// `\\srv\share`: what `canonicalize` returns names the same file without it), every `\`
+/// becomes `/` and a leading drive letter is upper-cased (`c:\a\b.rs` → `C:/a/b.rs`); a UNC
+/// path keeps its two leading slashes (`\\srv\share\f` → `//srv/share/f`, URI
+/// `file:////srv/share/f`). Posix: returned untouched. Borrows when nothing changes.
 pub fn normalize_path(path: &str, style: PathStyle) -> Cow<'_, str> {
     match style {
         PathStyle::Posix => Cow::Borrowed(path),
         PathStyle::Windows => {
-            let lower_drive = drive_letter(path).is_some_and(|d| d.is_ascii_lowercase());
+            let path = without_verbatim_prefix(path);
+            let lower_drive = drive_letter(&path).is_some_and(|d| d.is_ascii_lowercase());
             if !lower_drive && !path.contains('\\') {
-                return Cow::Borrowed(path);
+                return path;
             }
             let mut out = path.replace('\\', "/");
             if lower_drive {
@@ -81,6 +85,30 @@ pub(crate) fn path_from_uri_undecoded(uri: &str, style: PathStyle) -> Option<&st
 pub fn file_name(path: &str) -> &str {
     let trimmed = path.trim_end_matches('/');
     trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+/// `path` without a Win32 verbatim prefix (`\\?\`, or `//?/` once slashes were turned)
+/// before a drive or `UNC\` ("Naming Files, Paths, and Namespaces", Win32 file namespaces,
+/// learn.microsoft.com/windows/win32/fileio/naming-a-file). Other verbatim paths (volume
+/// GUIDs) have no shorter name and are kept.
+fn without_verbatim_prefix(path: &str) -> Cow<'_, str> {
+    let Some(rest) = path
+        .strip_prefix(r"\\?\")
+        .or_else(|| path.strip_prefix("//?/"))
+    else {
+        return Cow::Borrowed(path);
+    };
+    if drive_letter(rest).is_some() {
+        return Cow::Borrowed(rest);
+    }
+    match rest.split_at_checked(4) {
+        Some((unc, share))
+            if unc.eq_ignore_ascii_case(r"UNC\") || unc.eq_ignore_ascii_case("UNC/") =>
+        {
+            Cow::Owned(format!("//{share}"))
+        }
+        _ => Cow::Borrowed(path),
+    }
 }
 
 /// The drive letter when `path` starts with `X:`.
@@ -169,6 +197,33 @@ mod tests {
             normalize_path("C:/a/b.rs", PathStyle::Windows),
             Cow::Borrowed("C:/a/b.rs")
         ));
+    }
+
+    #[test]
+    fn verbatim_prefixes_are_dropped_before_a_drive_or_unc() {
+        let windows = |p| normalize_path(p, PathStyle::Windows);
+        assert_eq!(windows(r"\\?\C:\game\main.lua"), "C:/game/main.lua");
+        assert_eq!(windows(r"\\?\c:\game"), "C:/game");
+        assert_eq!(windows("//?/C:/game"), "C:/game");
+        assert_eq!(windows(r"\\?\UNC\srv\share\x"), "//srv/share/x");
+        assert_eq!(windows(r"\\?\unc\srv\share"), "//srv/share");
+        assert!(matches!(windows(r"\\?\C:/a"), Cow::Borrowed("C:/a")));
+        // A volume GUID path has no shorter name.
+        assert_eq!(windows(r"\\?\Volume{1b3b1146}\x"), "//?/Volume{1b3b1146}/x");
+        assert_eq!(normalize_path(r"\\?\C:\x", PathStyle::Posix), r"\\?\C:\x");
+    }
+
+    #[test]
+    fn unc_paths_keep_two_slashes_and_round_trip_through_their_uri() {
+        let unc = normalize_path(r"\\server\share\x.lua", PathStyle::Windows);
+        assert_eq!(unc, "//server/share/x.lua");
+        let uri = file_uri(&unc);
+        assert_eq!(uri, "file:////server/share/x.lua");
+        assert_eq!(
+            path_from_uri(&uri, PathStyle::Windows).as_deref(),
+            Some("//server/share/x.lua")
+        );
+        assert!(!uri.contains("%5C"));
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub fn workspace_dir(dir: Option<&Path>) -> Result<PathBuf, Box<dyn Error>> {
     Ok(canonical)
 }
 
-/// The path as the CLI sees it: UTF-8, forward slashes.
+/// The path as the CLI sees it: UTF-8, forward slashes; on Windows without the `\\?\` prefix
+/// `canonicalize` adds, with an upper-case drive letter (`C:/game`).
 pub fn path_text(path: &Path) -> Result<String, Box<dyn Error>> {
     let text = path.to_str().ok_or_else(|| {
         format!(
@@ -30,7 +31,7 @@ pub fn path_text(path: &Path) -> Result<String, Box<dyn Error>> {
         )
     })?;
     Ok(if cfg!(windows) {
-        text.replace('\\', "/")
+        idelink_core::ide::normalize_path(text, idelink_core::ide::PathStyle::Windows).into_owned()
     } else {
         text.to_owned()
     })

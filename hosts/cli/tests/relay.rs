@@ -18,7 +18,7 @@ use std::time::Instant;
 
 mod support;
 
-use support::{DEADLINE, idelink, lines, wait_exit, wait_for_line};
+use support::{DEADLINE, idelink, lines, wait_for_line};
 
 struct Relay {
     child: Child,
@@ -118,11 +118,13 @@ impl Relay {
     }
 
     fn stop(mut self) {
-        let pid = rustix::process::Pid::from_child(&self.child);
-        rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-        let status = wait_exit(&mut self.child);
-        assert!(status.success(), "{status}");
-        assert!(!self.lock_path().exists(), "the lock must be gone on exit");
+        #[cfg(unix)]
+        {
+            support::stop(&mut self.child);
+            assert!(!self.lock_path().exists(), "the lock must be gone on exit");
+        }
+        #[cfg(windows)]
+        support::terminate(&mut self.child);
         if let Some(dir) = self.lock_dir.parent() {
             std::fs::remove_dir_all(dir).unwrap();
         }
@@ -448,7 +450,7 @@ fn claude_bytes_ride_the_link_both_ways_and_end_with_the_page() {
     let relay = Relay::start("forward");
     let (mut link, welcome) = relay.link(&relay.secret, None);
     assert_eq!(welcome["claudePort"], relay.claude_port);
-    assert_eq!(welcome["workspace"], relay.work.to_str().unwrap());
+    assert_eq!(welcome["workspace"], support::claude_path(&relay.work));
     wait_for_line(&relay.out, "page linked");
     let lock: Value =
         serde_json::from_str(&std::fs::read_to_string(relay.lock_path()).unwrap()).unwrap();

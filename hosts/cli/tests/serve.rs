@@ -6,14 +6,13 @@
 
 use idelink_test_client::Client;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdout, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::process::Stdio;
 
 mod support;
 
-use support::{DEADLINE, idelink, lines, temp_dir, wait_exit, wait_for_line};
+use support::frames::{frames, wait_for_frame, write_frame};
+use support::{idelink, lines, temp_dir, wait_exit, wait_for_line};
 
 /// The lock file's token, after checking its mode.
 fn token_from_lock(path: &Path) -> String {
@@ -89,10 +88,29 @@ fn serve_answers_diffs_by_policy_and_removes_its_lock_on_sigterm() {
     assert_eq!(opened["languageId"], "rust");
     assert_eq!(opened["lineCount"], 1);
 
-    let pid = rustix::process::Pid::from_child(&child);
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    assert!(wait_exit(&mut child).success());
-    assert!(!lock.exists(), "the lock file must be removed on SIGTERM");
+    #[cfg(unix)]
+    {
+        support::stop(&mut child);
+        assert!(!lock.exists(), "the lock file must be removed on SIGTERM");
+    }
+    #[cfg(windows)]
+    {
+        support::terminate(&mut child);
+        assert!(lock.exists(), "a terminated process cannot remove its lock");
+        // The next idelink finds the owner's pid dead and sweeps the lock before writing its own.
+        let mut next = idelink(&["serve", "--lock-dir"])
+            .arg(&lock_dir)
+            .arg(&work)
+            .stdout(Stdio::piped())
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = lines(next.stdout.take().unwrap());
+        let banner = wait_for_line(&out, "on 127.0.0.1:");
+        assert!(!banner.ends_with(&format!(":{port}")), "{banner}");
+        assert!(!lock.exists(), "a lock whose pid is dead is swept at start");
+        support::terminate(&mut next);
+    }
 }
 
 #[test]
@@ -126,53 +144,6 @@ fn env_prints_the_variables_for_a_port() {
     );
 }
 
-/// One Content-Length framed message from the sidecar.
-fn read_frame(reader: &mut impl BufRead) -> Value {
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        assert!(
-            reader.read_line(&mut line).unwrap() > 0,
-            "sidecar stdout closed"
-        );
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(value) = line.strip_prefix("Content-Length: ") {
-            length = value.parse().unwrap();
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
-    serde_json::from_slice(&body).unwrap()
-}
-
-fn write_frame(stdin: &mut impl Write, message: &Value) {
-    let body = message.to_string();
-    write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-    stdin.flush().unwrap();
-}
-
-/// Frames from the sidecar on a channel (deadline-bounded waits).
-fn frames(stdout: ChildStdout) -> Receiver<Value> {
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut reader = BufReader::new(stdout);
-        while send.send(read_frame(&mut reader)).is_ok() {}
-    });
-    receive
-}
-
-fn wait_for_frame(frames: &Receiver<Value>, what: impl Fn(&Value) -> bool) -> Value {
-    loop {
-        let frame = frames.recv_timeout(DEADLINE).expect("sidecar message");
-        if what(&frame) {
-            return frame;
-        }
-    }
-}
-
 #[test]
 fn stdio_sidecar_bridges_an_editor_to_a_client() {
     let dir = temp_dir("stdio");
@@ -193,7 +164,7 @@ fn stdio_sidecar_bridges_an_editor_to_a_client() {
     assert_eq!(lock, lock_dir.join(format!("{port}.lock")));
     let token = token_from_lock(&lock);
 
-    let path = format!("{}/lib.rs", work.to_str().unwrap());
+    let path = format!("{}/lib.rs", support::claude_path(&work));
     write_frame(
         &mut stdin,
         &json!({"jsonrpc": "2.0", "method": "editor/event", "params": {

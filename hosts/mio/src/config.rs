@@ -52,6 +52,7 @@ pub struct HostConfig {
     /// (pause at 8 MiB unsent, resume below 4 MiB).
     pub pump: PumpPolicy,
     /// The engine's configuration; its `port` and `workspace_folders` are set by the host.
+    /// Its `path_style` defaults to this OS's: Windows paths (`C:\\a`) on Windows.
     pub engine: idelink_core::Config,
 }
 
@@ -68,7 +69,14 @@ impl HostConfig {
             headless: false,
             serve_when_headless: false,
             pump: PumpPolicy::DEFAULT,
-            engine: idelink_core::Config::new(0),
+            engine: idelink_core::Config {
+                path_style: if cfg!(windows) {
+                    idelink_core::ide::PathStyle::Windows
+                } else {
+                    idelink_core::ide::PathStyle::Posix
+                },
+                ..idelink_core::Config::new(0)
+            },
         }
     }
 }

@@ -33,6 +33,13 @@ impl fmt::Display for HostError {
                 "not serving: this is a headless or automated run; set \
                  HostConfig::serve_when_headless to open the socket and write the lock anyway"
             ),
+            // Windows words it "Only one usage of each socket address…": say it plainly.
+            HostError::Bind { ports, source } if source.kind() == io::ErrorKind::AddrInUse => {
+                write!(
+                    f,
+                    "cannot listen on 127.0.0.1 port {ports}: in use ({source})"
+                )
+            }
             HostError::Bind { ports, source } => {
                 write!(f, "cannot listen on 127.0.0.1 port {ports}: {source}")
             }

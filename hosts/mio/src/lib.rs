@@ -21,6 +21,9 @@ mod error;
 mod host;
 pub mod lock;
 pub mod sockets;
+#[cfg(windows)]
+#[allow(unsafe_code)]
+pub mod windows;
 
 pub use config::{HostConfig, LockPlacement, PortChoice};
 pub use error::HostError;

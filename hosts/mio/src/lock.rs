@@ -88,10 +88,14 @@ fn io_error<'p, E: Into<io::Error>>(
     }
 }
 
-/// The directory the CLI searches: `$CLAUDE_CONFIG_DIR/ide` when set, else `$HOME/.claude/ide`
-/// (`%USERPROFILE%` when `HOME` is not set).
+/// The directory the CLI searches: `$CLAUDE_CONFIG_DIR/ide` when set, else `<home>/.claude/ide`.
+/// Home is the CLI's, Node's `os.homedir()`: `%USERPROFILE%` on Windows (never `$HOME`), else
+/// `$HOME` (`%USERPROFILE%` when `HOME` is not set).
 pub fn default_lock_dir() -> Result<PathBuf, LockError> {
     let var = |name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+    #[cfg(windows)]
+    let home = var("USERPROFILE");
+    #[cfg(not(windows))]
     let home = var("HOME").or_else(|| var("USERPROFILE"));
     let config = ConfigDir::locate(var("CLAUDE_CONFIG_DIR").as_deref(), home.as_deref())?;
     let mut dir: PathBuf = config.components().into_iter().collect();
@@ -115,7 +119,11 @@ pub fn pid_is_alive(pid: u32) -> bool {
             Err(e) => e != rustix::io::Errno::SRCH,
         }
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
+    {
+        crate::windows::pid_is_alive(pid)
+    }
+    #[cfg(not(any(unix, windows)))]
     {
         let _ = pid;
         true
@@ -230,5 +238,7 @@ impl Drop for LockFileGuard {
     }
 }
 
-#[cfg(test)]
+// Unix modes, owners and symbolic links; the Windows counterparts (owner-only DACLs, the sweep
+// with a real liveness check) are in `windows/tests.rs`.
+#[cfg(all(test, unix))]
 mod tests;

@@ -12,6 +12,9 @@
 //! Where a CLI version's own words differ, [`expect`] says so. `scripts/compat` runs these
 //! tests over a list of versions; docs/compatibility.md has the results.
 
+// Unix only: the CLI runs in a tmux pseudo-terminal, and the pinned CLI is the linux-x64 build.
+#![cfg(unix)]
+
 mod claude;
 mod expect;
 mod fake_api;

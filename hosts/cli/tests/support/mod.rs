@@ -5,6 +5,8 @@
     reason = "each test binary uses the part it needs of this shared module"
 )]
 
+pub mod frames;
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdout, Command, ExitStatus};
@@ -20,6 +22,17 @@ pub fn temp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("work")).expect("create the test workspace");
     dir
+}
+
+/// `path` as idelink and claude spell it: as is on Unix; on Windows with forward slashes, an
+/// upper-case drive and no `\\?\` prefix (which `canonicalize` adds there).
+pub fn claude_path(path: &std::path::Path) -> String {
+    let text = path.to_str().expect("a UTF-8 test path");
+    if cfg!(windows) {
+        idelink_core::ide::normalize_path(text, idelink_core::ide::PathStyle::Windows).into_owned()
+    } else {
+        text.to_owned()
+    }
 }
 
 /// The `idelink` binary with `args`, without the caller's log settings.
@@ -53,6 +66,25 @@ pub fn wait_for_line(lines: &Receiver<String>, needle: &str) -> String {
             return line;
         }
     }
+}
+
+/// Ends `child` the way a user's stop request does: SIGTERM, after which idelink removes its
+/// lock and exits 0.
+#[cfg(unix)]
+pub fn stop(child: &mut Child) {
+    let pid = rustix::process::Pid::from_child(child);
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("send SIGTERM");
+    let status = wait_exit(child);
+    assert!(status.success(), "{status}");
+}
+
+/// Ends `child` abruptly (TerminateProcess), as Windows does once a closed console's grace time
+/// is over: the lock stays behind for the next start to sweep. (Sending it Ctrl-Break instead
+/// takes GenerateConsoleCtrlEvent, an FFI call these tests, free of `unsafe`, do not make.)
+#[cfg(windows)]
+pub fn terminate(child: &mut Child) {
+    child.kill().expect("terminate idelink");
+    wait_exit(child);
 }
 
 /// The process's exit status, waiting at most [`DEADLINE`].

@@ -1,10 +1,12 @@
 //! The lock directory by path (platforms without `*at` calls: Windows). The directory is
-//! refused when it is a symbolic link or not a directory; ownership and modes are not Unix
-//! notions there (the directory's ACL is the user profile's).
+//! refused when it is a symbolic link or not a directory. Ownership and modes are not Unix
+//! notions there: on Windows the directory and every temporary lock file are created with a
+//! DACL that grants only the current user (the counterpart of 0700 / 0600), and an existing
+//! directory with a looser DACL is tightened (`crate::windows`).
 
 use super::{LockError, io_error};
 use idelink_core::host_rules::lock_dir::{self, DirFacts, DirKind};
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -19,7 +21,11 @@ pub(super) struct LockDir {
 impl LockDir {
     /// Creates (when missing) and checks the lock directory `path`.
     pub(super) fn open(path: &Path) -> Result<LockDir, LockError> {
-        fs::create_dir_all(path).map_err(io_error("create lock directory", path))?;
+        #[cfg(windows)]
+        let created = crate::windows::create_private_dir_all(path);
+        #[cfg(not(windows))]
+        let created = fs::create_dir_all(path);
+        created.map_err(io_error("create lock directory", path))?;
         let meta = fs::symlink_metadata(path).map_err(io_error("inspect", path))?;
         let kind = if meta.file_type().is_symlink() {
             DirKind::Symlink
@@ -34,6 +40,8 @@ impl LockDir {
             mode: 0o700,
         };
         lock_dir::judge_lock_dir(&path.to_string_lossy(), facts, 0)?;
+        #[cfg(windows)]
+        restrict_to_owner(path)?;
         Ok(LockDir {
             path: path.to_owned(),
         })
@@ -53,7 +61,14 @@ impl LockDir {
         contents: &str,
     ) -> Result<bool, LockError> {
         let temp = self.path.join(temp);
-        let mut file = match OpenOptions::new().write(true).create_new(true).open(&temp) {
+        #[cfg(windows)]
+        let created = crate::windows::create_private_file(&temp);
+        #[cfg(not(windows))]
+        let created = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp);
+        let mut file = match created {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
             Err(e) => return Err(io_error("create", &temp)(e)),
@@ -111,4 +126,15 @@ impl LockDir {
     pub(super) fn remove(&self, name: &str) -> bool {
         fs::remove_file(self.path.join(name)).is_ok()
     }
+}
+
+/// Tightens `dir`'s DACL to the current user alone when it grants anyone else.
+#[cfg(windows)]
+fn restrict_to_owner(dir: &Path) -> Result<(), LockError> {
+    let me = crate::windows::current_user_sid().map_err(io_error("identify the user for", dir))?;
+    let acl = crate::windows::dacl(dir).map_err(io_error("read the ACL of", dir))?;
+    if !acl.is_owner_only(&me) {
+        crate::windows::restrict_to_owner(dir).map_err(io_error("restrict permissions of", dir))?;
+    }
+    Ok(())
 }

@@ -42,6 +42,7 @@ impl TempDir {
 
 impl Drop for TempDir {
     fn drop(&mut self) {
+        #[cfg(unix)]
         let _ = make_writable(&self.0);
         let _ = std::fs::remove_dir_all(&self.0);
     }
@@ -49,6 +50,7 @@ impl Drop for TempDir {
 
 /// Restores owner write permission on `dir` and its direct subdirectories (tests make some
 /// read-only), so they can be removed.
+#[cfg(unix)]
 fn make_writable(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     for entry in std::fs::read_dir(dir)?.flatten() {
