@@ -1,4 +1,9 @@
-//! SIGINT, SIGTERM and SIGHUP end the serve loop cleanly, so the lock file is removed.
+//! A request to stop ends the serve loop cleanly, so the lock file is removed: SIGINT, SIGTERM
+//! and SIGHUP on Unix; Ctrl-C, Ctrl-Break and closing the console window on Windows.
+//!
+//! On Windows the system ends the process shortly after a console-close event whatever the
+//! handler does, so the lock may outlive that one case; the next idelink (and the claude CLI)
+//! then finds its owner pid dead and deletes it.
 
 use idelink_mio::Waker;
 use std::io;
@@ -21,20 +26,19 @@ impl StopFlag {
     }
 }
 
-/// Routes termination signals to a thread that sets the flag and wakes the host.
+/// Routes termination requests to a handler thread that sets the flag and wakes the host.
+/// Call it once per process.
 pub fn install(waker: Arc<Waker>) -> io::Result<StopFlag> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let flag = StopFlag(Arc::new(AtomicBool::new(false)));
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     let stop = flag.clone();
-    std::thread::Builder::new()
-        .name("idelink-signals".into())
-        .spawn(move || {
-            if signals.forever().next().is_some() {
-                stop.request_stop();
-                // The loop also checks the flag on its regular wake-ups.
-                let _ = waker.wake();
-            }
-        })?;
+    ctrlc::set_handler(move || {
+        stop.request_stop();
+        // The loop also checks the flag on its regular wake-ups.
+        let _ = waker.wake();
+    })
+    .map_err(|e| match e {
+        ctrlc::Error::System(e) => e,
+        other => io::Error::other(other),
+    })?;
     Ok(flag)
 }
