@@ -136,9 +136,14 @@ fn read_lock(path: &Path) -> Result<(String, String), String> {
         .map_err(|e| format!("cannot read the lock {}: {e}", path.display()))?;
     let lock: Value =
         serde_json::from_str(&text).map_err(|e| format!("lock {}: {e}", path.display()))?;
-    match (lock["authToken"].as_str(), lock["workspaceFolders"][0].as_str()) {
+    match (
+        lock["authToken"].as_str(),
+        lock["workspaceFolders"][0].as_str(),
+    ) {
         (Some(token), Some(folder)) => Ok((token.to_owned(), folder.to_owned())),
-        _ => Err(format!("lock without authToken or workspaceFolders: {text}")),
+        _ => Err(format!(
+            "lock without authToken or workspaceFolders: {text}"
+        )),
     }
 }
 
