@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Checks a built executable without running it (scripts/release).
+
+    binary_check.py macho ARCH FILE   a Mach-O executable for ARCH (x86_64 | arm64) that loads
+                                      only system libraries (/usr/lib/, /System/Library/)
+    binary_check.py elf ARCH FILE     a static ELF executable for ARCH (x86_64 | aarch64): no
+                                      interpreter, no DT_NEEDED library
+
+Prints what it found; exits 1 with the reason when the file is not what it should be.
+"""
+import struct
+import sys
+
+MACHO_CPU = {"x86_64": 0x01000007, "arm64": 0x0100000C}
+MH_MAGIC_64 = 0xFEEDFACF
+MH_EXECUTE = 2
+# Load commands naming a dynamic library (mach-o/loader.h).
+DYLIB_COMMANDS = {
+    0xC: "LC_LOAD_DYLIB",
+    0x80000018: "LC_LOAD_WEAK_DYLIB",
+    0x8000001F: "LC_REEXPORT_DYLIB",
+    0x20: "LC_LAZY_LOAD_DYLIB",
+    0x80000023: "LC_LOAD_UPWARD_DYLIB",
+}
+SYSTEM_PREFIXES = ("/usr/lib/", "/System/Library/")
+
+ELF_MACHINE = {"x86_64": 62, "aarch64": 183}
+PT_INTERP = 3
+PT_DYNAMIC = 2
+DT_NEEDED = 1
+
+
+def fail(why):
+    sys.exit(f"binary_check: {why}")
+
+
+def check_macho(arch, data):
+    if len(data) < 32:
+        fail("too short for a Mach-O header")
+    magic, cputype, _sub, filetype, ncmds, _size, _flags = struct.unpack_from("<IiiIIII", data, 0)
+    if magic != MH_MAGIC_64:
+        fail(f"not a 64-bit little-endian Mach-O file (magic {magic:#x})")
+    if cputype & 0xFFFFFFFF != MACHO_CPU[arch]:
+        fail(f"CPU type {cputype:#x}, expected {arch} ({MACHO_CPU[arch]:#x})")
+    if filetype != MH_EXECUTE:
+        fail(f"file type {filetype}, expected MH_EXECUTE")
+    offset, libraries = 32, []
+    for _ in range(ncmds):
+        cmd, cmdsize = struct.unpack_from("<II", data, offset)
+        if cmdsize < 8 or offset + cmdsize > len(data):
+            fail(f"load command at {offset} has a bad size {cmdsize}")
+        if cmd in DYLIB_COMMANDS:
+            (name_offset,) = struct.unpack_from("<I", data, offset + 8)
+            raw = data[offset + name_offset : offset + cmdsize]
+            libraries.append(raw.split(b"\0", 1)[0].decode())
+        offset += cmdsize
+    foreign = [lib for lib in libraries if not lib.startswith(SYSTEM_PREFIXES)]
+    if foreign:
+        fail(f"loads non-system libraries: {', '.join(foreign)}")
+    print(f"Mach-O {arch} executable; libraries: {', '.join(libraries) or 'none'}")
+
+
+def check_elf(arch, data):
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        fail("not a 64-bit little-endian ELF file")
+    (machine,) = struct.unpack_from("<H", data, 18)
+    if machine != ELF_MACHINE[arch]:
+        fail(f"ELF machine {machine}, expected {arch} ({ELF_MACHINE[arch]})")
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    segments = [struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize) for i in range(phnum)]
+    if any(seg[0] == PT_INTERP for seg in segments):
+        fail("has an interpreter (dynamically linked)")
+    for seg in segments:
+        if seg[0] != PT_DYNAMIC:
+            continue
+        _type, _flags, offset, _vaddr, _paddr, filesz, _memsz, _align = seg
+        for at in range(offset, offset + filesz, 16):
+            tag, _value = struct.unpack_from("<qQ", data, at)
+            if tag == DT_NEEDED:
+                fail("needs a shared library (DT_NEEDED)")
+    print(f"static ELF {arch} executable")
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in ("macho", "elf"):
+        sys.exit(__doc__)
+    kind, arch, path = sys.argv[1:]
+    table = MACHO_CPU if kind == "macho" else ELF_MACHINE
+    if arch not in table:
+        fail(f"unknown {kind} architecture {arch} (one of {', '.join(table)})")
+    with open(path, "rb") as f:
+        data = f.read()
+    (check_macho if kind == "macho" else check_elf)(arch, data)
+
+
+if __name__ == "__main__":
+    main()
