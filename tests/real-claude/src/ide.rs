@@ -1,51 +1,56 @@
-//! The process under test for the reused drift-alarm harness: frame_editor, with the same
-//! interface as the harness's `idelink serve` wrapper (`hosts/cli/tests/real_claude/idelink.rs`)
-//! so `scene.rs` drives it unchanged.
+//! The IDE process under test, as a child: its stdout lines collected as they come, its stderr
+//! (a debug log) in a file, ended by pid. What the process is comes from the caller, as an
+//! [`IdeSide`]: `idelink serve` for the drift alarm, frame_editor for the C binding's run.
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::wait;
 
-/// The name frame_editor serves as (what `/status` shows).
-pub const IDE_NAME: &str = "frame_editor";
+/// How to start the IDE a scene runs the CLI against.
+pub trait IdeSide {
+    /// What messages call it, and what the CLI's `/status` shows (`Connected to <name>
+    /// extension`) when it says so to the CLI.
+    fn name(&self) -> &str;
 
-static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
-
-/// Sets the frame_editor executable (once, before the first scene).
-pub fn set_program(program: PathBuf) {
-    let _ = PROGRAM.set(program);
+    /// The command that starts it with the scene's `args` (`--diff <policy>` for a terminal
+    /// host, `--stdio=lines` for a sidecar), writing its lock file to `lock_dir` and serving
+    /// `workspace`. The harness sets stdin, stdout and stderr.
+    fn command(&self, args: &[&str], lock_dir: &Path, workspace: &Path) -> Command;
 }
 
-/// A running frame_editor.
-pub struct Idelink {
+/// A running IDE process.
+pub struct Ide {
+    name: String,
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Arc<Mutex<Vec<String>>>,
     log: PathBuf,
 }
 
-impl Idelink {
-    /// Starts `frame_editor <args> --name frame_editor --lock-dir <lock_dir> <workspace>`
-    /// (`args` is the harness's `--diff <policy>`), stderr to `log`.
-    pub fn start(args: &[&str], lock_dir: &Path, workspace: &Path, log: PathBuf) -> Idelink {
-        let program = PROGRAM.get().expect("set_program first");
+impl Ide {
+    /// Starts `side`'s command for `args`, `lock_dir` and `workspace`, stderr to `log`.
+    pub fn start(
+        side: &dyn IdeSide,
+        args: &[&str],
+        lock_dir: &Path,
+        workspace: &Path,
+        log: PathBuf,
+    ) -> Ide {
+        let name = side.name().to_owned();
         let stderr = std::fs::File::create(&log)
             .unwrap_or_else(|e| panic!("cannot create {}: {e}", log.display()));
-        let mut child = Command::new(program)
-            .args(args)
-            .args(["--name", IDE_NAME, "--lock-dir"])
-            .arg(lock_dir)
-            .arg(workspace)
+        let mut child = side
+            .command(args, lock_dir, workspace)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr)
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
         let lines = Arc::new(Mutex::new(Vec::new()));
         if let Some(stdout) = child.stdout.take() {
             let lines = lines.clone();
@@ -60,7 +65,8 @@ impl Idelink {
             });
         }
         let stdin = child.stdin.take();
-        Idelink {
+        Ide {
+            name,
             child,
             stdin,
             lines,
@@ -68,7 +74,7 @@ impl Idelink {
         }
     }
 
-    /// Every console line so far.
+    /// Every stdout line so far.
     pub fn lines(&self) -> Vec<String> {
         self.lines
             .lock()
@@ -76,10 +82,11 @@ impl Idelink {
             .clone()
     }
 
-    /// Waits for the first line at index `from` or later that contains `needle`.
+    /// Waits for the first line at index `from` or later that contains `needle`; returns its
+    /// index and text.
     pub fn wait_line(&self, from: usize, needle: &str) -> (usize, String) {
         wait::until(
-            &format!("frame_editor to print a line containing {needle:?}"),
+            &format!("{} to print a line containing {needle:?}", self.name),
             || {
                 self.lines()
                     .into_iter()
@@ -90,10 +97,9 @@ impl Idelink {
         )
     }
 
-    /// Waits for a console line that is JSON matching `matches` (the sidecar's form; unused by
-    /// frame_editor's runs, kept for the harness's interface).
+    /// Waits for a stdout JSON message (a sidecar's `--stdio=lines` output) that `matches`.
     pub fn wait_message(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
-        wait::until(&format!("frame_editor to print {what}"), || {
+        wait::until(&format!("{} to send {what}", self.name), || {
             self.lines()
                 .iter()
                 .filter_map(|line| serde_json::from_str::<Value>(line).ok())
@@ -101,25 +107,30 @@ impl Idelink {
         })
     }
 
-    /// Types one console line.
+    /// Writes one line-framed JSON message to its stdin.
     pub fn send(&mut self, message: &Value) {
-        let stdin = self.stdin.as_mut().expect("stdin is open until it stops");
+        let name = &self.name;
+        let stdin = self
+            .stdin
+            .as_mut()
+            .unwrap_or_else(|| panic!("{name}'s stdin is open until it stops"));
         writeln!(stdin, "{message}")
             .and_then(|()| stdin.flush())
-            .unwrap_or_else(|e| panic!("cannot write to frame_editor's stdin: {e}"));
+            .unwrap_or_else(|e| panic!("cannot write to {name}'s stdin: {e}"));
     }
 
-    /// Its stderr so far.
+    /// Its debug log (stderr) so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_else(|e| format!("(no log: {e})"))
     }
 }
 
-impl Drop for Idelink {
+impl Drop for Ide {
     fn drop(&mut self) {
         use rustix::process::{Pid, Signal, kill_process};
         drop(self.stdin.take());
-        let _ = kill_process(Pid::from_child(&self.child), Signal::TERM);
+        let pid = Pid::from_child(&self.child);
+        let _ = kill_process(pid, Signal::TERM);
         let exited = wait::within(Duration::from_secs(5), || {
             matches!(self.child.try_wait(), Ok(Some(_)))
         });
