@@ -14,9 +14,9 @@ use crate::ws::{Finished, Message, ServerSocket, WsConfig};
 
 /// A connection's unsent bytes and the stage it is in. Owned by the engine's connection table.
 pub(crate) struct Connection {
-    pub(crate) stage: Stage,
+    stage: Stage,
     /// Bytes waiting for the host to write them; drained from the front by `handle_sent`.
-    pub(crate) out: Vec<u8>,
+    out: Vec<u8>,
     /// A `Transmit` was emitted for the current non-empty run of `out`.
     transmit_signalled: bool,
     /// `out` passed the outbound cap while replies were queued: input waits until the host
@@ -25,7 +25,7 @@ pub(crate) struct Connection {
 }
 
 /// Where a connection is in its life.
-pub(crate) enum Stage {
+enum Stage {
     /// Accepted; collecting the HTTP upgrade request.
     Handshake(Handshake),
     /// Upgraded: WebSocket frames carrying one MCP session.
@@ -36,19 +36,19 @@ pub(crate) enum Stage {
 }
 
 /// The upgrade request as it arrives.
-pub(crate) struct Handshake {
+struct Handshake {
     head: Vec<u8>,
     /// How far `head` was searched for the blank line that ends the request head.
     scanned: usize,
-    pub(crate) deadline: Timestamp,
+    deadline: Timestamp,
 }
 
 /// An upgraded connection.
-pub(crate) struct Open {
-    pub(crate) ws: ServerSocket,
-    pub(crate) client: Client,
+struct Open {
+    ws: ServerSocket,
+    client: Client,
     /// Why the engine started closing this connection, reported once the close completes.
-    pub(crate) close_cause: Option<CloseReason>,
+    close_cause: Option<CloseReason>,
 }
 
 /// The MCP session on an open connection and what the engine learned of its client.
@@ -146,6 +146,89 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// The unsent bytes, oldest first.
+    pub(crate) fn outbound(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// True when more than `cap` bytes wait to be written.
+    pub(crate) fn is_over(&self, cap: usize) -> bool {
+        self.out.len() > cap
+    }
+
+    /// Answers a connection still in the handshake 503 (RFC 9110 §15.6.4): a newer handshake
+    /// takes its place in the budget.
+    pub(crate) fn reject_busy(&mut self) {
+        http::write_rejection(&http::Rejection::TooManyConnections, &mut self.out);
+    }
+
+    /// Buffers bytes read from an upgraded connection for its WebSocket; false (bytes dropped)
+    /// when it is not upgraded or already ended.
+    pub(crate) fn receive(&mut self, bytes: &[u8]) -> bool {
+        let Stage::Open(open) = &mut self.stage else {
+            return false;
+        };
+        open.ws.receive(bytes);
+        true
+    }
+
+    /// True when the connection is in the handshake and its deadline has passed at `now`.
+    pub(crate) fn handshake_expired(&self, now: Timestamp) -> bool {
+        matches!(&self.stage, Stage::Handshake(hs) if hs.deadline <= now)
+    }
+
+    /// Runs the WebSocket's timers (keepalive, close handshake) at `now` on an upgraded
+    /// connection; true once, when its client becomes ready for notifications then.
+    pub(crate) fn handle_timeout(&mut self, now: Timestamp) -> bool {
+        let Stage::Open(open) = &mut self.stage else {
+            return false;
+        };
+        open.ws.handle_timeout(now, &mut self.out);
+        open.client.become_ready(now)
+    }
+
+    /// Starts closing an upgraded connection with `code` and `reason` (RFC 6455 §7.1.2);
+    /// `Closed` will report `ClosedByHost` unless the engine was already closing it for
+    /// another cause. False when it is not upgraded or already ended.
+    pub(crate) fn close_by_host(&mut self, now: Timestamp, code: u16, reason: &str) -> bool {
+        let Stage::Open(open) = &mut self.stage else {
+            return false;
+        };
+        open.close_cause.get_or_insert(CloseReason::ClosedByHost);
+        open.ws.close(now, code, reason, &mut self.out);
+        true
+    }
+
+    /// Starts closing an upgraded connection with `code` and `reason` because another client
+    /// took the session: `Closed` will report `Superseded`. Nothing for other stages.
+    pub(crate) fn supersede(&mut self, now: Timestamp, code: u16, reason: &str) {
+        if let Stage::Open(open) = &mut self.stage {
+            open.close_cause = Some(CloseReason::Superseded);
+            open.ws.close(now, code, reason, &mut self.out);
+        }
+    }
+
+    /// The client of an upgraded connection.
+    pub(crate) fn client(&self) -> Option<&Client> {
+        match &self.stage {
+            Stage::Open(open) => Some(&open.client),
+            _ => None,
+        }
+    }
+
+    /// Ends the connection: it only keeps its unsent bytes, or none when `discard_unsent`.
+    pub(crate) fn end(&mut self, discard_unsent: bool) {
+        self.stage = Stage::Closing;
+        if discard_unsent {
+            self.out = Vec::new();
+        }
+    }
+
+    /// True once the connection was ended.
+    pub(crate) fn is_closing(&self) -> bool {
+        matches!(self.stage, Stage::Closing)
     }
 
     /// Serves the next complete message buffered on this connection: decodes it (ws → rpc →
