@@ -1,14 +1,13 @@
 //! One transport connection as the engine sees it: upgrade, then WebSocket + MCP session.
-//! It owns the steps down the stack for each client message (ws → rpc → mcp) and hands the
-//! tool calls to the [`Service`].
+//! It takes each client message off the WebSocket and hands its text to the [`Client`]
+//! (rpc → mcp → the [`Service`]'s tools), then frames the replies.
 
+use super::client::{Client, Step};
 use super::config::Config;
 use super::output::{CloseReason, ConnId};
 use super::service::{Effect, Service};
-use super::writer::{Reply, Writer};
+use super::writer::Writer;
 use crate::http::{self, Upgrade, UpgradePolicy};
-use crate::mcp::{self, ClientInfo, Dispatch};
-use crate::rpc;
 use crate::time::Timestamp;
 use crate::ws::{Finished, Message, ServerSocket, WsConfig};
 
@@ -49,18 +48,6 @@ struct Open {
     client: Client,
     /// Why the engine started closing this connection, reported once the close completes.
     close_cause: Option<CloseReason>,
-}
-
-/// The MCP session on an open connection and what the engine learned of its client.
-pub(crate) struct Client {
-    mcp: mcp::Session,
-    /// Set by `initialize`.
-    info: Option<ClientInfo>,
-    /// Set by `ide_connected`.
-    pid: Option<u32>,
-    /// When the client becomes ready for notifications (set by `notifications/initialized`).
-    ready_at: Option<Timestamp>,
-    ready: bool,
 }
 
 /// What one chunk of handshake bytes led to.
@@ -132,13 +119,7 @@ impl Connection {
                 ws.receive(&hs.head[accepted.head_len..]);
                 self.stage = Stage::Open(Box::new(Open {
                     ws,
-                    client: Client {
-                        mcp: mcp::Session::new(),
-                        info: None,
-                        pid: None,
-                        ready_at: None,
-                        ready: false,
-                    },
+                    client: Client::new(),
                     close_cause: None,
                 }));
                 HandshakeStep::Accepted {
@@ -250,12 +231,7 @@ impl Connection {
         writer.clear();
         let effect = match open.ws.poll_message(now, &mut self.out)? {
             Message::Text(text) => {
-                let step = Step {
-                    now,
-                    conn,
-                    config,
-                    tools_json,
-                };
+                let step = Step::new(now, conn, config, tools_json);
                 open.client.serve(&step, text, service, writer)
             }
             Message::Binary(_) => Effect::None,
@@ -327,7 +303,7 @@ impl Connection {
 
     /// A ready client: one that receives notifications.
     pub(crate) fn is_ready(&self) -> bool {
-        matches!(&self.stage, Stage::Open(open) if open.client.ready && !open.ws.is_closing())
+        matches!(&self.stage, Stage::Open(open) if open.client.is_ready() && !open.ws.is_closing())
     }
 
     /// The reason to report when the WebSocket says the transport must close now.
@@ -362,103 +338,4 @@ impl Connection {
             Stage::Closing => None,
         }
     }
-}
-
-/// What serving one message needs besides the session and the service.
-struct Step<'a> {
-    now: Timestamp,
-    conn: ConnId,
-    config: &'a Config,
-    tools_json: &'a str,
-}
-
-impl Client {
-    /// Serves one text message: JSON-RPC envelope, then the MCP session, then the tools.
-    fn serve(
-        &mut self,
-        step: &Step<'_>,
-        text: &str,
-        service: &mut Service,
-        writer: &mut Writer,
-    ) -> Effect {
-        let message = match rpc::parse(text, &step.config.rpc) {
-            Ok(message) => message,
-            Err(invalid) => {
-                if invalid.reply {
-                    match invalid.id {
-                        Some(id) => writer.reply(id, &Reply::Error(invalid.error)),
-                        None => writer.error_without_id(&invalid.error),
-                    }
-                }
-                return Effect::None;
-            }
-        };
-        match self
-            .mcp
-            .handle(message, &step.config.server_info, step.tools_json)
-        {
-            Dispatch::Reply { id, reply } => {
-                let reply = match reply {
-                    Ok(result) => Reply::Mcp(result),
-                    Err(error) => Reply::Error(error),
-                };
-                writer.reply(id, &reply);
-                Effect::None
-            }
-            Dispatch::Initialize { id, client, reply } => {
-                writer.reply(id, &Reply::Mcp(reply));
-                self.info = Some(client);
-                Effect::Initialized
-            }
-            Dispatch::Initialized => {
-                self.ready_at = Some(step.now.add_millis(step.config.ready_delay_ms));
-                Effect::None
-            }
-            Dispatch::Notification { method, params } => {
-                if method == "ide_connected" {
-                    self.pid = params.and_then(ide_connected_pid);
-                }
-                Effect::None
-            }
-            Dispatch::Cancelled { request_id, .. } => service.cancelled(step.conn, request_id),
-            Dispatch::ToolCall(call) => {
-                service.tool_call(step.now, step.conn, call, step.config, writer)
-            }
-            Dispatch::Ignored => Effect::None,
-        }
-    }
-
-    /// `clientInfo` from `initialize`, once it came.
-    pub(crate) fn info(&self) -> Option<&ClientInfo> {
-        self.info.as_ref()
-    }
-
-    /// The CLI's pid from `ide_connected`, once it came.
-    pub(crate) fn pid(&self) -> Option<u32> {
-        self.pid
-    }
-
-    /// True once, when the readiness delay has run out at `now`: from then on the client
-    /// receives notifications.
-    pub(crate) fn become_ready(&mut self, now: Timestamp) -> bool {
-        let due = !self.ready && self.ready_at.is_some_and(|at| at <= now);
-        self.ready |= due;
-        due
-    }
-
-    /// When the readiness delay runs out, while it runs.
-    fn ready_deadline(&self) -> Option<Timestamp> {
-        self.ready_at.filter(|_| !self.ready)
-    }
-}
-
-/// The `pid` of an `ide_connected` notification (`{"pid": 1234}`), if well-formed.
-fn ide_connected_pid(params: &serde_json::value::RawValue) -> Option<u32> {
-    #[derive(serde::Deserialize)]
-    struct IdeConnected {
-        pid: u32,
-    }
-    serde_json::from_str::<IdeConnected>(params.get())
-        .ok()
-        .map(|p| p.pid)
 }
