@@ -301,7 +301,7 @@ export type EngineEvent =
       reason: CancelReason;
     }
   | {
-      event: "toolAnswered";
+      event: "toolServed";
       /** The client that asked. */
       conn: ConnId;
       /** The tool. */

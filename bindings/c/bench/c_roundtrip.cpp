@@ -1,6 +1,6 @@
 // The cost of one small tools/call round trip through the engine-level C API: the bytes of a
 // masked `tools/call getWorkspaceFolders` frame in, then every output drained (the answer's
-// outbound bytes taken and reported sent, the `toolAnswered` event's JSON text freed). Compare
+// outbound bytes taken and reported sent, the `toolServed` event's JSON text freed). Compare
 // with bench/rust_roundtrip.rs, the same loop on the Rust API. Not a test: it prints numbers.
 //
 //   cmake -S bindings/c -B build-release -DCMAKE_BUILD_TYPE=Release

@@ -208,7 +208,7 @@ private:
             const Value& pid = event["clientPid"];
             say(conn + " session ready: " + client["name"].as_string() + " " + client["version"].as_string() +
                 (pid.is_number() ? ", pid " + pid.dump() : "") + " (MCP " + client["protocolVersion"].as_string() + ")");
-        } else if (kind == "toolAnswered") {
+        } else if (kind == "toolServed") {
             say(conn + " " + event["tool"].as_string());
         } else if (kind == "toolCall") {
             tool_call(event);

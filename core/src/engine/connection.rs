@@ -1,22 +1,21 @@
 //! One transport connection as the engine sees it: upgrade, then WebSocket + MCP session.
-//! It owns the steps down the stack for each client message (ws → rpc → mcp) and hands the
-//! tool calls to the [`Service`].
+//! It takes each client message off the WebSocket and hands its text to the [`Client`]
+//! (rpc → mcp → the [`Service`]'s tools), then frames the replies.
 
+use super::client::{Client, Step};
 use super::config::Config;
 use super::output::{CloseReason, ConnId};
 use super::service::{Effect, Service};
-use super::writer::{Reply, Writer};
+use super::writer::Writer;
 use crate::http::{self, Upgrade, UpgradePolicy};
-use crate::mcp::{self, ClientInfo, Dispatch};
-use crate::rpc;
 use crate::time::Timestamp;
 use crate::ws::{Finished, Message, ServerSocket, WsConfig};
 
 /// A connection's unsent bytes and the stage it is in. Owned by the engine's connection table.
 pub(crate) struct Connection {
-    pub(crate) stage: Stage,
+    stage: Stage,
     /// Bytes waiting for the host to write them; drained from the front by `handle_sent`.
-    pub(crate) out: Vec<u8>,
+    out: Vec<u8>,
     /// A `Transmit` was emitted for the current non-empty run of `out`.
     transmit_signalled: bool,
     /// `out` passed the outbound cap while replies were queued: input waits until the host
@@ -25,7 +24,7 @@ pub(crate) struct Connection {
 }
 
 /// Where a connection is in its life.
-pub(crate) enum Stage {
+enum Stage {
     /// Accepted; collecting the HTTP upgrade request.
     Handshake(Handshake),
     /// Upgraded: WebSocket frames carrying one MCP session.
@@ -36,31 +35,19 @@ pub(crate) enum Stage {
 }
 
 /// The upgrade request as it arrives.
-pub(crate) struct Handshake {
+struct Handshake {
     head: Vec<u8>,
     /// How far `head` was searched for the blank line that ends the request head.
     scanned: usize,
-    pub(crate) deadline: Timestamp,
+    deadline: Timestamp,
 }
 
 /// An upgraded connection.
-pub(crate) struct Open {
-    pub(crate) ws: ServerSocket,
-    pub(crate) client: Client,
+struct Open {
+    ws: ServerSocket,
+    client: Client,
     /// Why the engine started closing this connection, reported once the close completes.
-    pub(crate) close_cause: Option<CloseReason>,
-}
-
-/// The MCP session on an open connection and what the engine learned of its client.
-pub(crate) struct Client {
-    mcp: mcp::Session,
-    /// Set by `initialize`.
-    info: Option<ClientInfo>,
-    /// Set by `ide_connected`.
-    pid: Option<u32>,
-    /// When the client becomes ready for notifications (set by `notifications/initialized`).
-    ready_at: Option<Timestamp>,
-    ready: bool,
+    close_cause: Option<CloseReason>,
 }
 
 /// What one chunk of handshake bytes led to.
@@ -132,13 +119,7 @@ impl Connection {
                 ws.receive(&hs.head[accepted.head_len..]);
                 self.stage = Stage::Open(Box::new(Open {
                     ws,
-                    client: Client {
-                        mcp: mcp::Session::new(),
-                        info: None,
-                        pid: None,
-                        ready_at: None,
-                        ready: false,
-                    },
+                    client: Client::new(),
                     close_cause: None,
                 }));
                 HandshakeStep::Accepted {
@@ -146,6 +127,89 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// The unsent bytes, oldest first.
+    pub(crate) fn outbound(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// True when more than `cap` bytes wait to be written.
+    pub(crate) fn is_over(&self, cap: usize) -> bool {
+        self.out.len() > cap
+    }
+
+    /// Answers a connection still in the handshake 503 (RFC 9110 §15.6.4): a newer handshake
+    /// takes its place in the budget.
+    pub(crate) fn reject_busy(&mut self) {
+        http::write_rejection(&http::Rejection::TooManyConnections, &mut self.out);
+    }
+
+    /// Buffers bytes read from an upgraded connection for its WebSocket; false (bytes dropped)
+    /// when it is not upgraded or already ended.
+    pub(crate) fn receive(&mut self, bytes: &[u8]) -> bool {
+        let Stage::Open(open) = &mut self.stage else {
+            return false;
+        };
+        open.ws.receive(bytes);
+        true
+    }
+
+    /// True when the connection is in the handshake and its deadline has passed at `now`.
+    pub(crate) fn handshake_expired(&self, now: Timestamp) -> bool {
+        matches!(&self.stage, Stage::Handshake(hs) if hs.deadline <= now)
+    }
+
+    /// Runs the WebSocket's timers (keepalive, close handshake) at `now` on an upgraded
+    /// connection; true once, when its client becomes ready for notifications then.
+    pub(crate) fn handle_timeout(&mut self, now: Timestamp) -> bool {
+        let Stage::Open(open) = &mut self.stage else {
+            return false;
+        };
+        open.ws.handle_timeout(now, &mut self.out);
+        open.client.become_ready(now)
+    }
+
+    /// Starts closing an upgraded connection with `code` and `reason` (RFC 6455 §7.1.2);
+    /// `Closed` will report `ClosedByHost` unless the engine was already closing it for
+    /// another cause. False when it is not upgraded or already ended.
+    pub(crate) fn close_by_host(&mut self, now: Timestamp, code: u16, reason: &str) -> bool {
+        let Stage::Open(open) = &mut self.stage else {
+            return false;
+        };
+        open.close_cause.get_or_insert(CloseReason::ClosedByHost);
+        open.ws.close(now, code, reason, &mut self.out);
+        true
+    }
+
+    /// Starts closing an upgraded connection with `code` and `reason` because another client
+    /// took the session: `Closed` will report `Superseded`. Nothing for other stages.
+    pub(crate) fn supersede(&mut self, now: Timestamp, code: u16, reason: &str) {
+        if let Stage::Open(open) = &mut self.stage {
+            open.close_cause = Some(CloseReason::Superseded);
+            open.ws.close(now, code, reason, &mut self.out);
+        }
+    }
+
+    /// The client of an upgraded connection.
+    pub(crate) fn client(&self) -> Option<&Client> {
+        match &self.stage {
+            Stage::Open(open) => Some(&open.client),
+            _ => None,
+        }
+    }
+
+    /// Ends the connection: it only keeps its unsent bytes, or none when `discard_unsent`.
+    pub(crate) fn end(&mut self, discard_unsent: bool) {
+        self.stage = Stage::Closing;
+        if discard_unsent {
+            self.out = Vec::new();
+        }
+    }
+
+    /// True once the connection was ended.
+    pub(crate) fn is_closing(&self) -> bool {
+        matches!(self.stage, Stage::Closing)
     }
 
     /// Serves the next complete message buffered on this connection: decodes it (ws → rpc →
@@ -167,12 +231,7 @@ impl Connection {
         writer.clear();
         let effect = match open.ws.poll_message(now, &mut self.out)? {
             Message::Text(text) => {
-                let step = Step {
-                    now,
-                    conn,
-                    config,
-                    tools_json,
-                };
+                let step = Step::new(now, conn, config, tools_json);
                 open.client.serve(&step, text, service, writer)
             }
             Message::Binary(_) => Effect::None,
@@ -244,7 +303,7 @@ impl Connection {
 
     /// A ready client: one that receives notifications.
     pub(crate) fn is_ready(&self) -> bool {
-        matches!(&self.stage, Stage::Open(open) if open.client.ready && !open.ws.is_closing())
+        matches!(&self.stage, Stage::Open(open) if open.client.is_ready() && !open.ws.is_closing())
     }
 
     /// The reason to report when the WebSocket says the transport must close now.
@@ -279,103 +338,4 @@ impl Connection {
             Stage::Closing => None,
         }
     }
-}
-
-/// What serving one message needs besides the session and the service.
-struct Step<'a> {
-    now: Timestamp,
-    conn: ConnId,
-    config: &'a Config,
-    tools_json: &'a str,
-}
-
-impl Client {
-    /// Serves one text message: JSON-RPC envelope, then the MCP session, then the tools.
-    fn serve(
-        &mut self,
-        step: &Step<'_>,
-        text: &str,
-        service: &mut Service,
-        writer: &mut Writer,
-    ) -> Effect {
-        let message = match rpc::parse(text, &step.config.rpc) {
-            Ok(message) => message,
-            Err(invalid) => {
-                if invalid.reply {
-                    match invalid.id {
-                        Some(id) => writer.reply(id, &Reply::Error(invalid.error)),
-                        None => writer.error_without_id(&invalid.error),
-                    }
-                }
-                return Effect::None;
-            }
-        };
-        match self
-            .mcp
-            .handle(message, &step.config.server_info, step.tools_json)
-        {
-            Dispatch::Reply { id, reply } => {
-                let reply = match reply {
-                    Ok(result) => Reply::Mcp(result),
-                    Err(error) => Reply::Error(error),
-                };
-                writer.reply(id, &reply);
-                Effect::None
-            }
-            Dispatch::Initialize { id, client, reply } => {
-                writer.reply(id, &Reply::Mcp(reply));
-                self.info = Some(client);
-                Effect::Initialized
-            }
-            Dispatch::Initialized => {
-                self.ready_at = Some(step.now.add_millis(step.config.ready_delay_ms));
-                Effect::None
-            }
-            Dispatch::Notification { method, params } => {
-                if method == "ide_connected" {
-                    self.pid = params.and_then(ide_connected_pid);
-                }
-                Effect::None
-            }
-            Dispatch::Cancelled { request_id, .. } => service.cancelled(step.conn, request_id),
-            Dispatch::ToolCall(call) => {
-                service.tool_call(step.now, step.conn, call, step.config, writer)
-            }
-            Dispatch::Ignored => Effect::None,
-        }
-    }
-
-    /// `clientInfo` from `initialize`, once it came.
-    pub(crate) fn info(&self) -> Option<&ClientInfo> {
-        self.info.as_ref()
-    }
-
-    /// The CLI's pid from `ide_connected`, once it came.
-    pub(crate) fn pid(&self) -> Option<u32> {
-        self.pid
-    }
-
-    /// True once, when the readiness delay has run out at `now`: from then on the client
-    /// receives notifications.
-    pub(crate) fn become_ready(&mut self, now: Timestamp) -> bool {
-        let due = !self.ready && self.ready_at.is_some_and(|at| at <= now);
-        self.ready |= due;
-        due
-    }
-
-    /// When the readiness delay runs out, while it runs.
-    fn ready_deadline(&self) -> Option<Timestamp> {
-        self.ready_at.filter(|_| !self.ready)
-    }
-}
-
-/// The `pid` of an `ide_connected` notification (`{"pid": 1234}`), if well-formed.
-fn ide_connected_pid(params: &serde_json::value::RawValue) -> Option<u32> {
-    #[derive(serde::Deserialize)]
-    struct IdeConnected {
-        pid: u32,
-    }
-    serde_json::from_str::<IdeConnected>(params.get())
-        .ok()
-        .map(|p| p.pid)
 }

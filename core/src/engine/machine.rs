@@ -3,7 +3,7 @@
 //! calls are served from the `Service`; what the engine sends unprompted is `push`.
 
 use super::config::{Config, SessionPolicy};
-use super::connection::{HandshakeStep, Stage};
+use super::connection::{Connection, HandshakeStep};
 use super::error::EngineError;
 use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
 use super::push_schedule::PushSchedule;
@@ -94,7 +94,7 @@ impl Engine {
     /// The unsent bytes of `conn` (empty for an unknown connection). Write a prefix, then
     /// report its length with [`handle_sent`](Self::handle_sent).
     pub fn outbound(&self, conn: ConnId) -> &[u8] {
-        self.conns.get(conn).map_or(&[], |c| c.out.as_slice())
+        self.conns.get(conn).map_or(&[], Connection::outbound)
     }
 
     /// The host accepted a transport connection. Returns its id; feed its bytes with
@@ -110,10 +110,7 @@ impl Engine {
                 break;
             };
             if let Some(c) = self.conns.get_mut(oldest) {
-                crate::http::write_rejection(
-                    &crate::http::Rejection::TooManyConnections,
-                    &mut c.out,
-                );
+                c.reject_busy();
             }
             self.finish(oldest, CloseReason::HandshakeEvicted);
             handshakes -= 1;
@@ -139,23 +136,18 @@ impl Engine {
             .conns
             .get_mut(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
-        match &mut c.stage {
-            Stage::Handshake(_) => {
-                match c.feed_handshake(now, bytes, &policy, &self.config.ws, slot_free) {
-                    HandshakeStep::Pending => {}
-                    HandshakeStep::Rejected(reason) => self.finish(conn, reason),
-                    HandshakeStep::Accepted { user_agent } => {
-                        self.conns.signal(conn);
-                        self.conns.event(Event::Connected { conn, user_agent });
-                        self.pump(now, conn);
-                    }
+        if c.is_handshake() {
+            match c.feed_handshake(now, bytes, &policy, &self.config.ws, slot_free) {
+                HandshakeStep::Pending => {}
+                HandshakeStep::Rejected(reason) => self.finish(conn, reason),
+                HandshakeStep::Accepted { user_agent } => {
+                    self.conns.signal(conn);
+                    self.conns.event(Event::Connected { conn, user_agent });
+                    self.pump(now, conn);
                 }
             }
-            Stage::Open(open) => {
-                open.ws.receive(bytes);
-                self.pump(now, conn);
-            }
-            Stage::Closing => {}
+        } else if c.receive(bytes) {
+            self.pump(now, conn);
         }
         self.settle(conn);
         Ok(())
@@ -278,20 +270,11 @@ impl Engine {
             .conns
             .get_mut(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
-        match &mut c.stage {
-            Stage::Open(open) => {
-                open.close_cause.get_or_insert(CloseReason::ClosedByHost);
-                open.ws.close(
-                    now,
-                    close_code::GOING_AWAY,
-                    "the IDE is closing",
-                    &mut c.out,
-                );
-                self.cancel_calls_of(conn, CancelReason::ClientGone);
-                self.settle(conn);
-            }
-            Stage::Handshake(_) => self.finish(conn, CloseReason::ClosedByHost),
-            Stage::Closing => {}
+        if c.is_handshake() {
+            self.finish(conn, CloseReason::ClosedByHost);
+        } else if c.close_by_host(now, close_code::GOING_AWAY, "the IDE is closing") {
+            self.cancel_calls_of(conn, CancelReason::ClientGone);
+            self.settle(conn);
         }
         Ok(())
     }
@@ -332,18 +315,12 @@ impl Engine {
         let Some(c) = self.conns.get_mut(conn) else {
             return;
         };
-        match &mut c.stage {
-            Stage::Handshake(hs) if hs.deadline <= now => {
-                self.finish(conn, CloseReason::HandshakeTimeout);
-                return;
-            }
-            Stage::Open(open) => {
-                open.ws.handle_timeout(now, &mut c.out);
-                if open.client.become_ready(now) {
-                    self.became_ready(conn);
-                }
-            }
-            _ => {}
+        if c.handshake_expired(now) {
+            self.finish(conn, CloseReason::HandshakeTimeout);
+            return;
+        }
+        if c.handle_timeout(now) {
+            self.became_ready(conn);
         }
         self.settle(conn);
     }
@@ -442,12 +419,8 @@ impl Engine {
     fn supersede_all_but(&mut self, now: Timestamp, keep: ConnId) {
         let others = self.conns.take_ids(|id, c| id != keep && c.is_session());
         for &conn in &others {
-            if let Some(c) = self.conns.get_mut(conn)
-                && let Stage::Open(open) = &mut c.stage
-            {
-                open.close_cause = Some(CloseReason::Superseded);
-                open.ws
-                    .close(now, SUPERSEDED_CODE, SUPERSEDED_REASON, &mut c.out);
+            if let Some(c) = self.conns.get_mut(conn) {
+                c.supersede(now, SUPERSEDED_CODE, SUPERSEDED_REASON);
             }
             self.cancel_calls_of(conn, CancelReason::ClientGone);
             self.settle(conn);

@@ -1,6 +1,7 @@
 //! The engine: connections, routing, timers. Wires `http` → `ws` → `rpc` → `mcp` → `ide`.
 
 mod calls;
+mod client;
 mod config;
 mod connection;
 mod error;

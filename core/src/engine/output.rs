@@ -130,9 +130,7 @@ pub enum Event {
         reason: CancelReason,
     },
     /// The engine served a read tool (or `close_tab`, `closeAllDiffTabs`) itself, from the
-    /// editor state. For status displays and logs; nothing to do. (Its JSON name stays
-    /// `toolAnswered`, the name the bindings and transcripts have always used.)
-    #[serde(rename = "toolAnswered")]
+    /// editor state. For status displays and logs; nothing to do.
     ToolServed {
         /// The client that asked.
         conn: ConnId,

@@ -1,7 +1,7 @@
 //! The connection table and the output queue: which connections exist, the `Transmit` /
 //! `CloseTransport` bookkeeping, and the events the host drains in causal order.
 
-use super::connection::{Connection, Stage};
+use super::connection::Connection;
 use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
 use super::writer::Writer;
 use crate::time::Timestamp;
@@ -105,7 +105,7 @@ impl Connections {
         let Some(c) = self.conns.get_mut(&conn) else {
             return true;
         };
-        if c.out.len() > cap {
+        if c.is_over(cap) {
             return false;
         }
         for json in writer.messages() {
@@ -116,9 +116,7 @@ impl Connections {
 
     /// True when `conn` exists and was not ended yet.
     pub(crate) fn is_live(&self, conn: ConnId) -> bool {
-        self.conns
-            .get(&conn)
-            .is_some_and(|c| !matches!(c.stage, Stage::Closing))
+        self.conns.get(&conn).is_some_and(|c| !c.is_closing())
     }
 
     /// Ends a live `conn`: it keeps only its unsent bytes (none after an overflow), the editor
@@ -135,10 +133,7 @@ impl Connections {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        c.stage = Stage::Closing;
-        if reason == CloseReason::OutboundOverflow {
-            c.out = Vec::new();
-        }
+        c.end(reason == CloseReason::OutboundOverflow);
         for &id in cancelled {
             self.cancelled(id, CancelReason::ClientGone);
         }

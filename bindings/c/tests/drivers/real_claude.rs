@@ -1,6 +1,6 @@
 //! frame_editor (the C++ example) against the pinned real `claude` CLI, through the drift
-//! alarm's harness (`hosts/cli/tests/real_claude`, reused file by file; only the process under
-//! test differs: [`idelink`] here starts frame_editor where the alarm starts `idelink serve`).
+//! alarm's harness (the `idelink-real-claude` crate; only the IDE under test differs:
+//! [`frame_editor::FrameEditor`] here where the alarm starts `idelink serve`).
 //! Two runs: the CLI connects, `/status` shows the editor, and its diff is accepted (the file
 //! is edited); then a diff is rejected (the file is left alone).
 //!
@@ -8,33 +8,17 @@
 //! with `CI=true` it fails, like the alarm (docs/compatibility.md).
 #![allow(
     clippy::expect_used,
-    reason = "a test driver and the alarm's harness: anything unexpected must fail loudly"
+    reason = "a test driver: anything unexpected must fail loudly"
 )]
 
-#[allow(dead_code, reason = "the alarm's harness; this driver uses part of it")]
-#[path = "../../../../hosts/cli/tests/real_claude/claude.rs"]
-mod claude;
-#[allow(dead_code, reason = "the alarm's harness; this driver uses part of it")]
-#[path = "../../../../hosts/cli/tests/real_claude/expect.rs"]
-mod expect;
+#[path = "real_claude/frame_editor.rs"]
+mod frame_editor;
 
-#[path = "../../../../hosts/cli/tests/real_claude/fake_api.rs"]
-mod fake_api;
-#[allow(dead_code, reason = "the alarm's harness; this driver uses part of it")]
-#[path = "real_claude/idelink.rs"]
-mod idelink;
-#[allow(dead_code, reason = "the alarm's harness; this driver uses part of it")]
-#[path = "../../../../hosts/cli/tests/real_claude/scene.rs"]
-mod scene;
-#[allow(dead_code, reason = "the alarm's harness; this driver uses part of it")]
-#[path = "../../../../hosts/cli/tests/real_claude/terminal.rs"]
-mod terminal;
-#[allow(dead_code, reason = "the alarm's harness; this driver uses part of it")]
-#[path = "../../../../hosts/cli/tests/real_claude/wait.rs"]
-mod wait;
-
-use fake_api::FINAL_TEXT;
-use scene::{EDITED, FILE_NAME, ORIGINAL, Scene};
+use frame_editor::FrameEditor;
+use idelink_real_claude::fake_api::FINAL_TEXT;
+use idelink_real_claude::scene::{EDITED, FILE_NAME, ORIGINAL, Scene};
+use idelink_real_claude::{claude, wait};
+use std::path::PathBuf;
 
 /// What the user types.
 const PROMPT: &str = "Please change hello to goodbye in greeting.txt";
@@ -43,27 +27,27 @@ fn main() {
     let program = std::env::args()
         .nth(1)
         .unwrap_or_else(|| panic!("usage: real_claude <path to frame_editor>"));
-    idelink::set_program(program.into());
+    let editor = FrameEditor::new(PathBuf::from(program));
     let Some(claude) = claude::locate("frame_editor_real_claude") else {
         return;
     };
-    accepted(claude.clone());
-    rejected(claude);
+    accepted(claude.clone(), editor.clone());
+    rejected(claude, editor);
     println!(
         "real_claude: frame_editor connected, shown by /status, one diff accepted, one rejected"
     );
 }
 
 /// Connects, checks the session line and `/status`, and accepts the diff.
-fn accepted(claude: claude::Claude) {
-    let mut scene = Scene::new("c-accept", claude);
+fn accepted(claude: claude::Claude, editor: FrameEditor) {
+    let mut scene = Scene::new("c-accept", claude, Box::new(editor));
     let port = scene.serve_terminal("accept");
     scene.start_claude(port);
     scene.wait_connected();
     check_session_line(&mut scene);
 
     scene.terminal().submit("/status");
-    let connected = format!("Connected to {} extension", idelink::IDE_NAME);
+    let connected = format!("Connected to {} extension", frame_editor::IDE_NAME);
     scene.wait_screen(&connected);
     scene
         .terminal()
@@ -80,8 +64,8 @@ fn accepted(claude: claude::Claude) {
 }
 
 /// Connects and rejects the diff: the CLI says so and leaves the file alone.
-fn rejected(claude: claude::Claude) {
-    let mut scene = Scene::new("c-reject", claude);
+fn rejected(claude: claude::Claude, editor: FrameEditor) {
+    let mut scene = Scene::new("c-reject", claude, Box::new(editor));
     let port = scene.serve_terminal("reject");
     scene.start_claude(port);
     scene.wait_connected();
@@ -102,7 +86,7 @@ fn rejected(claude: claude::Claude) {
 fn check_session_line(scene: &mut Scene) {
     let pid = scene.claude_pid();
     let version = scene.claude.version.clone();
-    let (_, ready) = scene.idelink().wait_line(0, "session ready:");
+    let (_, ready) = scene.ide().wait_line(0, "session ready:");
     assert!(
         ready.contains(&format!("claude-code {version}"))
             && ready.contains(&format!(", pid {pid} ")),
@@ -112,11 +96,11 @@ fn check_session_line(scene: &mut Scene) {
 
 /// Types the prompt; waits for `closeAllDiffTabs` and then the `openDiff` on the console.
 fn prompt_until_open_diff(scene: &mut Scene) {
-    let before = scene.idelink().lines().len();
+    let before = scene.ide().lines().len();
     scene.terminal().submit(PROMPT);
-    let (close_all, _) = scene.idelink().wait_line(before, "closeAllDiffTabs");
+    let (close_all, _) = scene.ide().wait_line(before, "closeAllDiffTabs");
     let (open_diff, _) = scene
-        .idelink()
+        .ide()
         .wait_line(before, &format!("openDiff {FILE_NAME}"));
     assert!(
         close_all < open_diff,

@@ -2,7 +2,7 @@
 //! `at_mentioned`, readiness, and the events that report them to the host.
 
 use crate::engine::calls::PendingCall;
-use crate::engine::connection::{Connection, Stage};
+use crate::engine::connection::Connection;
 use crate::engine::output::{CancelReason, CloseReason, ConnId, Event};
 use crate::engine::writer::Reply;
 use crate::ide::{self, AtMentioned, SelectionChanged};
@@ -19,10 +19,10 @@ impl Engine {
                 self.push_written(conn);
             }
         }
-        if let Some(Stage::Open(open)) = self.conns.get(conn).map(|c| &c.stage)
-            && let Some(client) = open.client.info().cloned()
+        if let Some(session) = self.conns.get(conn).and_then(Connection::client)
+            && let Some(client) = session.info().cloned()
         {
-            let client_pid = open.client.pid();
+            let client_pid = session.pid();
             self.conns.event(Event::SessionReady {
                 conn,
                 client,

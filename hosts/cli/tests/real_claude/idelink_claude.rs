@@ -2,10 +2,11 @@
 //! connected (no port typed, no variable set), and an @-mention typed in the serve terminal
 //! reaches the model's request.
 
-use crate::claude;
-use crate::fake_api::FINAL_TEXT;
-use crate::scene::{EDITED, Scene};
-use crate::wait;
+use crate::idelink::Serve;
+use idelink_real_claude::claude;
+use idelink_real_claude::fake_api::FINAL_TEXT;
+use idelink_real_claude::scene::{EDITED, Scene};
+use idelink_real_claude::wait;
 use std::path::Path;
 
 #[test]
@@ -15,11 +16,11 @@ fn idelink_claude_starts_the_cli_connected_to_the_server_for_the_folder() {
     else {
         return;
     };
-    let mut scene = Scene::new("idelink-claude", claude);
+    let mut scene = Scene::new("idelink-claude", claude, Box::new(Serve));
     scene.serve_terminal("reject");
     scene.start_claude_through_idelink(Path::new(env!("CARGO_BIN_EXE_idelink")));
     scene.wait_connected();
-    scene.idelink().wait_line(0, "session ready:");
+    scene.ide().wait_line(0, "session ready:");
 
     scene.terminal().submit("/status");
     scene.wait_screen("Connected to idelink extension");
@@ -44,15 +45,15 @@ fn an_at_mention_typed_in_the_serve_terminal_reaches_the_model() {
     else {
         return;
     };
-    let mut scene = Scene::new("mention", claude);
+    let mut scene = Scene::new("mention", claude, Box::new(Serve));
     let port = scene.serve_terminal("ask");
     scene.start_claude(port);
     scene.wait_connected();
-    scene.idelink().wait_line(0, "session ready:");
+    scene.ide().wait_line(0, "session ready:");
 
-    scene.idelink().type_line("@greeting.txt:2-2");
+    scene.ide().type_line("@greeting.txt:2-2");
     scene
-        .idelink()
+        .ide()
         .wait_line(0, "mentioned greeting.txt:2-2 to claude");
     scene.wait_screen("@greeting.txt#L2");
     scene.terminal().submit("What does this say?");
@@ -67,12 +68,12 @@ fn an_at_mention_typed_in_the_serve_terminal_reaches_the_model() {
 
     // During the review of the scripted edit, the commands work and the answer keys keep
     // their meaning: `s` lists the session, `d` shows the diff again, `a` accepts.
-    let (asked, _) = scene.idelink().wait_line(0, "+++ b/greeting.txt");
-    scene.idelink().type_line("s");
-    scene.idelink().wait_line(asked, "conn#1: claude-code");
-    scene.idelink().type_line("d");
-    scene.idelink().wait_line(asked + 1, "+++ b/greeting.txt");
-    scene.idelink().type_line("a");
+    let (asked, _) = scene.ide().wait_line(0, "+++ b/greeting.txt");
+    scene.ide().type_line("s");
+    scene.ide().wait_line(asked, "conn#1: claude-code");
+    scene.ide().type_line("d");
+    scene.ide().wait_line(asked + 1, "+++ b/greeting.txt");
+    scene.ide().type_line("a");
     scene.wait_file(EDITED);
     scene.wait_screen(FINAL_TEXT);
     scene.assert_stayed_on_loopback();

@@ -1,31 +1,33 @@
 //! The drift alarm: the real `claude` CLI against `idelink serve`, all on loopback.
 //!
 //! The protocol is whatever the CLI does (docs/protocol.md); these tests fail when a CLI
-//! release moves it. Each test starts `idelink serve` on a temporary workspace, the real CLI in a tmux
-//! pseudo-terminal with a private home and config folder, and a scripted Anthropic API
-//! ([`fake_api`]) that makes the model read a file and edit it. They check that the CLI
-//! connects, that the MCP session runs as docs/protocol.md says, and that the edit goes through
-//! the IDE's `openDiff` and ends as the IDE decided.
+//! release moves it. Each test starts `idelink serve` ([`idelink`]) on a temporary workspace,
+//! the real CLI in a tmux pseudo-terminal with a private home and config folder, and a
+//! scripted Anthropic API ([`fake_api`]) that makes the model read a file and edit it; the
+//! harness is the `idelink-real-claude` crate (tests/real-claude). They check that the CLI
+//! connects, that the MCP session runs as docs/protocol.md says, and that the edit goes
+//! through the IDE's `openDiff` and ends as the IDE decided.
 //!
 //! The CLI is `CLAUDE_BIN` (a native binary, or a release's `cli.js`, run with node), else the
-//! pinned install `.ci/run` makes. Without it the tests skip loudly; with `CI=true` they fail.
+//! pinned install `scripts/install` makes. Without it the tests skip loudly; with `CI=true` they fail.
 //! Where a CLI version's own words differ, [`expect`] says so. `scripts/compat` runs these
 //! tests over a list of versions; docs/compatibility.md has the results.
+//!
+//! [`fake_api`]: idelink_real_claude::fake_api
+//! [`expect`]: idelink_real_claude::expect
 
 // Unix only: the CLI runs in a tmux pseudo-terminal, and the pinned CLI is the linux-x64 build.
 #![cfg(unix)]
 
-mod claude;
-mod expect;
-mod fake_api;
 mod idelink;
 mod idelink_claude;
-mod scene;
-mod terminal;
-mod wait;
 
-use fake_api::FINAL_TEXT;
-use scene::{CREATED, EDITED, FILE_NAME, NEW_FILE_NAME, ORIGINAL, Scene};
+use idelink::Serve;
+use idelink_real_claude::fake_api::FINAL_TEXT;
+use idelink_real_claude::scene::{
+    self, CREATED, EDITED, FILE_NAME, NEW_FILE_NAME, ORIGINAL, Scene,
+};
+use idelink_real_claude::{claude, wait};
 use serde_json::{Value, json};
 
 /// What the user types.
@@ -37,7 +39,7 @@ const PROMPT: &str = "Please change hello to goodbye in greeting.txt";
 fn check_session_line(scene: &mut Scene) {
     let pid = scene.claude_pid();
     let version = scene.claude.version.clone();
-    let (_, ready) = scene.idelink().wait_line(0, "session ready:");
+    let (_, ready) = scene.ide().wait_line(0, "session ready:");
     assert!(
         ready.contains(&format!("claude-code {version}")),
         "initialize: clientInfo should be claude-code {version}: {ready}"
@@ -72,11 +74,11 @@ fn prompt_until_open_diff(scene: &mut Scene) {
 
 /// [`prompt_until_open_diff`] with any prompt, for the `openDiff` of `file_name`.
 fn prompt_until_open_diff_of(scene: &mut Scene, prompt: &str, file_name: &str) {
-    let before = scene.idelink().lines().len();
+    let before = scene.ide().lines().len();
     scene.terminal().submit(prompt);
-    let (close_all, _) = scene.idelink().wait_line(before, "closeAllDiffTabs");
+    let (close_all, _) = scene.ide().wait_line(before, "closeAllDiffTabs");
     let (open_diff, _) = scene
-        .idelink()
+        .ide()
         .wait_line(before, &format!("openDiff {file_name}"));
     assert!(
         close_all < open_diff,
@@ -89,7 +91,7 @@ fn an_accepted_ide_diff_is_written_by_claude() {
     let Some(claude) = claude::locate("an_accepted_ide_diff_is_written_by_claude") else {
         return;
     };
-    let mut scene = Scene::new("accept", claude);
+    let mut scene = Scene::new("accept", claude, Box::new(Serve));
     let port = scene.serve_terminal("accept");
     scene.start_claude(port);
     scene.wait_connected();
@@ -123,7 +125,7 @@ fn a_file_created_through_an_accepted_ide_diff_is_written_by_claude() {
     else {
         return;
     };
-    let mut scene = Scene::creating("create", claude);
+    let mut scene = Scene::creating("create", claude, Box::new(Serve));
     let port = scene.serve_terminal("accept");
     scene.start_claude(port);
     scene.wait_connected();
@@ -146,7 +148,7 @@ fn a_rejected_ide_diff_leaves_the_file_alone() {
     let Some(claude) = claude::locate("a_rejected_ide_diff_leaves_the_file_alone") else {
         return;
     };
-    let mut scene = Scene::new("reject", claude);
+    let mut scene = Scene::new("reject", claude, Box::new(Serve));
     let port = scene.serve_terminal("reject");
     scene.start_claude(port);
     scene.wait_connected();
@@ -173,23 +175,23 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
     else {
         return;
     };
-    let mut scene = Scene::new("sidecar", claude);
+    let mut scene = Scene::new("sidecar", claude, Box::new(Serve));
     let port = scene.serve_sidecar();
     let path = scene::text(&scene.file);
     for event in scene::select_on_first_line(&path, "hello from the workspace") {
-        scene.idelink().send(&event);
+        scene.ide().send(&event);
     }
     scene
-        .idelink()
+        .ide()
         .send(&json!({"jsonrpc": "2.0", "id": "sync", "method": "idelink/info"}));
     scene
-        .idelink()
+        .ide()
         .wait_message("the idelink/info answer", |m| m["id"] == "sync");
 
     scene.start_claude(port);
     scene.wait_connected();
     let pid = scene.claude_pid();
-    let ready = scene.idelink().wait_message("sessionReady", |m| {
+    let ready = scene.ide().wait_message("sessionReady", |m| {
         m["method"] == "idelink/event" && m["params"]["event"] == "sessionReady"
     });
     assert_eq!(
@@ -210,7 +212,7 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
         excerpt(&turn, "selected the lines")
     );
 
-    let call = scene.idelink().wait_message("a tool/call openDiff", |m| {
+    let call = scene.ide().wait_message("a tool/call openDiff", |m| {
         m["method"] == "tool/call" && m["params"]["request"]["tool"] == "openDiff"
     });
     let proposed = call["params"]["request"]["newFileContents"]
@@ -222,9 +224,7 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
         "openDiff should carry the whole edited file"
     );
     let kept = format!("{EDITED}a line the user added in the IDE's diff\n");
-    scene
-        .idelink()
-        .send(&json!({"jsonrpc": "2.0", "id": call["id"],
+    scene.ide().send(&json!({"jsonrpc": "2.0", "id": call["id"],
         "result": {"outcome": "diffSaved", "finalText": kept}}));
     scene.wait_file(&kept);
     scene.wait_screen(FINAL_TEXT);

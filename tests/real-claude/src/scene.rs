@@ -1,5 +1,5 @@
 //! One run of the drift alarm: a private workspace, home and config folder, the fake API,
-//! `idelink serve`, and the real CLI in a terminal. Everything it starts is ended by pid when it
+//! the IDE under test (an [`IdeSide`] the caller supplies), and the real CLI in a terminal. Everything it starts is ended by pid when it
 //! is dropped; when the test failed, it first prints what is needed to diagnose the drift.
 
 use serde_json::{Value, json};
@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crate::claude::{self, Claude};
 use crate::fake_api::{EditScript, FakeApi};
-use crate::idelink::Idelink;
+use crate::ide::{Ide, IdeSide};
 use crate::terminal::Terminal;
 use crate::wait;
 
@@ -36,7 +36,8 @@ pub struct Scene {
     pub claude: Claude,
     /// The scripted model.
     pub api: FakeApi,
-    idelink: Option<Idelink>,
+    side: Box<dyn IdeSide>,
+    ide: Option<Ide>,
     terminal: Option<Terminal>,
     started: Instant,
 }
@@ -44,16 +45,17 @@ pub struct Scene {
 impl Scene {
     /// Creates the folders (under the system temp dir), the workspace file, the CLI's private
     /// configuration, and starts the fake API, scripted to read and edit the workspace file.
-    pub fn new(name: &'static str, claude: Claude) -> Scene {
-        Scene::build(name, claude, false)
+    /// `side` is the IDE the CLI will connect to; a `serve_*` method starts it.
+    pub fn new(name: &'static str, claude: Claude, side: Box<dyn IdeSide>) -> Scene {
+        Scene::build(name, claude, side, false)
     }
 
     /// Like [`Scene::new`], with the model scripted to create [`NEW_FILE_NAME`] instead.
-    pub fn creating(name: &'static str, claude: Claude) -> Scene {
-        Scene::build(name, claude, true)
+    pub fn creating(name: &'static str, claude: Claude, side: Box<dyn IdeSide>) -> Scene {
+        Scene::build(name, claude, side, true)
     }
 
-    fn build(name: &'static str, claude: Claude, create: bool) -> Scene {
+    fn build(name: &'static str, claude: Claude, side: Box<dyn IdeSide>, create: bool) -> Scene {
         let root =
             std::env::temp_dir().join(format!("idelink-real-claude-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
@@ -85,41 +87,43 @@ impl Scene {
             home,
             claude,
             api,
-            idelink: None,
+            side,
+            ide: None,
             terminal: None,
             started: Instant::now(),
         }
     }
 
-    /// Starts `idelink serve --diff <policy>` (the terminal host); returns its port.
+    /// Starts the IDE with `--diff <policy>` (a terminal host: it decides diffs itself and
+    /// prints `on 127.0.0.1:<port>`); returns its port.
     pub fn serve_terminal(&mut self, policy: &str) -> u16 {
-        let idelink = self.start_idelink(&["--diff", policy]);
-        let (_, banner) = idelink.wait_line(0, "on 127.0.0.1:");
+        let ide = self.start_ide(&["--diff", policy]);
+        let (_, banner) = ide.wait_line(0, "on 127.0.0.1:");
         let port = banner.rsplit(':').next().and_then(|p| p.parse().ok());
-        port.unwrap_or_else(|| panic!("no port in idelink's banner {banner:?}"))
+        port.unwrap_or_else(|| panic!("no port in the IDE's banner {banner:?}"))
     }
 
-    /// Starts `idelink serve --stdio=lines` (the editor sidecar; the test is the editor);
-    /// returns its port.
+    /// Starts the IDE with `--stdio=lines` (`idelink serve` as the editor sidecar; the test is
+    /// the editor); returns its port.
     pub fn serve_sidecar(&mut self) -> u16 {
-        let idelink = self.start_idelink(&["--stdio=lines"]);
-        let ready = idelink.wait_message("idelink/ready", |m| m["method"] == "idelink/ready");
+        let ide = self.start_ide(&["--stdio=lines"]);
+        let ready = ide.wait_message("idelink/ready", |m| m["method"] == "idelink/ready");
         let port = ready["params"]["port"]
             .as_u64()
             .and_then(|p| u16::try_from(p).ok());
         port.unwrap_or_else(|| panic!("no port in {ready}"))
     }
 
-    fn start_idelink(&mut self, args: &[&str]) -> &Idelink {
+    fn start_ide(&mut self, args: &[&str]) -> &Ide {
         let lock_dir = claude::config_dir(&self.home).join("ide");
-        let log = self.root.join("idelink.log");
-        self.idelink
-            .insert(Idelink::start(args, &lock_dir, &self.workspace, log))
+        let log = self.root.join("ide.log");
+        let ide = Ide::start(&*self.side, args, &lock_dir, &self.workspace, log);
+        self.ide.insert(ide)
     }
 
-    /// The running idelink.
-    pub fn idelink(&mut self) -> &mut Idelink {
-        self.idelink.as_mut().expect("serve_* starts idelink first")
+    /// The running IDE.
+    pub fn ide(&mut self) -> &mut Ide {
+        self.ide.as_mut().expect("serve_* starts the IDE first")
     }
 
     /// Starts the CLI in a terminal, told to connect to `ide_port`.
@@ -183,7 +187,7 @@ impl Scene {
                 let log = self.debug_log();
                 let mut ide = log.lines().filter(|l| l.contains("MCP server \"ide\""));
                 if let Some(failed) = ide.clone().find(|l| l.contains("Connection failed")) {
-                    panic!("claude could not connect to idelink: {failed}");
+                    panic!("claude could not connect to {}: {failed}", self.side.name());
                 }
                 ide.any(|l| l.contains("Successfully connected (transport: ws-ide)"))
                     .then_some(())
@@ -287,12 +291,13 @@ impl Scene {
             "claude's debug log (last 150 lines)",
             &tail(&self.debug_log(), 150),
         );
-        if let Some(idelink) = &self.idelink {
-            section(&mut out, "idelink stdout", &idelink.lines().join("\n"));
+        if let Some(ide) = &self.ide {
+            let name = self.side.name();
+            section(&mut out, &format!("{name} stdout"), &ide.lines().join("\n"));
             section(
                 &mut out,
-                "idelink debug log (last 150 lines)",
-                &tail(&idelink.log(), 150),
+                &format!("{name} debug log (last 150 lines)"),
+                &tail(&ide.log(), 150),
             );
         }
         let requests: Vec<String> = self
@@ -313,9 +318,9 @@ impl Drop for Scene {
         if failed || std::env::var_os("IDELINK_TRANSCRIPT").is_some() {
             eprintln!("{}", self.diagnostics());
         }
-        // The CLI first (it would reconnect), then idelink; the fake API goes with `self`.
+        // The CLI first (it would reconnect), then the IDE; the fake API goes with `self`.
         drop(self.terminal.take());
-        drop(self.idelink.take());
+        drop(self.ide.take());
         if !failed {
             let _ = std::fs::remove_dir_all(&self.root);
         }

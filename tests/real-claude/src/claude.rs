@@ -9,7 +9,7 @@ use std::process::Command;
 
 use crate::expect::Expectations;
 
-/// The CLI version `.ci/run` installs and the suite is verified against.
+/// The CLI version `scripts/install` installs and the suite is verified against.
 pub const PINNED_VERSION: &str = "2.1.332";
 
 /// The dummy API key. The fake API never checks it; the CLI remembers its last 20 characters
@@ -52,7 +52,7 @@ pub fn locate(test: &str) -> Option<Claude> {
             test,
             &format!(
                 "the real claude CLI is not installed at {}.\n\
-                 Install it with `bash .ci/run`, or:\n  \
+                 Install it with `bash scripts/install`, or:\n  \
                  npm install --prefix {} --ignore-scripts --no-save \
                  @anthropic-ai/claude-code@{PINNED_VERSION}\n\
                  or point CLAUDE_BIN at a claude executable.",
@@ -121,7 +121,7 @@ fn absent(test: &str, why: &str) -> Option<Claude> {
     None
 }
 
-/// `${XDG_CACHE_HOME:-$HOME/.cache}/idelink/claude-<pinned>`: where `.ci/run` installs the CLI
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/idelink/claude-<pinned>`: where `scripts/install` installs the CLI
 /// (outside the repository).
 pub fn pinned_dir() -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME")

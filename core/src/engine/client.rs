@@ -1,0 +1,153 @@
+//! The MCP session on an upgraded connection and what the engine learned of its client:
+//! each text message goes through the JSON-RPC envelope, then the session, then the tools.
+
+use super::config::Config;
+use super::output::ConnId;
+use super::service::{Effect, Service};
+use super::writer::{Reply, Writer};
+use crate::mcp::{self, ClientInfo, Dispatch};
+use crate::rpc;
+use crate::time::Timestamp;
+
+/// The MCP session on an open connection and what the engine learned of its client.
+pub(crate) struct Client {
+    mcp: mcp::Session,
+    /// Set by `initialize`.
+    info: Option<ClientInfo>,
+    /// Set by `ide_connected`.
+    pid: Option<u32>,
+    /// When the client becomes ready for notifications (set by `notifications/initialized`).
+    ready_at: Option<Timestamp>,
+    ready: bool,
+}
+
+/// What serving one message needs besides the session and the service.
+pub(super) struct Step<'a> {
+    now: Timestamp,
+    conn: ConnId,
+    config: &'a Config,
+    tools_json: &'a str,
+}
+
+impl<'a> Step<'a> {
+    pub(super) fn new(
+        now: Timestamp,
+        conn: ConnId,
+        config: &'a Config,
+        tools_json: &'a str,
+    ) -> Step<'a> {
+        Step {
+            now,
+            conn,
+            config,
+            tools_json,
+        }
+    }
+}
+
+impl Client {
+    /// A session that has not seen `initialize` yet.
+    pub(super) fn new() -> Client {
+        Client {
+            mcp: mcp::Session::new(),
+            info: None,
+            pid: None,
+            ready_at: None,
+            ready: false,
+        }
+    }
+
+    /// Serves one text message: JSON-RPC envelope, then the MCP session, then the tools.
+    pub(super) fn serve(
+        &mut self,
+        step: &Step<'_>,
+        text: &str,
+        service: &mut Service,
+        writer: &mut Writer,
+    ) -> Effect {
+        let message = match rpc::parse(text, &step.config.rpc) {
+            Ok(message) => message,
+            Err(invalid) => {
+                if invalid.reply {
+                    match invalid.id {
+                        Some(id) => writer.reply(id, &Reply::Error(invalid.error)),
+                        None => writer.error_without_id(&invalid.error),
+                    }
+                }
+                return Effect::None;
+            }
+        };
+        match self
+            .mcp
+            .handle(message, &step.config.server_info, step.tools_json)
+        {
+            Dispatch::Reply { id, reply } => {
+                let reply = match reply {
+                    Ok(result) => Reply::Mcp(result),
+                    Err(error) => Reply::Error(error),
+                };
+                writer.reply(id, &reply);
+                Effect::None
+            }
+            Dispatch::Initialize { id, client, reply } => {
+                writer.reply(id, &Reply::Mcp(reply));
+                self.info = Some(client);
+                Effect::Initialized
+            }
+            Dispatch::Initialized => {
+                self.ready_at = Some(step.now.add_millis(step.config.ready_delay_ms));
+                Effect::None
+            }
+            Dispatch::Notification { method, params } => {
+                if method == "ide_connected" {
+                    self.pid = params.and_then(ide_connected_pid);
+                }
+                Effect::None
+            }
+            Dispatch::Cancelled { request_id, .. } => service.cancelled(step.conn, request_id),
+            Dispatch::ToolCall(call) => {
+                service.tool_call(step.now, step.conn, call, step.config, writer)
+            }
+            Dispatch::Ignored => Effect::None,
+        }
+    }
+
+    /// `clientInfo` from `initialize`, once it came.
+    pub(crate) fn info(&self) -> Option<&ClientInfo> {
+        self.info.as_ref()
+    }
+
+    /// The CLI's pid from `ide_connected`, once it came.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// True once, when the readiness delay has run out at `now`: from then on the client
+    /// receives notifications.
+    pub(crate) fn become_ready(&mut self, now: Timestamp) -> bool {
+        let due = !self.ready && self.ready_at.is_some_and(|at| at <= now);
+        self.ready |= due;
+        due
+    }
+
+    /// True once the readiness delay ran out: the client receives notifications.
+    pub(super) fn is_ready(&self) -> bool {
+        self.ready
+    }
+
+    /// When the readiness delay runs out, while it runs.
+    pub(super) fn ready_deadline(&self) -> Option<Timestamp> {
+        self.ready_at.filter(|_| !self.ready)
+    }
+}
+
+/// The `pid` of an `ide_connected` notification (`{"pid": 1234}`), if well-formed.
+fn ide_connected_pid(params: &serde_json::value::RawValue) -> Option<u32> {
+    #[derive(serde::Deserialize)]
+    struct IdeConnected {
+        pid: u32,
+    }
+    serde_json::from_str::<IdeConnected>(params.get())
+        .ok()
+        .map(|p| p.pid)
+}
