@@ -126,7 +126,10 @@ export interface ServerOptions {
   runningInWindows?: boolean;
   /** Engine configuration; `port` and `workspaceFolders` are set by the server. */
   config?: Omit<Config, 'port' | 'workspaceFolders'>;
-  /** Stop reading a client whose unsent answers pass this many bytes. Default 8 MiB. */
+  /**
+   * Stop reading a client whose unsent answers reach this many bytes (it does not read them);
+   * read again below half. Default 8 MiB (core's pump policy, the same in the mio host).
+   */
   pauseReadsAtBytes?: number;
 }
 

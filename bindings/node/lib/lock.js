@@ -1,19 +1,39 @@
 'use strict';
-// The lock file's life on disk, with the rules of the mio host (hosts/mio/src/lock.rs):
-// - directory `$CLAUDE_CONFIG_DIR/ide`, else `~/.claude/ide`; created 0700; refused when it is
-//   a symbolic link, not a directory, or owned by another user; tightened to 0700 when looser;
-// - written to a temporary name created 0600 with O_EXCL ('wx'), then renamed into place, so
-//   the token never sits in a file others can read and readers never see half a file;
+// The lock file's life on disk. Every rule is core's (through the addon: lock names, the stale
+// rule, the directory rules, when to restore and rewrite); this file performs the system calls.
+// - directory `$CLAUDE_CONFIG_DIR/ide`, else `~/.claude/ide`. The directory holding it must be
+//   the user's (or root's) and not writable by group or others unless sticky; `ide/` is
+//   created 0700, refused when it is a symbolic link, not a directory, or another user's, and
+//   tightened to 0700 when looser;
+// - written to a temporary name created 0600 with O_CREAT|O_EXCL|O_NOFOLLOW, then renamed into
+//   place, so the token never sits in a file others can read and readers never see half a file;
 // - at start, stale locks that are ours (same ideName, dead pid) are swept; a lock whose pid
 //   is alive is never deleted;
 // - restored when someone deletes it; removed on close, on process exit and on
 //   SIGINT/SIGTERM/SIGHUP.
-// The body is built and read by core (lockFileJson / parseLockFile), never spelled here.
+//
+// Difference from the mio host: Node's fs has no `*at` calls (openat, renameat relative to an
+// open directory), so operations go by path. The directories are checked again right before
+// every write (start, rewrite, restore), and files are created with O_NOFOLLOW|O_EXCL, which
+// narrows a swap of `ide/` to the moment between that check and the write, but cannot close it
+// as the mio host's descriptor-relative calls do.
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { lockFileJson, parseLockFile } = require('./addon.js');
+const {
+  judgeConfigDir,
+  judgeLockDir,
+  lockDirComponents,
+  lockFileJson,
+  lockFileName,
+  lockTempFileName,
+  lockUpkeep,
+  staleLockOwner,
+} = require('./addon.js');
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0 } = fs.constants;
+const CREATE_NEW = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
 
 /**
  * The directory the CLI searches: `$CLAUDE_CONFIG_DIR/ide` when set and non-empty, else
@@ -22,46 +42,44 @@ const { lockFileJson, parseLockFile } = require('./addon.js');
  * @returns {string}
  */
 function defaultLockDir(env = process.env) {
-  if (env.CLAUDE_CONFIG_DIR) return path.join(env.CLAUDE_CONFIG_DIR, 'ide');
-  const home = env.HOME || env.USERPROFILE || os.homedir();
-  if (!home) {
-    throw new Error('cannot find the Claude config directory: set CLAUDE_CONFIG_DIR or HOME');
-  }
-  return path.join(home, '.claude', 'ide');
+  const home = env.HOME || env.USERPROFILE || os.homedir() || undefined;
+  return path.join(...lockDirComponents(env.CLAUDE_CONFIG_DIR || undefined, home));
 }
 
-/** Creates `dir` 0700 when missing; refuses a symlink, a non-directory or another user's. */
-function prepareDir(dir) {
-  let stat = lstatOrNull(dir);
-  if (stat === null) {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    stat = fs.lstatSync(dir);
-  }
-  if (stat.isSymbolicLink()) {
-    throw new Error(
-      `refusing lock directory ${dir}: it is a symbolic link; remove it or point ` +
-        'CLAUDE_CONFIG_DIR at a real directory',
-    );
-  }
-  if (!stat.isDirectory()) throw new Error(`lock directory ${dir} is not a directory`);
-  if (typeof process.geteuid === 'function') {
-    const me = process.geteuid();
-    if (stat.uid !== me) {
-      throw new Error(
-        `refusing lock directory ${dir}: it belongs to uid ${stat.uid}, not to this user`,
-      );
-    }
-    if ((stat.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
-  }
+/** What core judges a directory by, from an fs.Stats. */
+function facts(stat) {
+  const kind = stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'directory' : 'other';
+  return { kind, owner: stat.uid, mode: stat.mode & 0o7777 };
 }
 
-function lstatOrNull(file) {
+function statOrNull(stat, file) {
   try {
-    return fs.lstatSync(file);
+    return stat(file);
   } catch (err) {
     if (err.code === 'ENOENT') return null;
     throw err;
   }
+}
+
+/**
+ * Creates `dir` 0700 (and the directory holding it) when missing and checks both by core's
+ * rules; tightens `dir` to 0700 when looser. Ownership and modes are checked where the
+ * platform has uids (not on Windows).
+ */
+function prepareDir(dir) {
+  const parent = path.dirname(dir);
+  if (statOrNull(fs.statSync, parent) === null) fs.mkdirSync(parent, { recursive: true, mode: 0o700 });
+  const me = typeof process.geteuid === 'function' ? process.geteuid() : null;
+  // The parent is followed if it is a link the user made (as the mio host does), and judged.
+  if (me !== null) judgeConfigDir(parent, facts(fs.statSync(parent)), me);
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+  }
+  const stat = fs.lstatSync(dir);
+  const tighten = judgeLockDir(dir, facts(stat), me ?? stat.uid);
+  if (tighten !== null && me !== null) fs.chmodSync(dir, tighten);
 }
 
 /** True when a process with this pid exists (for another user too: EPERM means alive). */
@@ -74,53 +92,53 @@ function pidIsAlive(pid) {
   }
 }
 
-/** `<port>.lock` for ports 1..65535 written without leading zeros, as the CLI names them. */
-function isLockName(name) {
-  const match = /^([1-9][0-9]{0,4})\.lock$/.exec(name);
-  return match !== null && Number(match[1]) <= 65535;
+/** The contents of `file` when it is a small regular file, else null. */
+function readSmall(file) {
+  const stat = statOrNull(fs.lstatSync, file);
+  if (stat === null || !stat.isFile() || stat.size > 64 * 1024) return null;
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 /**
- * Removes the locks in `dir` that are ours and stale: `ideName` equals ours and the pid is
- * dead. Unreadable files and other IDEs' locks are left alone. Returns the paths removed.
+ * Removes the locks in `dir` that core judges ours and stale (our ideName, dead pid). Other
+ * IDEs' locks and anything unreadable are left alone. Returns the paths removed.
  */
 function sweepStale(dir, ideName) {
   const removed = [];
   for (const name of fs.readdirSync(dir)) {
-    if (!isLockName(name)) continue;
     const file = path.join(dir, name);
-    let lock;
+    const body = readSmall(file);
+    if (body === null) continue;
+    const owner = staleLockOwner(name, body, ideName);
+    if (owner === null || pidIsAlive(owner)) continue;
     try {
-      lock = parseLockFile(fs.readFileSync(file, 'utf8'));
+      fs.unlinkSync(file);
+      removed.push(file);
     } catch {
-      continue; // unreadable or not a lock body: not ours to judge
-    }
-    if (lock.ideName === ideName && !pidIsAlive(lock.pid)) {
-      try {
-        fs.unlinkSync(file);
-        removed.push(file);
-      } catch {
-        // gone already, or not ours to delete
-      }
+      // gone already, or not ours to delete
     }
   }
   return removed;
 }
 
-let nonce = 0;
+let attempt = 0;
 
 /**
- * Writes `contents` to a fresh temporary file created 0600 with O_EXCL beside `file`, then
- * renames it over `file`.
+ * Writes `contents` to a fresh temporary file (core names it) created 0600 with
+ * O_CREAT|O_EXCL|O_NOFOLLOW beside `file`, then renames it over `file`.
  */
 function writeAtomically(file, contents) {
   const dir = path.dirname(file);
   const base = path.basename(file);
   for (;;) {
-    const tmp = path.join(dir, `.${base}.${process.pid}.${nonce++}.tmp`);
+    const tmp = path.join(dir, lockTempFileName(base, process.pid, attempt++ % 2 ** 32));
     let fd;
     try {
-      fd = fs.openSync(tmp, 'wx', 0o600);
+      fd = fs.openSync(tmp, CREATE_NEW, 0o600);
     } catch (err) {
       if (err.code === 'EEXIST') continue;
       throw err;
@@ -170,8 +188,11 @@ function unhook() {
   for (const signal of SIGNALS) process.removeListener(signal, onSignal);
 }
 
-/** Owns `<dir>/<port>.lock` while open: written, rewritten, restored, removed. */
-class LockFile {
+/**
+ * Owns `<dir>/<port>.lock` while open: written, rewritten, restored, removed (the mio host's
+ * `LockFileGuard`; the body model is core's `LockFile`, built by `lockFileJson`).
+ */
+class LockFileGuard {
   /**
    * Prepares `dir`, sweeps our stale locks and writes the lock for `port`.
    * @param {string} dir
@@ -181,7 +202,7 @@ class LockFile {
   constructor(dir, port, fields) {
     prepareDir(dir);
     sweepStale(dir, fields.ideName);
-    this.path = path.join(dir, `${port}.lock`);
+    this.path = path.join(dir, lockFileName(port));
     this.fields = fields;
     writeAtomically(this.path, lockFileJson(fields));
     if (live.size === 0) hook();
@@ -190,13 +211,16 @@ class LockFile {
 
   /** Replaces the contents (workspace folders changed, say), atomically. */
   rewrite(fields) {
+    prepareDir(path.dirname(this.path));
     writeAtomically(this.path, lockFileJson(fields));
     this.fields = fields;
   }
 
-  /** Writes the lock again when it is gone; returns true when it had to. */
+  /** Writes the lock again when core says so (it is gone); returns true when it had to. */
   restoreIfMissing() {
-    if (!live.has(this) || lstatOrNull(this.path) !== null) return false;
+    if (!live.has(this)) return false;
+    const present = statOrNull(fs.lstatSync, this.path) !== null;
+    if (lockUpkeep(present) === 'keep') return false;
     prepareDir(path.dirname(this.path));
     writeAtomically(this.path, lockFileJson(this.fields));
     return true;
@@ -214,4 +238,4 @@ class LockFile {
   }
 }
 
-module.exports = { LockFile, defaultLockDir, pidIsAlive, sweepStale };
+module.exports = { LockFileGuard, defaultLockDir, pidIsAlive, sweepStale };

@@ -2,19 +2,20 @@
 // startServer: the Node host around the engine, as the mio host is the native one. It owns the
 // loopback listener (`net`), the token (`crypto`), the lock file (./lock.js), the clock
 // (`performance.now()`) and the timer; it pumps sockets into the engine and drains the engine's
-// outputs after every input. All protocol decisions are the engine's.
+// outputs after every input. All protocol decisions are the engine's; the pump's (when to stop
+// and resume reading a client, the linger, the lock check period) are core's pump policy, as
+// in the mio host: before each read, the bytes held for a client and not yet taken by the
+// kernel (the engine's queue plus the socket's own write buffer) are measured; at or above the
+// pause mark the socket is paused, and it resumes once a drain brings them below the resume
+// mark (half).
 
 const crypto = require('node:crypto');
 const net = require('node:net');
 const { performance } = require('node:perf_hooks');
 const util = require('node:util');
+const { lockRewrittenFor, pumpPolicy } = require('./addon.js');
 const { Engine } = require('./engine.js');
-const { LockFile, defaultLockDir } = require('./lock.js');
-
-/** How long a connection the engine closed may take to flush its last bytes. */
-const LINGER_MS = 2000;
-/** How often the lock file is checked for deletion (the CLI deletes locks it thinks stale). */
-const LOCK_CHECK_MS = 1000;
+const { LockFileGuard, defaultLockDir } = require('./lock.js');
 
 function now() {
   return performance.now();
@@ -65,7 +66,7 @@ class Socket {
     this.blocked = false;
     /** Reading stopped: the client does not read its answers (back-pressure). */
     this.paused = false;
-    /** The engine asked to close: flush, end, destroy after LINGER_MS at the latest. */
+    /** The engine asked to close: flush, end, destroy after the policy's linger at the latest. */
     this.closing = false;
     this.linger = null;
   }
@@ -89,12 +90,13 @@ class IdeServer {
   #closed = null;
   #idle = null;
   #options;
-  #pauseReadsAt;
+  /** Core's pump policy (pause and resume marks, linger, lock check period). */
+  #pump;
 
   constructor(options, listener, authToken) {
     this.#options = options;
     this.#listener = listener;
-    this.#pauseReadsAt = options.pauseReadsAtBytes ?? 8 << 20;
+    this.#pump = pumpPolicy(options.pauseReadsAtBytes);
     /** The port the CLI connects to (on 127.0.0.1). */
     this.port = listener.address().port;
     this.#authToken = authToken;
@@ -103,7 +105,7 @@ class IdeServer {
     /** The lock file's path, or null when started with `lockDir: null`. */
     this.lockPath = null;
     if (options.lockDir !== null) {
-      this.#lock = new LockFile(options.lockDir ?? defaultLockDir(), this.port, {
+      this.#lock = new LockFileGuard(options.lockDir ?? defaultLockDir(), this.port, {
         pid: options.pid ?? process.pid,
         workspaceFolders,
         ideName,
@@ -111,7 +113,7 @@ class IdeServer {
         runningInWindows: options.runningInWindows ?? false,
       });
       this.lockPath = this.#lock.path;
-      this.#lockCheck = setInterval(() => this.#restoreLock(), LOCK_CHECK_MS);
+      this.#lockCheck = setInterval(() => this.#restoreLock(), this.#pump.lockCheckIntervalMs);
       this.#lockCheck.unref();
     }
     listener.on('connection', (socket) => this.#safely(() => this.#accept(socket)));
@@ -153,10 +155,12 @@ class IdeServer {
   editorEvent(event) {
     if (this.#closed) throw new Error('idelink: the server is closed');
     this.#engine.handleEditorEvent(now(), event);
-    if (event.type === 'workspaceFoldersChanged' && this.#lock) {
-      this.#lock.rewrite({ ...this.#lock.fields, workspaceFolders: event.folders });
+    try {
+      const rewritten = this.#lock && lockRewrittenFor(this.#lock.fields, event);
+      if (rewritten) this.#lock.rewrite(rewritten);
+    } finally {
+      this.#drain();
     }
-    this.#drain();
   }
 
   /**
@@ -215,11 +219,16 @@ class IdeServer {
     }
   }
 
+  /** Bytes held for `conn` that the kernel has not taken: the engine's and the socket's. */
+  #unsent(conn, s) {
+    return this.#engine.outboundLength(conn) + s.socket.writableLength;
+  }
+
   #onData(conn, chunk) {
     this.#engine.handleBytes(now(), conn, chunk);
     this.#drain();
     const s = this.#sockets.get(conn);
-    if (s && s.blocked && !s.paused && this.#engine.outboundLength(conn) >= this.#pauseReadsAt) {
+    if (s && !s.paused && !s.closing && this.#unsent(conn, s) >= this.#pump.pauseReadsAtBytes) {
       s.paused = true;
       s.socket.pause();
     }
@@ -231,7 +240,7 @@ class IdeServer {
     s.blocked = false;
     this.#flush(conn);
     if (s.closing && !s.blocked) s.socket.end();
-    if (s.paused && !s.closing) {
+    if (s.paused && !s.closing && this.#unsent(conn, s) < this.#pump.resumeReadsBelowBytes) {
       s.paused = false;
       s.socket.resume();
     }
@@ -267,7 +276,7 @@ class IdeServer {
     s.closing = true;
     this.#flush(conn);
     if (!s.blocked) s.socket.end();
-    s.linger = setTimeout(() => s.socket.destroy(), LINGER_MS);
+    s.linger = setTimeout(() => s.socket.destroy(), this.#pump.lingerMs);
     s.linger.unref();
   }
 

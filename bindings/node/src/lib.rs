@@ -1,7 +1,8 @@
 //! # idelink-node
 //!
 //! The Node-API binding of [`idelink_core`]: the sans-IO [`Engine`](idelink_core::Engine)
-//! and the lock-file JSON model, for the npm package `idelink` (this folder). It converts
+//! the lock-file JSON model and core's host rules (lock names, stale rule, directory rules,
+//! pump policy: [`host_rules`]), for the npm package `idelink` (this folder). It converts
 //! types and holds no protocol logic. The JS `Engine` class (`lib/engine.js`) wraps the
 //! `engine_*` functions here around a handle ([`registry`] says why); `lib/server.js` adds
 //! the sockets, timers and lock file.
@@ -25,5 +26,6 @@
 pub mod convert;
 pub mod engine;
 pub mod error;
+pub mod host_rules;
 pub mod lockfile;
 pub mod registry;

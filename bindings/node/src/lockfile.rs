@@ -20,20 +20,34 @@ pub struct LockFileFields {
     pub running_in_windows: Option<bool>,
 }
 
-/// The JSON text of `<port>.lock` for these fields (`transport: "ws"` added by core).
-#[napi]
-pub fn lock_file_json(lock: LockFileFields) -> napi::Result<String> {
-    guard(|| {
-        Ok(LockFile {
+impl From<LockFileFields> for LockFile {
+    fn from(lock: LockFileFields) -> LockFile {
+        LockFile {
             pid: lock.pid,
             workspace_folders: lock.workspace_folders,
             ide_name: lock.ide_name,
             auth_token: lock.auth_token,
             running_in_windows: lock.running_in_windows.unwrap_or(false),
         }
-        .to_json())
-    })
-    .unwrap_or_else(|why| Err(throw(why)))
+    }
+}
+
+impl From<LockFile> for LockFileFields {
+    fn from(lock: LockFile) -> LockFileFields {
+        LockFileFields {
+            pid: lock.pid,
+            workspace_folders: lock.workspace_folders,
+            ide_name: lock.ide_name,
+            auth_token: lock.auth_token,
+            running_in_windows: Some(lock.running_in_windows),
+        }
+    }
+}
+
+/// The JSON text of `<port>.lock` for these fields (`transport: "ws"` added by core).
+#[napi]
+pub fn lock_file_json(lock: LockFileFields) -> napi::Result<String> {
+    guard(|| Ok(LockFile::from(lock).to_json())).unwrap_or_else(|why| Err(throw(why)))
 }
 
 /// Reads a lock file body (ours or another IDE's), or throws saying what is wrong with it.
@@ -42,13 +56,7 @@ pub fn parse_lock_file(text: String) -> napi::Result<LockFileFields> {
     guard(|| {
         let lock =
             LockFile::parse(&text).map_err(|e| throw(format_args!("invalid lock file: {e}")))?;
-        Ok(LockFileFields {
-            pid: lock.pid,
-            workspace_folders: lock.workspace_folders,
-            ide_name: lock.ide_name,
-            auth_token: lock.auth_token,
-            running_in_windows: Some(lock.running_in_windows),
-        })
+        Ok(LockFileFields::from(lock))
     })
     .unwrap_or_else(|why| Err(throw(why)))
 }

@@ -1,15 +1,19 @@
 // The lock file startServer writes: 0600 in a 0700 directory, the engine's JSON body, stale
-// locks of ours swept, a symlinked directory refused, restored when deleted, rewritten when the
-// workspace folders change, removed on close, on exit and on a signal.
+// locks of ours swept, a symlinked directory refused, a config directory others can write or
+// own refused, an ide/ swapped while serving never written through, restored when deleted,
+// rewritten when the workspace folders change, removed on close, on exit and on a signal.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import {
+  chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -18,12 +22,14 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defaultLockDir, lockFileJson, startServer } from 'idelink';
 
 const DEADLINE_MS = 5000;
 const DEAD_PID = 2 ** 31 - 1;
 const INDEX = fileURLToPath(new URL('../index.js', import.meta.url));
+const addon = createRequire(import.meta.url)('../lib/addon.js');
 
 const bases = [];
 after(() => bases.forEach((base) => rmSync(base, { recursive: true, force: true })));
@@ -44,6 +50,14 @@ async function eventually(condition, what) {
 }
 
 const mode = (path) => statSync(path).mode & 0o777;
+
+/** Why startServer refused `options`, or null (after closing the server) when it started. */
+function refusal(options) {
+  return startServer(options).then(
+    (server) => server.close().then(() => null),
+    (err) => err,
+  );
+}
 
 test('the lock is 0600 in a 0700 directory, holds the engine body, and goes on close', async () => {
   const dir = join(tempBase(), 'config', 'ide');
@@ -109,6 +123,54 @@ test('a symlinked or loose lock directory is refused or tightened', async () => 
   const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(base, 'loose') });
   await server.close();
   assert.equal(mode(join(base, 'loose')), 0o700);
+});
+
+test('a config directory others can write is refused with the fix', async () => {
+  for (const loose of [0o770, 0o707, 0o777]) {
+    const config = tempBase();
+    chmodSync(config, loose);
+    const err = await refusal({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(config, 'ide') });
+    assert.ok(err?.message.endsWith(`fix it with: chmod go-w ${config}`), String(err));
+    assert.deepEqual(readdirSync(config), [], 'nothing created in it');
+  }
+  // Sticky, like /tmp: only an entry's owner may rename it, so it is accepted.
+  const sticky = tempBase();
+  chmodSync(sticky, 0o1777);
+  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(sticky, 'ide') });
+  await server.close();
+});
+
+test('a config directory of another user is refused', async () => {
+  const config = tempBase();
+  if (process.geteuid() === 0) {
+    chownSync(config, 65534, 65534);
+    const err = await refusal({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(config, 'ide') });
+    assert.match(String(err), /belongs to uid 65534, not to this user/);
+    assert.deepEqual(readdirSync(config), [], 'nothing created in it');
+  } else {
+    // Only root can give a directory away: the rule startServer applies, played for another user.
+    const facts = { kind: 'directory', owner: process.geteuid(), mode: 0o700 };
+    assert.throws(() => addon.judgeConfigDir(config, facts, process.geteuid() + 1), /not to this user/);
+  }
+});
+
+test('an ide directory swapped for a link while serving is never written through', async () => {
+  const config = tempBase();
+  const elsewhere = tempBase();
+  const dir = join(config, 'ide');
+  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: dir });
+  try {
+    renameSync(dir, join(config, 'moved'));
+    symlinkSync(elsewhere, dir);
+    assert.throws(
+      () => server.editorEvent({ type: 'workspaceFoldersChanged', folders: ['/w2'] }),
+      /refusing lock directory .*ide: it is a symbolic link/,
+    );
+    assert.deepEqual(readdirSync(elsewhere), [], 'nothing written through the link');
+  } finally {
+    await server.close();
+  }
+  assert.deepEqual(readdirSync(elsewhere), []);
 });
 
 test('the default directory honours CLAUDE_CONFIG_DIR', () => {

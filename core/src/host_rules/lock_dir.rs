@@ -3,8 +3,10 @@
 //! The lock file carries the token, so the directories above it must not be replaceable by
 //! another local user: `<config>/ide/<port>.lock`, where `<config>` is `$CLAUDE_CONFIG_DIR`,
 //! else `<home>/.claude`.
-//! - the config directory must belong to the user and not be writable by group or others
-//!   (anyone who can write it can rename `ide/` away and put their own in its place);
+//! - the config directory must belong to the user (or to root, who can do anything anyway) and
+//!   not be writable by group or others: anyone who can write it can rename `ide/` away and put
+//!   their own in its place. A sticky directory (`/tmp`, mode 1777, holding a `--lock-dir` the
+//!   user chose) is the exception: there only an entry's owner may rename or delete it;
 //! - `ide/` must be a real directory (not a symbolic link) of the user; when its mode is looser
 //!   than 0700 the host tightens it.
 //!
@@ -14,6 +16,11 @@
 //! Windows, where the lock directory's ACL is set at creation, does not ask.
 
 use std::fmt;
+
+/// The superuser's uid.
+const ROOT: u32 = 0;
+/// The sticky bit (`S_ISVTX`): in such a directory only an entry's owner may rename or delete it.
+const STICKY: u32 = 0o1000;
 
 /// The name of the lock directory inside the config directory.
 pub const LOCK_SUBDIR: &str = "ide";
@@ -177,11 +184,13 @@ impl fmt::Display for DirRefusal {
 
 impl std::error::Error for DirRefusal {}
 
-/// May the config directory at `dir` (described by `facts`) hold `ide/`? The user `me` must own
-/// it and nobody else may write it; it is never changed by the host (it is the user's).
+/// May the config directory at `dir` (described by `facts`) hold `ide/`? The user `me` (or root)
+/// must own it, and nobody else may write it unless it is sticky; it is never changed by the
+/// host (it is the user's).
 pub fn judge_config_dir(dir: &str, facts: DirFacts, me: u32) -> Result<DirVerdict, DirRefusal> {
-    check_kind_and_owner(DirRole::Config, dir, facts, me)?;
-    if facts.mode & 0o022 != 0 {
+    let owner = if facts.owner == ROOT { me } else { facts.owner };
+    check_kind_and_owner(DirRole::Config, dir, DirFacts { owner, ..facts }, me)?;
+    if facts.mode & 0o022 != 0 && facts.mode & STICKY == 0 {
         return Err(DirRefusal::WritableByOthers {
             dir: dir.to_owned(),
             mode: facts.mode,
@@ -256,7 +265,15 @@ mod tests {
             judge_config_dir("/c", dir(0o700, 7), 7),
             Ok(DirVerdict::Use)
         );
-        for mode in [0o775, 0o757, 0o777, 0o1777] {
+        assert_eq!(
+            judge_config_dir("/tmp", dir(0o1777, 7), 7),
+            Ok(DirVerdict::Use)
+        );
+        assert_eq!(
+            judge_config_dir("/tmp", dir(0o1777, 0), 7),
+            Ok(DirVerdict::Use)
+        );
+        for mode in [0o775, 0o757, 0o777, 0o2777] {
             let err = judge_config_dir("/c", dir(mode, 7), 7).unwrap_err();
             assert_eq!(
                 err,
@@ -275,19 +292,31 @@ mod tests {
     #[test]
     fn a_dir_of_another_user_is_refused() {
         for judge in [judge_config_dir, judge_lock_dir] {
-            let err = judge("/c", dir(0o700, 0), 1000).unwrap_err();
-            assert!(matches!(
-                err,
-                DirRefusal::OwnedByOther {
-                    owner: 0,
-                    me: 1000,
-                    ..
-                }
-            ));
-            assert!(
-                err.to_string()
-                    .contains("belongs to uid 0, not to this user (uid 1000)")
-            );
+            let err = judge("/c", dir(0o700, 1001), 1000).unwrap_err();
+            let expected = DirRefusal::OwnedByOther {
+                role: err_role(&err),
+                dir: "/c".into(),
+                owner: 1001,
+                me: 1000,
+            };
+            assert_eq!(err, expected);
+            let message = err.to_string();
+            assert!(message.contains("belongs to uid 1001, not to this user (uid 1000)"));
+        }
+        assert_eq!(
+            judge_config_dir("/c", dir(0o755, 0), 1000),
+            Ok(DirVerdict::Use)
+        );
+        assert!(
+            judge_lock_dir("/c/ide", dir(0o700, 0), 1000).is_err(),
+            "ide/ must be ours"
+        );
+    }
+
+    fn err_role(err: &DirRefusal) -> DirRole {
+        match err {
+            DirRefusal::OwnedByOther { role, .. } => *role,
+            other => panic!("not an ownership refusal: {other}"),
         }
     }
 

@@ -1,5 +1,6 @@
 //! Faults around a real host: clients that vanish or go silent, an editor that never answers,
-//! a hostile or broken lock directory, a port already taken, a deleted lock file, reconnect
+//! a hostile or broken lock directory (a config directory others can write, an `ide/` swapped
+//! while serving), a port already taken, a deleted lock file, reconnect
 //! storms, and several clients where only one leaves.
 
 mod common;
@@ -404,4 +405,44 @@ fn a_closing_connection_flushes_its_pending_answer_first() {
     assert!(answer.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":"#));
     assert_eq!(client.read_to_eof(), [0x88, 0x02, 0x03, 0xE8]);
     served.stop();
+}
+
+#[test]
+fn a_config_dir_others_can_write_is_refused_with_the_fix() {
+    let dir = TempDir::new("lock-writable-config");
+    for loose in [0o770, 0o707, 0o777] {
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(loose)).unwrap();
+        let err = Served::try_start(config(&dir)).err().unwrap();
+        let message = err.to_string();
+        let fix = format!("fix it with: chmod go-w {}", dir.path().display());
+        assert!(message.ends_with(&fix), "{message}");
+        assert!(!dir.path().join("ide").exists(), "nothing created in it");
+    }
+}
+
+#[test]
+fn an_ide_dir_swapped_while_serving_never_receives_the_token() {
+    let dir = TempDir::new("lock-swap");
+    let elsewhere = TempDir::new("lock-swap-target");
+    let served = Served::start(config(&dir));
+    let ide = dir.path().join("ide");
+    // Another user moves ide/ away and puts a link to a folder of theirs in its place.
+    std::fs::rename(&ide, dir.path().join("moved")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), &ide).unwrap();
+    served.editor(idelink_core::EditorEvent::WorkspaceFoldersChanged {
+        folders: vec!["/w2".into()],
+    });
+    // A client's answer after the event shows the host handled it.
+    let mut client = Client::initialized(&served);
+    let folders = client.tool(1, "getWorkspaceFolders", "{}");
+    assert!(folders.contains("/w2"), "{folders}");
+    assert_no_files(elsewhere.path());
+    let moved = served.lock_path.as_ref().unwrap().file_name().unwrap();
+    let rewritten = std::fs::read_to_string(dir.path().join("moved").join(moved)).unwrap();
+    assert!(
+        rewritten.contains("/w2"),
+        "the rewrite stayed in the directory opened at start"
+    );
+    served.stop();
+    assert_no_files(elsewhere.path());
 }

@@ -1,0 +1,114 @@
+//! The lock directory by path (platforms without `*at` calls: Windows). The directory is
+//! refused when it is a symbolic link or not a directory; ownership and modes are not Unix
+//! notions there (the directory's ACL is the user profile's).
+
+use super::{LockError, io_error};
+use idelink_core::host_rules::lock_dir::{self, DirFacts, DirKind};
+use std::fs::{self, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// A lock body is a few hundred bytes; anything larger in the folder is not a lock.
+const MAX_LOCK_BYTES: u64 = 64 << 10;
+
+/// The lock directory, by path.
+pub(super) struct LockDir {
+    path: PathBuf,
+}
+
+impl LockDir {
+    /// Creates (when missing) and checks the lock directory `path`.
+    pub(super) fn open(path: &Path) -> Result<LockDir, LockError> {
+        fs::create_dir_all(path).map_err(io_error("create lock directory", path))?;
+        let meta = fs::symlink_metadata(path).map_err(io_error("inspect", path))?;
+        let kind = if meta.file_type().is_symlink() {
+            DirKind::Symlink
+        } else if meta.is_dir() {
+            DirKind::Directory
+        } else {
+            DirKind::Other
+        };
+        let facts = DirFacts {
+            kind,
+            owner: 0,
+            mode: 0o700,
+        };
+        lock_dir::judge_lock_dir(&path.to_string_lossy(), facts, 0)?;
+        Ok(LockDir {
+            path: path.to_owned(),
+        })
+    }
+
+    /// The directory's path.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `contents` to `temp` (created new), then renames it over `name`. `Ok(false)` when
+    /// `temp` already exists.
+    pub(super) fn write_via(
+        &self,
+        temp: &str,
+        name: &str,
+        contents: &str,
+    ) -> Result<bool, LockError> {
+        let temp = self.path.join(temp);
+        let mut file = match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
+            Err(e) => return Err(io_error("create", &temp)(e)),
+        };
+        let written = file
+            .write_all(contents.as_bytes())
+            .and_then(|()| file.sync_all());
+        drop(file);
+        let target = self.path.join(name);
+        if let Err(e) = written.and_then(|()| fs::rename(&temp, &target)) {
+            let _ = fs::remove_file(&temp);
+            return Err(io_error("write", &target)(e));
+        }
+        Ok(true)
+    }
+
+    /// True when something is at `name`.
+    pub(super) fn exists(&self, name: &str) -> Result<bool, LockError> {
+        let path = self.path.join(name);
+        match fs::symlink_metadata(&path) {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(io_error("inspect", &path)(e)),
+        }
+    }
+
+    /// The UTF-8 names in the directory.
+    pub(super) fn names(&self) -> Vec<String> {
+        let Ok(entries) = fs::read_dir(&self.path) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// The contents of the regular file `name` when it is small UTF-8 text.
+    pub(super) fn read_small(&self, name: &str) -> Option<String> {
+        let path = self.path.join(name);
+        let meta = fs::symlink_metadata(&path).ok()?;
+        if !meta.is_file() || meta.len() > MAX_LOCK_BYTES {
+            return None;
+        }
+        let mut text = String::new();
+        fs::File::open(&path)
+            .ok()?
+            .take(MAX_LOCK_BYTES)
+            .read_to_string(&mut text)
+            .ok()?;
+        Some(text)
+    }
+
+    /// Removes the file `name`; true when it was there.
+    pub(super) fn remove(&self, name: &str) -> bool {
+        fs::remove_file(self.path.join(name)).is_ok()
+    }
+}
