@@ -4,6 +4,7 @@
 // token, and close. Every wait has a deadline; nothing sleeps.
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -277,6 +278,40 @@ test('the token never shows in console.log, util.inspect, JSON.stringify or an E
     assert.equal(JSON.parse(JSON.stringify(server)).authToken, '<redacted>');
     assert.equal(Object.keys(server).includes('authToken'), false);
     assert.equal(server.revealAuthToken(), token, 'the explicit accessor still gives it');
+  } finally {
+    await server.close();
+  }
+});
+
+/**
+ * Runs the shared back-pressure scenario (tests/client: a client that pipelines tools/call and
+ * does not read) against `port`; resolves with its JSON report. `IDELINK_BACKPRESSURE_BIN`
+ * names a built `backpressure` binary; without it, cargo runs it.
+ */
+function backpressureScenario(port, token) {
+  const bin = process.env.IDELINK_BACKPRESSURE_BIN;
+  const [file, args] = bin
+    ? [bin, [String(port), token]]
+    : ['cargo', ['run', '-q', '-p', 'idelink-test-client', '--bin', 'backpressure', '--', String(port), token]];
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`the back-pressure scenario failed: ${stderr || err.message}`));
+      else resolve(JSON.parse(stdout));
+    });
+  });
+}
+
+test('a client that pipelines calls without reading is paused within the shared memory bound', { timeout: 300_000 }, async () => {
+  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: null });
+  try {
+    const before = process.memoryUsage().rss;
+    const report = await backpressureScenario(server.port, server.revealAuthToken());
+    const growth = process.resourceUsage().maxRSS * 1024 - before;
+    assert.ok(report.answerBytes >= 8 << 20, `the client stopped before the server paused it: ${JSON.stringify(report)}`);
+    assert.ok(
+      growth <= report.peakGrowthBoundBytes,
+      `peak memory grew by ${growth} bytes, over the bound of ${report.peakGrowthBoundBytes}: ${JSON.stringify(report)}`,
+    );
   } finally {
     await server.close();
   }
