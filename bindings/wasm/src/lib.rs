@@ -36,6 +36,8 @@
 
 mod convert;
 mod engine;
+mod helpers;
 mod types;
 
 pub use engine::Engine;
+pub use helpers::{language_id, terminal_env};

@@ -1,33 +1,22 @@
 //! `idelink env`: what a terminal exports so `claude` connects to a given port.
 
 use crate::args::Shell;
+use idelink_core::terminal_env::TerminalEnv;
 
-/// Loopback names a proxy must never see: the CLI connects to 127.0.0.1, and a proxy
-/// configured for the machine would otherwise swallow the connection.
-const LOOPBACK: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
-
-/// The variables, in order: the port (always matches, PROTOCOL.md §1), the flag editors
-/// traditionally export, and the proxy bypass lists extended with loopback.
-pub fn variables(port: u16, no_proxy: Option<&str>) -> Vec<(&'static str, String)> {
-    let mut bypass: Vec<String> = no_proxy
-        .unwrap_or("")
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect();
-    for name in LOOPBACK {
-        if !bypass.iter().any(|b| b == name) {
-            bypass.push(name.to_owned());
-        }
+/// The variables, in order (core's [`TerminalEnv`]): the port (always matches, PROTOCOL.md
+/// §1), the flag editors traditionally export, and the proxy bypass lists, each extended with
+/// loopback.
+pub fn variables(
+    port: u16,
+    no_proxy: Option<&str>,
+    no_proxy_upper: Option<&str>,
+) -> Vec<(&'static str, String)> {
+    TerminalEnv {
+        no_proxy,
+        no_proxy_upper,
+        ..TerminalEnv::new(port)
     }
-    let bypass = bypass.join(",");
-    vec![
-        ("CLAUDE_CODE_SSE_PORT", port.to_string()),
-        ("ENABLE_IDE_INTEGRATION", "true".to_owned()),
-        ("no_proxy", bypass.clone()),
-        ("NO_PROXY", bypass),
-    ]
+    .variables()
 }
 
 /// The export lines for `shell`, values quoted for it.
@@ -47,7 +36,7 @@ mod tests {
 
     #[test]
     fn loopback_is_added_once_to_an_existing_bypass_list() {
-        let vars = variables(4242, Some("corp.example, localhost"));
+        let vars = variables(4242, Some("corp.example, localhost"), None);
         assert_eq!(vars[0], ("CLAUDE_CODE_SSE_PORT", "4242".to_owned()));
         assert_eq!(vars[1], ("ENABLE_IDE_INTEGRATION", "true".to_owned()));
         let expected = "corp.example,localhost,127.0.0.1,::1";

@@ -22,10 +22,9 @@ fn main() -> ExitCode {
         Command::Serve(args) => exit_code(serve::run(args)),
         Command::Relay(args) => exit_code(relay::run(args)),
         Command::Env { port, shell } => {
-            let no_proxy = std::env::var("no_proxy")
-                .or_else(|_| std::env::var("NO_PROXY"))
-                .ok();
-            let vars = env_cmd::variables(port, no_proxy.as_deref());
+            let no_proxy = std::env::var("no_proxy").ok();
+            let no_proxy_upper = std::env::var("NO_PROXY").ok();
+            let vars = env_cmd::variables(port, no_proxy.as_deref(), no_proxy_upper.as_deref());
             print!("{}", env_cmd::render(shell, &vars));
             ExitCode::SUCCESS
         }
