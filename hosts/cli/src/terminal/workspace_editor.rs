@@ -4,7 +4,6 @@
 use crate::args::DiffPolicy;
 use idelink_core::{EditorEvent, ToolCallId, ToolOutcome, ToolRequest};
 use std::collections::VecDeque;
-use std::path::Path;
 
 /// A proposal waiting for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,6 +137,7 @@ fn open_file(path: String, make_frontmost: bool) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn diff(path: &str, contents: &str) -> ToolRequest {
         ToolRequest::OpenDiff {
