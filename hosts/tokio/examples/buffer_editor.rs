@@ -10,7 +10,7 @@
 //! call is answered from its own task through the call's oneshot: `openDiff` by the `--diff`
 //! policy (an accepted diff replaces the buffer; the CLI writes the file itself), `openFile`
 //! and `saveDocument` from the buffers. One console line per engine event; the banner ends with
-//! `on 127.0.0.1:<port>`. Then, in another shell: `eval "$(idelink env --port <port>)"; claude`.
+//! `on 127.0.0.1:<port>`. Then, in another shell: `eval "$(idelink env <port>)"; claude`.
 //! (The engine answers read tools from the state pushed here; with pulled reads the buffers
 //! would answer them too.)
 
