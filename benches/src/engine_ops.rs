@@ -37,7 +37,7 @@ pub fn selection_event(line: u32) -> EditorEvent {
 pub struct Drained {
     /// Bytes handed to the "socket".
     pub sent: usize,
-    /// `ToolAnswered` events.
+    /// `ToolServed` events.
     pub answered: usize,
     /// `ToolCall` events (their ids are answered by the caller).
     pub tool_calls: usize,
@@ -147,7 +147,7 @@ impl Session {
                     drained.sent += black_box(bytes).len();
                     let _ = self.engine.handle_sent(conn, bytes.len());
                 }
-                Output::Event(Event::ToolAnswered { .. }) => drained.answered += 1,
+                Output::Event(Event::ToolServed { .. }) => drained.answered += 1,
                 Output::Event(Event::ToolCall { id, .. }) => {
                     drained.tool_calls += 1;
                     self.pending.push(id);

@@ -244,6 +244,7 @@ export type CloseReason =
     }
   | { kind: "handshakeTimeout" }
   | { kind: "tooManyConnections" }
+  | { kind: "handshakeEvicted" }
   | {
       kind: "peerClosed";
       /** The client's close code, if it sent one. */
@@ -428,21 +429,52 @@ export type Config = {
   /** JSON-RPC limits (nesting depth 64). */
   rpc?: RpcLimits;
   /**
-   * Connections served at once, handshakes included. Default 16: the CLI opens one per session, and
-   * a handful of sessions is already unusual.
+   * Sessions (connections that passed the upgrade with the token) served at once; one more
+   * authenticated upgrade is answered 503. Default 16: the CLI opens one per session, and a handful
+   * of sessions is already unusual. Handshakes do not count here.
    */
   maxConnections?: number;
   /**
-   * Unsent bytes a connection may hold before the engine stops answering it and closes it. Default
-   * 96 MiB: room for a 16 MiB file echoed back several times, bounded all the same.
+   * Connections still in the HTTP handshake at once. When one more is accepted, the oldest
+   * handshake is answered 503 and closed. Default 8: the CLI sends its upgrade request as soon as
+   * it connects, so a handful is plenty, and any local process can open idle sockets: they evict
+   * one another and never take a session's slot. At least one handshake is always admitted.
+   */
+  maxHandshakes?: number;
+  /**
+   * Unsent bytes a connection may hold. Checked as each reply is queued: over it, the engine stops
+   * serving that connection's input (it stays buffered) until `handle_sent` brings the buffer back
+   * to the cap. A message the engine sends on its own to a connection already over the cap closes
+   * it instead, dropping the backlog, and so does input held for a connection over the cap growing
+   * past `ws.max_message_bytes`. Default 96 MiB: room for a 16 MiB file echoed back several times,
+   * bounded all the same.
    */
   maxOutboundBytes?: number;
+  /**
+   * Tool requests one connection may have pending with the editor; one more is answered with
+   * JSON-RPC error -32000. Default 64: the CLI waits for each diff it shows, and each pending
+   * request holds its arguments.
+   */
+  maxPendingCalls?: number;
+  /**
+   * Open documents the editor state keeps; past it the least recently activated one (never the
+   * active one) is forgotten. Default 4096: paths are not canonicalised, so a model opening one
+   * file under many spellings adds a document per spelling.
+   */
+  maxDocuments?: number;
+  /**
+   * Diagnostic entries the editor state keeps, summed over files; past it the files replaced
+   * longest ago are forgotten. Default 100 000: `getDiagnostics` renders them all.
+   */
+  maxDiagnostics?: number;
+  /** Mentions kept while no client is ready; one more drops the oldest. Default 64. */
+  maxQueuedMentions?: number;
   /** Multi (default) or single-session. */
   sessionPolicy?: SessionPolicy;
   /**
    * Time from `notifications/initialized` until the client counts as ready for notifications.
    * Default 500 ms: the CLI drops a push sent in the same instant and receives one sent 500 ms
-   * later (PROTOCOL.md §5).
+   * later (docs/protocol.md §5).
    */
   readyDelayMs?: number;
   /** Trailing-edge debounce for `selection_changed`. Default 100 ms (peers use 50–300). */

@@ -3,7 +3,7 @@
 //! A sans-IO engine for the *IDE side* of the Claude Code IDE protocol: the loopback
 //! WebSocket server, speaking MCP over JSON-RPC 2.0, that the `claude` CLI connects to in
 //! order to see the editor (selection, open files, diagnostics) and to show its edits as
-//! reviewable diffs. The wire contract is `shared/PROTOCOL.md` in the project; every rule the
+//! reviewable diffs. The wire contract is `docs/protocol.md` in the repository; every rule the
 //! real CLI depends on is enforced and tested here.
 //!
 //! The engine consumes **bytes** (HTTP upgrade, RFC 6455 frames, JSON-RPC) and **editor
@@ -56,7 +56,9 @@
 //! - [`Engine::handle_bytes`] — bytes arrived on a connection.
 //! - [`Engine::handle_closed`] — the transport ended (EOF, error, or the close the engine
 //!   asked for). Always call it once per connection when its socket is gone.
-//! - [`Engine::handle_sent`] — the host wrote a prefix of [`Engine::outbound`].
+//! - [`Engine::handle_sent`] — the host wrote a prefix of [`Engine::outbound`]. When that
+//!   brings a connection back under `max_outbound_bytes`, the input it held is served, so
+//!   outputs may follow: keep draining `poll_output`.
 //! - [`Engine::handle_editor_event`] — an [`EditorEvent`]: documents, selection,
 //!   diagnostics, workspace folders, an explicit mention.
 //! - [`Engine::handle_tool_outcome`] — the editor finished a tool request.
@@ -66,7 +68,7 @@
 //! Outputs ([`Output`]): `Transmit` (a connection's outbound buffer became non-empty: write
 //! it, partially if the socket is full, and report what went), `CloseTransport`, and
 //! [`Event`]s: `Connected`, `SessionReady`, `ToolCall` (a [`ToolRequest`] the editor must
-//! carry out and answer), `ToolCallCancelled`, `ToolAnswered`, `Closed`.
+//! carry out and answer), `ToolCallCancelled`, `ToolServed`, `Closed`.
 //!
 //! ## Time
 //!
@@ -88,7 +90,9 @@
 //!   header (403: browsers always send one, the CLI never does) and a `Host` that names a
 //!   loopback address with the configured port (403: DNS rebinding).
 //! - Everything a peer controls is capped (see Limits); over a cap the peer gets an answer
-//!   (431, 503, close 1009) and no allocation was made for the excess.
+//!   (431, 503, close 1009, JSON-RPC error -32000) and no allocation was made for the excess.
+//!   What the editor feeds the engine (documents, diagnostics, mentions) is capped too: the
+//!   state keeps the most recent part, which is neither an error nor a panic.
 //! - `executeCode` is neither advertised nor served unless [`Config::execute_code`] is set,
 //!   and then each call is a tool request the editor must confirm.
 //! - The engine never claims a diff was saved unless the editor said so (a deadline or a
@@ -106,8 +110,13 @@
 //! | `ws.keepalive_interval_ms` / `ws.keepalive_timeout_ms` | 30 s / 10 s | half-open detection; the CLI sends no keepalive |
 //! | `ws.close_timeout_ms` | 5 s | a peer that never answers our close |
 //! | `rpc.max_depth` | 64 | JSON nesting |
-//! | `max_connections` | 16 | one per CLI session |
-//! | `max_outbound_bytes` | 96 MiB | a client that does not read |
+//! | `max_connections` | 16 | authenticated sessions (one per CLI session); one more upgrade gets 503 |
+//! | `max_handshakes` | 8 | sockets still in the HTTP handshake; one more evicts the oldest (503, closed), so idle sockets never keep claude out |
+//! | `max_outbound_bytes` | 96 MiB | checked as each reply is queued: over it the connection's input waits until the host writes it back under; a client that does not read is closed |
+//! | `max_pending_calls` | 64 | tool requests pending with the editor per connection; one more gets JSON-RPC error -32000 |
+//! | `max_documents` | 4096 | open documents kept (paths are not canonicalised); the least recently activated is forgotten |
+//! | `max_diagnostics` | 100 000 | diagnostic entries kept over all files; the files replaced longest ago are forgotten |
+//! | `max_queued_mentions` | 64 | mentions waiting for a ready client; the oldest is dropped |
 //! | `ready_delay_ms` | 500 ms | the CLI drops pushes sent as it initializes |
 //! | `selection_debounce_ms` | 100 ms | trailing edge |
 //! | `mention_ttl_ms` | 30 s | a mention waits this long for a client |

@@ -1,4 +1,4 @@
-//! The lock file that lets the CLI discover a server (PROTOCOL.md §1): its name and its JSON
+//! The lock file that lets the CLI discover a server (docs/protocol.md §1): its name and its JSON
 //! body. No file system here; the host writes, reads and deletes the files.
 
 use std::fmt;
@@ -49,7 +49,7 @@ impl LockFile {
             pid: self.pid,
             workspace_folders: &self.workspace_folders,
             ide_name: &self.ide_name,
-            // PROTOCOL.md §1: transport MUST be "ws"; anything else selects legacy SSE.
+            // docs/protocol.md §1: transport MUST be "ws"; anything else selects legacy SSE.
             transport: "ws",
             running_in_windows: self.running_in_windows,
             auth_token: &self.auth_token,
@@ -194,7 +194,7 @@ pub enum LockFileError {
     },
     /// `pid` is not an integer from 0 to 4294967295.
     PidNotU32,
-    /// `transport` is present and not `"ws"` (PROTOCOL.md §1: anything else is legacy SSE).
+    /// `transport` is present and not `"ws"` (docs/protocol.md §1: anything else is legacy SSE).
     TransportNotWs,
 }
 

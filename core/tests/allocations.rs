@@ -1,5 +1,5 @@
-//! Pins the heap allocations of steady-state traffic (DESIGN.md: "a counting-allocator test
-//! pins the allocations per request").
+//! Pins the heap allocations of steady-state traffic: a counting allocator bounds the
+//! allocations per request.
 //!
 //! A session is driven to steady state (upgraded, initialized, ready, a document active with a
 //! selection, every buffer warmed up), then the allocations of the current thread are counted
@@ -82,7 +82,7 @@ fn drain(engine: &mut Engine) -> Drained {
                 drained.sent += n;
                 engine.handle_sent(conn, n).unwrap();
             }
-            Output::Event(Event::ToolAnswered { .. }) => drained.answered += 1,
+            Output::Event(Event::ToolServed { .. }) => drained.answered += 1,
             _ => drained.other += 1,
         }
     }

@@ -238,7 +238,7 @@ pub unsafe extern "C" fn idelink_host_tool_outcome(
         on(host, |s| {
             let outcome: ToolOutcome = json(outcome_json, "outcome_json")?;
             s.host
-                .answer(ToolCallId::from_u64(id), &outcome)
+                .handle_tool_outcome(ToolCallId::from_u64(id), &outcome)
                 .map_err(misuse)
         })
     }

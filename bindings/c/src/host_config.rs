@@ -67,7 +67,7 @@ pub(crate) fn parse(text: &str) -> Result<HostConfig, String> {
         config.pid = pid;
     }
     if let Some(bytes) = json.pause_reads_at_bytes {
-        config.pause_reads_at_bytes = bytes;
+        config.pump = idelink_core::host_rules::PumpPolicy::pausing_at(bytes);
     }
     if let Some(engine) = json.engine {
         config.engine = idelink_core::Config::from_json(&engine.to_string())
@@ -94,7 +94,7 @@ mod tests {
         assert_eq!(config.lock, LockPlacement::At("/tmp/l".into()));
         assert_eq!(config.port, PortChoice::Range(41000, 41010));
         assert!(config.headless && config.serve_when_headless && config.running_in_windows);
-        assert_eq!((config.pid, config.pause_reads_at_bytes), (7, 1024));
+        assert_eq!((config.pid, config.pump.pause_reads_at_bytes), (7, 1024));
         assert_eq!(config.engine.ready_delay_ms, 0);
     }
 

@@ -11,25 +11,12 @@ use std::hint::black_box;
 use std::time::Instant;
 
 const TOKEN: &str = "00112233445566778899aabbccddeeff";
-const MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
 /// The message each iteration sends; `bench/overhead.mjs` sends the same bytes.
 const CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"getCurrentSelection","arguments":{}}}"#;
 
-/// A masked client text frame (payloads under 64 KiB).
+/// A masked client text frame (the shared test client's builder).
 fn client_frame(text: &str) -> Vec<u8> {
-    let payload = text.as_bytes();
-    let mut out = vec![0x81];
-    match u16::try_from(payload.len()) {
-        Ok(n) if n < 126 => out.push(0x80 | n as u8),
-        Ok(n) => {
-            out.push(0x80 | 126);
-            out.extend_from_slice(&n.to_be_bytes());
-        }
-        Err(_) => panic!("the benchmark only sends small messages"),
-    }
-    out.extend_from_slice(&MASK);
-    out.extend(payload.iter().enumerate().map(|(i, b)| b ^ MASK[i % 4]));
-    out
+    idelink_test_client::client_frame(0x81, text.as_bytes())
 }
 
 /// Drains every output, writing all outbound bytes at once; returns the number of engine calls

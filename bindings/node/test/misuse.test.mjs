@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Engine, lockFileJson, parseLockFile } from 'idelink';
+import { MASK, encodeFrame } from '../../../tests/vectors/replay.mjs';
 
 const TOKEN = '00112233445566778899aabbccddeeff';
 const UPGRADE =
@@ -88,13 +89,7 @@ test('a tool call answered twice throws the second time', () => {
     method: 'tools/call',
     params: { name: 'openFile', arguments: { filePath: '/w/a.rs' } },
   };
-  const frame = (text) => {
-    const payload = Buffer.from(text);
-    const mask = [1, 2, 3, 4];
-    assert.ok(payload.length < 0x10000);
-    const length = payload.length < 126 ? [payload.length] : [126, payload.length >> 8, payload.length & 0xff];
-    return Buffer.from([0x81, 0x80 | length[0], ...length.slice(1), ...mask, ...payload.map((b, i) => b ^ mask[i % 4])]);
-  };
+  const frame = (text) => encodeFrame({ text }, MASK);
   const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
   engine.handleBytes(0, conn, frame(JSON.stringify(init)));
   engine.handleBytes(0, conn, frame(JSON.stringify(call)));

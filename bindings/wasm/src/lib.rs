@@ -31,13 +31,17 @@
 //!   own `JSON.stringify` / `JSON.parse` and `serde_json`: the forms are then exactly those the
 //!   transcript vectors, the Node binding and the stdio sidecar use (`null` for an absent
 //!   option, plain objects for maps), and the module links no second serializer.
+//! - Core's host rules a JS host needs (lock names, the stale rule, the pump policy) are
+//!   exported too: `lockFileName`, `lockPortFromFileName`, `staleLockOwner`, `PumpPolicy`.
 //! - Host misuse (an unknown connection, a malformed event, a tool call answered twice)
 //!   throws a JS `Error` whose message says what was wrong; the engine is then unchanged.
 
 mod convert;
 mod engine;
 mod helpers;
+mod host_rules;
 mod types;
 
 pub use engine::Engine;
 pub use helpers::{language_id, terminal_env};
+pub use host_rules::{PumpPolicyJs, lock_file_name, lock_port_from_file_name, stale_lock_owner};

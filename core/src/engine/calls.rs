@@ -66,6 +66,15 @@ impl PendingCalls {
         self.ids_where(|call| call.conn == conn).collect()
     }
 
+    /// Removes every pending call of `conn`; returns their ids, oldest first.
+    pub(crate) fn take_of_conn(&mut self, conn: ConnId) -> Vec<ToolCallId> {
+        let ids = self.of_conn(conn);
+        for id in &ids {
+            self.calls.remove(id);
+        }
+        ids
+    }
+
     /// The pending call `conn` made with this JSON-RPC id (for `notifications/cancelled`).
     pub(crate) fn by_rpc_id(&self, conn: ConnId, rpc_id: &str) -> Option<ToolCallId> {
         self.ids_where(|call| {

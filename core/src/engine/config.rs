@@ -17,7 +17,7 @@ pub enum SessionPolicy {
     Multi,
     /// One client at a time: when a newer client completes `initialize`, the older one is
     /// closed with code 4001 and the reason the CLI reads as "do not reconnect"
-    /// (PROTOCOL.md §2).
+    /// (docs/protocol.md §2).
     Single,
 }
 
@@ -57,20 +57,49 @@ pub struct Config {
     /// JSON-RPC limits (nesting depth 64).
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub rpc: RpcLimits,
-    /// Connections served at once, handshakes included. Default 16: the CLI opens one per
-    /// session, and a handful of sessions is already unusual.
+    /// Sessions (connections that passed the upgrade with the token) served at once; one
+    /// more authenticated upgrade is answered 503. Default 16: the CLI opens one per session,
+    /// and a handful of sessions is already unusual. Handshakes do not count here.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub max_connections: usize,
-    /// Unsent bytes a connection may hold before the engine stops answering it and closes it.
+    /// Connections still in the HTTP handshake at once. When one more is accepted, the
+    /// oldest handshake is answered 503 and closed. Default 8: the CLI sends its upgrade
+    /// request as soon as it connects, so a handful is plenty, and any local process can open
+    /// idle sockets: they evict one another and never take a session's slot. At least one
+    /// handshake is always admitted.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_handshakes: usize,
+    /// Unsent bytes a connection may hold. Checked as each reply is queued: over it, the
+    /// engine stops serving that connection's input (it stays buffered) until
+    /// `handle_sent` brings the buffer back to the cap. A message the engine sends on its own
+    /// to a connection already over the cap closes it instead, dropping the backlog, and so
+    /// does input held for a connection over the cap growing past `ws.max_message_bytes`.
     /// Default 96 MiB: room for a 16 MiB file echoed back several times, bounded all the same.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub max_outbound_bytes: usize,
+    /// Tool requests one connection may have pending with the editor; one more is answered
+    /// with JSON-RPC error -32000. Default 64: the CLI waits for each diff it shows, and each
+    /// pending request holds its arguments.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_pending_calls: usize,
+    /// Open documents the editor state keeps; past it the least recently activated one
+    /// (never the active one) is forgotten. Default 4096: paths are not canonicalised, so a
+    /// model opening one file under many spellings adds a document per spelling.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_documents: usize,
+    /// Diagnostic entries the editor state keeps, summed over files; past it the files
+    /// replaced longest ago are forgotten. Default 100 000: `getDiagnostics` renders them all.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_diagnostics: usize,
+    /// Mentions kept while no client is ready; one more drops the oldest. Default 64.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_queued_mentions: usize,
     /// Multi (default) or single-session.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub session_policy: SessionPolicy,
     /// Time from `notifications/initialized` until the client counts as ready for
     /// notifications. Default 500 ms: the CLI drops a push sent in the same instant and
-    /// receives one sent 500 ms later (PROTOCOL.md §5).
+    /// receives one sent 500 ms later (docs/protocol.md §5).
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub ready_delay_ms: u64,
     /// Trailing-edge debounce for `selection_changed`. Default 100 ms (peers use 50–300).
@@ -121,7 +150,12 @@ impl Config {
             ws: WsConfig::default(),
             rpc: RpcLimits::default(),
             max_connections: 16,
+            max_handshakes: 8,
             max_outbound_bytes: 96 << 20,
+            max_pending_calls: 64,
+            max_documents: 4096,
+            max_diagnostics: 100_000,
+            max_queued_mentions: 64,
             session_policy: SessionPolicy::Multi,
             ready_delay_ms: 500,
             selection_debounce_ms: 100,

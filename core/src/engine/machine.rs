@@ -1,25 +1,27 @@
-//! The engine: the connection table and its lifecycle, the public run-loop API and timers.
-//! Serving messages is `dispatch`; what the engine sends unprompted is `push`.
+//! The engine: the connection table and its lifecycle, the public run-loop API, timers, and
+//! what serving a message leads to. Connections serve their own messages (`connection`), tool
+//! calls are served from the `Service`; what the engine sends unprompted is `push`.
 
-use super::answers::SelectionAnswers;
-use super::calls::PendingCalls;
-use super::config::Config;
-use super::connection::{Connection, HandshakeStep, Stage};
+use super::config::{Config, SessionPolicy};
+use super::connection::{HandshakeStep, Stage};
 use super::error::EngineError;
-use super::notify::Notifier;
 use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
+use super::push_schedule::PushSchedule;
+use super::service::{Effect, Service};
+use super::table::Connections;
+use super::writer::Writer;
 use crate::http::UpgradePolicy;
-use crate::ide::{self, AtMentioned, EditorEvent, EditorState, StateChange, ToolOutcome};
+use crate::ide::{
+    self, AtMentioned, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome,
+};
 use crate::time::Timestamp;
 use crate::token::AuthToken;
 use crate::ws::close_code;
-use std::collections::{BTreeMap, VecDeque};
 
-mod dispatch;
 mod push;
 
 /// The reason text the CLI reads as "a newer session took over: do not reconnect"
-/// (PROTOCOL.md §2), sent with close code 4001.
+/// (docs/protocol.md §2), sent with close code 4001.
 pub const SUPERSEDED_REASON: &str = "Another Claude Code session connected to this IDE";
 
 /// Close code sent with [`SUPERSEDED_REASON`].
@@ -28,42 +30,53 @@ pub const SUPERSEDED_CODE: u16 = 4001;
 /// The IDE side of the Claude Code IDE protocol for one endpoint (one port, one lock file,
 /// one workspace), serving any number of client connections. See the crate docs for the run
 /// loop.
+///
+/// Its methods, by kind (quinn-proto's order):
+/// - getters: [`config`](Self::config), [`editor_state`](Self::editor_state),
+///   [`outbound`](Self::outbound);
+/// - inputs, each taking `now`: [`handle_accept`](Self::handle_accept),
+///   [`handle_bytes`](Self::handle_bytes), [`handle_sent`](Self::handle_sent),
+///   [`handle_closed`](Self::handle_closed), [`handle_editor_event`](Self::handle_editor_event),
+///   [`handle_tool_outcome`](Self::handle_tool_outcome),
+///   [`handle_timeout`](Self::handle_timeout);
+/// - commands: [`close`](Self::close), [`shutdown`](Self::shutdown);
+/// - outputs: [`poll_output`](Self::poll_output), then [`poll_timeout`](Self::poll_timeout).
+///
+/// The poll order: after every input or command, call `poll_output` until it returns `None`
+/// (performing each output: a `Transmit` is written with `outbound` and reported with
+/// `handle_sent`, which may queue more outputs: keep polling), then `poll_timeout` for the
+/// next deadline, and call `handle_timeout` when it comes.
 pub struct Engine {
     config: Config,
     token: AuthToken,
     tools_json: String,
-    state: EditorState,
-    /// The selection tools' answers for the current `state`.
-    answers: SelectionAnswers,
-    conns: BTreeMap<ConnId, Connection>,
-    last_conn: u64,
-    calls: PendingCalls,
-    notifier: Notifier,
-    outputs: VecDeque<Output>,
-    /// Reused for every JSON message the engine writes.
-    scratch: Vec<u8>,
-    /// Reused for the connection ids a timer or a broadcast walks through.
-    conn_ids: Vec<ConnId>,
+    /// The editor state, its rendered selection and the calls pending with the editor.
+    service: Service,
+    /// The connections and the outputs for the host.
+    conns: Connections,
+    pushes: PushSchedule,
+    /// Writes every JSON-RPC message the engine sends.
+    writer: Writer,
     now: Timestamp,
 }
 
 impl Engine {
     /// An engine for `config`, admitting clients that present `token`.
     pub fn new(config: Config, token: AuthToken) -> Self {
-        let state = EditorState::new(config.path_style, config.workspace_folders.clone());
+        let limits = StateLimits {
+            max_documents: config.max_documents,
+            max_diagnostics: config.max_diagnostics,
+        };
+        let state = EditorState::new(config.path_style, config.workspace_folders.clone())
+            .with_limits(limits);
         Engine {
             tools_json: ide::tools_json(config.execute_code),
             config,
             token,
-            state,
-            answers: SelectionAnswers::default(),
-            conns: BTreeMap::new(),
-            last_conn: 0,
-            calls: PendingCalls::default(),
-            notifier: Notifier::default(),
-            outputs: VecDeque::new(),
-            scratch: Vec::new(),
-            conn_ids: Vec::new(),
+            service: Service::new(state),
+            conns: Connections::default(),
+            pushes: PushSchedule::default(),
+            writer: Writer::default(),
             now: Timestamp::ZERO,
         }
     }
@@ -75,29 +88,38 @@ impl Engine {
 
     /// The editor state the read tools are answered from.
     pub fn editor_state(&self) -> &EditorState {
-        &self.state
+        self.service.state()
+    }
+
+    /// The unsent bytes of `conn` (empty for an unknown connection). Write a prefix, then
+    /// report its length with [`handle_sent`](Self::handle_sent).
+    pub fn outbound(&self, conn: ConnId) -> &[u8] {
+        self.conns.get(conn).map_or(&[], |c| c.out.as_slice())
     }
 
     /// The host accepted a transport connection. Returns its id; feed its bytes with
-    /// [`handle_bytes`](Self::handle_bytes). Over `max_connections`, the engine answers 503
-    /// and asks for the transport to be closed at once.
+    /// [`handle_bytes`](Self::handle_bytes). Connections in the HTTP handshake have their own
+    /// budget (`max_handshakes`): over it, the oldest handshake is answered 503 and its
+    /// transport closed, so idle sockets can never keep an authenticated client out.
     pub fn handle_accept(&mut self, now: Timestamp) -> ConnId {
-        let now = self.advance(now);
-        self.last_conn += 1;
-        let id = ConnId(self.last_conn);
-        let mut conn = Connection::new(now.add_millis(self.config.handshake_timeout_ms));
-        let full = self.conns.len() >= self.config.max_connections;
-        if full {
-            crate::http::write_rejection(
-                &crate::http::Rejection::TooManyConnections,
-                &mut conn.out,
-            );
+        self.advance(now);
+        let budget = self.config.max_handshakes.max(1);
+        let mut handshakes = self.conns.handshakes();
+        while handshakes >= budget {
+            let Some(oldest) = self.conns.oldest_handshake() else {
+                break;
+            };
+            if let Some(c) = self.conns.get_mut(oldest) {
+                crate::http::write_rejection(
+                    &crate::http::Rejection::TooManyConnections,
+                    &mut c.out,
+                );
+            }
+            self.finish(oldest, CloseReason::HandshakeEvicted);
+            handshakes -= 1;
         }
-        self.conns.insert(id, conn);
-        if full {
-            self.finish(id, CloseReason::TooManyConnections);
-        }
-        id
+        self.conns
+            .accept(self.now.add_millis(self.config.handshake_timeout_ms))
     }
 
     /// Bytes the host read from `conn`. Errors only for an unknown connection (host misuse);
@@ -111,21 +133,24 @@ impl Engine {
         let now = self.advance(now);
         let policy =
             UpgradePolicy::claude(self.config.port, &self.token, self.config.max_head_bytes);
+        let sessions = self.conns.sessions();
+        let slot_free = sessions < self.config.max_connections;
         let c = self
             .conns
-            .get_mut(&conn)
+            .get_mut(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
         match &mut c.stage {
-            Stage::Handshake(_) => match c.feed_handshake(now, bytes, &policy, &self.config.ws) {
-                HandshakeStep::Pending => {}
-                HandshakeStep::Rejected(reason) => self.finish(conn, reason),
-                HandshakeStep::Accepted { user_agent } => {
-                    self.signal(conn);
-                    self.outputs
-                        .push_back(Output::Event(Event::Connected { conn, user_agent }));
-                    self.pump(now, conn);
+            Stage::Handshake(_) => {
+                match c.feed_handshake(now, bytes, &policy, &self.config.ws, slot_free) {
+                    HandshakeStep::Pending => {}
+                    HandshakeStep::Rejected(reason) => self.finish(conn, reason),
+                    HandshakeStep::Accepted { user_agent } => {
+                        self.conns.signal(conn);
+                        self.conns.event(Event::Connected { conn, user_agent });
+                        self.pump(now, conn);
+                    }
                 }
-            },
+            }
             Stage::Open(open) => {
                 open.ws.receive(bytes);
                 self.pump(now, conn);
@@ -141,15 +166,108 @@ impl Engine {
     /// close, its pending requests are cancelled and `Closed` is reported.
     pub fn handle_closed(&mut self, now: Timestamp, conn: ConnId) -> Result<(), EngineError> {
         self.advance(now);
-        let c = self
-            .conns
-            .get(&conn)
+        self.conns
+            .get(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
-        if !matches!(c.stage, Stage::Closing) {
+        if self.conns.is_live(conn) {
             self.end(conn, CloseReason::TransportClosed, false);
         }
-        self.conns.remove(&conn);
+        self.conns.remove(conn);
         Ok(())
+    }
+
+    /// The host wrote the first `n` bytes of [`outbound`](Self::outbound). When the buffer is
+    /// empty afterwards, the next byte queued emits a fresh `Transmit`. When it brings a
+    /// connection whose input waited (over `max_outbound_bytes`) back under the cap, that input
+    /// is served now: drain [`poll_output`](Self::poll_output) afterwards.
+    pub fn handle_sent(&mut self, conn: ConnId, n: usize) -> Result<(), EngineError> {
+        let c = self
+            .conns
+            .get_mut(conn)
+            .ok_or(EngineError::UnknownConnection(conn))?;
+        let resume = c
+            .sent(n, self.config.max_outbound_bytes)
+            .map_err(|buffered| EngineError::SentMoreThanBuffered {
+                conn,
+                sent: n,
+                buffered,
+            })?;
+        if resume {
+            // Back under the cap: serve the input that waited.
+            let now = self.now;
+            self.pump(now, conn);
+            self.settle(conn);
+        }
+        Ok(())
+    }
+
+    /// An editor event: documents, selection, diagnostics, folders, a mention. Selection and
+    /// active-document changes are sent to ready clients as `selection_changed` after the
+    /// debounce; a mention goes to ready clients now, or waits for one.
+    pub fn handle_editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
+        let now = self.advance(now);
+        match self.service.apply(event) {
+            StateChange::None | StateChange::FoldersChanged => {}
+            StateChange::SelectionOrActiveChanged => {
+                self.pushes
+                    .selection_changed(now, self.config.selection_debounce_ms);
+            }
+            StateChange::Mention(mention) => {
+                self.writer.clear();
+                let written = self.writer.notification(AtMentioned::METHOD, &mention);
+                if !written || self.broadcast() == 0 {
+                    let expires = now.add_millis(self.config.mention_ttl_ms);
+                    self.pushes
+                        .queue_mention(expires, mention, self.config.max_queued_mentions);
+                }
+            }
+        }
+    }
+
+    /// The editor's answer to tool request `id`. Errors (leaving the engine unchanged) when the
+    /// id is unknown or already answered or cancelled, or when the outcome does not fit the
+    /// request (`DiffSaved` for an `openFile`, say).
+    pub fn handle_tool_outcome(
+        &mut self,
+        now: Timestamp,
+        id: ToolCallId,
+        outcome: &ToolOutcome,
+    ) -> Result<(), EngineError> {
+        self.advance(now);
+        let calls = self.service.calls();
+        let call = calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
+        let result = ide::format_outcome(&call.request, outcome)
+            .map_err(|mismatch| EngineError::OutcomeMismatch(id, mismatch))?;
+        if let Some(call) = self.service.calls_mut().remove(id) {
+            self.send_call_result(&call, &result);
+        }
+        Ok(())
+    }
+
+    /// Timers: handshake deadlines, keepalive, close waits, readiness, the selection debounce,
+    /// mention expiry and tool deadlines. Call when [`poll_timeout`](Self::poll_timeout) comes
+    /// (early or repeated calls are harmless).
+    pub fn handle_timeout(&mut self, now: Timestamp) {
+        let now = self.advance(now);
+        let ids = self.conns.take_ids(|_, _| true);
+        for &conn in &ids {
+            self.conn_timeout(now, conn);
+        }
+        self.conns.give_back(ids);
+        for id in self.service.calls().expired(now) {
+            if let Some(call) = self.service.calls_mut().remove(id) {
+                let waited = now.millis_since(call.started);
+                let outcome = ide::deadline_outcome(&call.request, waited);
+                if let Ok(result) = ide::format_outcome(&call.request, &outcome) {
+                    self.send_call_result(&call, &result);
+                }
+                self.conns.cancelled(id, CancelReason::DeadlineExpired);
+            }
+        }
+        if self.pushes.selection_due(now) {
+            self.send_selection(None);
+        }
+        self.pushes.expire_mentions(now);
     }
 
     /// The host wants `conn` closed: an open client gets close code 1001 (going away) and a
@@ -158,7 +276,7 @@ impl Engine {
         let now = self.advance(now);
         let c = self
             .conns
-            .get_mut(&conn)
+            .get_mut(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
         match &mut c.stage {
             Stage::Open(open) => {
@@ -180,123 +298,27 @@ impl Engine {
 
     /// Closes every connection, as [`close`](Self::close) does (the editor is shutting down).
     pub fn shutdown(&mut self, now: Timestamp) {
-        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
-        for id in ids {
+        for id in self.conns.all_ids() {
             // Every id was just read from the table.
             let _ = self.close(now, id);
         }
     }
 
-    /// The unsent bytes of `conn` (empty for an unknown connection). Write a prefix, then
-    /// report its length with [`handle_sent`](Self::handle_sent).
-    pub fn outbound(&self, conn: ConnId) -> &[u8] {
-        self.conns.get(&conn).map_or(&[], |c| c.out.as_slice())
-    }
-
-    /// The host wrote the first `n` bytes of [`outbound`](Self::outbound). When the buffer is
-    /// empty afterwards, the next byte queued emits a fresh `Transmit`.
-    pub fn handle_sent(&mut self, conn: ConnId, n: usize) -> Result<(), EngineError> {
-        let c = self
-            .conns
-            .get_mut(&conn)
-            .ok_or(EngineError::UnknownConnection(conn))?;
-        if n > c.out.len() {
-            return Err(EngineError::SentMoreThanBuffered {
-                conn,
-                sent: n,
-                buffered: c.out.len(),
-            });
-        }
-        c.out.drain(..n);
-        if c.out.is_empty() {
-            c.transmit_signalled = false;
-            if matches!(c.stage, Stage::Closing) {
-                c.out = Vec::new();
-            }
-        }
-        Ok(())
-    }
-
-    /// An editor event: documents, selection, diagnostics, folders, a mention. Selection and
-    /// active-document changes are sent to ready clients as `selection_changed` after the
-    /// debounce; a mention goes to ready clients now, or waits for one.
-    pub fn handle_editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
-        let now = self.advance(now);
-        self.answers.invalidate();
-        match self.state.apply(event) {
-            StateChange::None | StateChange::FoldersChanged => {}
-            StateChange::SelectionOrActiveChanged => {
-                self.notifier
-                    .selection_changed(now, self.config.selection_debounce_ms);
-            }
-            StateChange::Mention(mention) => {
-                let written = self.write_notification(AtMentioned::METHOD, &mention);
-                if !written || self.broadcast() == 0 {
-                    self.notifier
-                        .queue_mention(now.add_millis(self.config.mention_ttl_ms), mention);
-                }
-            }
-        }
-    }
-
-    /// The editor's answer to tool request `id`. Errors (leaving the engine unchanged) when the
-    /// id is unknown or already answered or cancelled, or when the outcome does not fit the
-    /// request (`DiffSaved` for an `openFile`, say).
-    pub fn handle_tool_outcome(
-        &mut self,
-        now: Timestamp,
-        id: ToolCallId,
-        outcome: &ToolOutcome,
-    ) -> Result<(), EngineError> {
-        self.advance(now);
-        let call = self.calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
-        let result = ide::format_outcome(&call.request, outcome)
-            .map_err(|mismatch| EngineError::OutcomeMismatch(id, mismatch))?;
-        if let Some(call) = self.calls.remove(id) {
-            self.answer(&call, &result);
-        }
-        Ok(())
-    }
-
-    /// Timers: handshake deadlines, keepalive, close waits, readiness, the selection debounce,
-    /// mention expiry and tool deadlines. Call when [`poll_timeout`](Self::poll_timeout) comes
-    /// (early or repeated calls are harmless).
-    pub fn handle_timeout(&mut self, now: Timestamp) {
-        let now = self.advance(now);
-        let mut ids = self.take_conn_ids(|_| true);
-        for &conn in &ids {
-            self.conn_timeout(now, conn);
-        }
-        ids.clear();
-        self.conn_ids = ids;
-        for id in self.calls.expired(now) {
-            if let Some(call) = self.calls.remove(id) {
-                let waited = now.millis_since(call.started);
-                let outcome = ide::deadline_outcome(&call.request, waited);
-                if let Ok(result) = ide::format_outcome(&call.request, &outcome) {
-                    self.answer(&call, &result);
-                }
-                self.cancelled(id, CancelReason::DeadlineExpired);
-            }
-        }
-        if self.notifier.selection_due(now) {
-            self.send_selection(None);
-        }
-        self.notifier.expire_mentions(now);
-    }
-
     /// The next output, in causal order; `None` when there is nothing more until the next
     /// input.
+    #[must_use = "every output must be performed: poll until None after each input"]
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.outputs.pop_front()
+        self.conns.poll_output()
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) is next due, if ever.
+    #[must_use = "the host must call handle_timeout when this deadline comes"]
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        let conns = self.conns.values().filter_map(Connection::next_deadline);
-        conns
-            .chain(self.calls.next_deadline())
-            .chain(self.notifier.next_deadline())
+        self.conns
+            .next_deadline()
+            .into_iter()
+            .chain(self.service.calls().next_deadline())
+            .chain(self.pushes.next_deadline())
             .min()
     }
 
@@ -307,7 +329,7 @@ impl Engine {
     }
 
     fn conn_timeout(&mut self, now: Timestamp, conn: ConnId) {
-        let Some(c) = self.conns.get_mut(&conn) else {
+        let Some(c) = self.conns.get_mut(conn) else {
             return;
         };
         match &mut c.stage {
@@ -317,8 +339,7 @@ impl Engine {
             }
             Stage::Open(open) => {
                 open.ws.handle_timeout(now, &mut c.out);
-                if open.ready_at.is_some_and(|at| at <= now) && !open.ready {
-                    open.ready = true;
+                if open.client.become_ready(now) {
                     self.became_ready(conn);
                 }
             }
@@ -328,27 +349,16 @@ impl Engine {
     }
 
     /// After anything touched `conn`: signal new bytes, close it when its WebSocket finished or
-    /// its outbound buffer overflowed.
+    /// when the input it holds back (over the outbound cap) passed one message's worth.
     fn settle(&mut self, conn: ConnId) {
-        self.signal(conn);
-        let Some(c) = self.conns.get(&conn) else {
+        self.conns.signal(conn);
+        let Some(c) = self.conns.get(conn) else {
             return;
         };
         if let Some(reason) = c.finished_reason() {
             self.finish(conn, reason);
-        } else if c.out.len() > self.config.max_outbound_bytes {
+        } else if c.held_input() > self.config.ws.max_message_bytes {
             self.finish(conn, CloseReason::OutboundOverflow);
-        }
-    }
-
-    /// Emits `Transmit` when `conn` has unsignalled bytes.
-    fn signal(&mut self, conn: ConnId) {
-        if let Some(c) = self.conns.get_mut(&conn)
-            && !c.out.is_empty()
-            && !c.transmit_signalled
-        {
-            c.transmit_signalled = true;
-            self.outputs.push_back(Output::Transmit { conn });
         }
     }
 
@@ -358,23 +368,90 @@ impl Engine {
         self.end(conn, reason, true);
     }
 
-    /// Ends `conn`, asking the host to close the transport unless it is already gone.
+    /// Ends `conn` unless it already ended: its pending calls are cancelled and the host is
+    /// asked to close the transport unless it is already gone.
     fn end(&mut self, conn: ConnId, reason: CloseReason, close_transport: bool) {
-        self.signal(conn);
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return;
-        };
-        if matches!(c.stage, Stage::Closing) {
+        if !self.conns.is_live(conn) {
+            self.conns.signal(conn);
             return;
         }
-        c.stage = Stage::Closing;
-        if reason == CloseReason::OutboundOverflow {
-            c.out = Vec::new();
+        let cancelled = self.service.calls_mut().take_of_conn(conn);
+        self.conns.end(conn, reason, close_transport, &cancelled);
+    }
+
+    /// Serves the complete messages buffered on `conn`, one at a time, until none is left or
+    /// the replies queued pass the outbound cap: then the rest waits (`held`) until
+    /// `handle_sent` brings the buffer back under it.
+    fn pump(&mut self, now: Timestamp, conn: ConnId) {
+        loop {
+            let Some(c) = self.conns.get_mut(conn) else {
+                return;
+            };
+            if c.hold_if_over(self.config.max_outbound_bytes) {
+                return;
+            }
+            let served = c.serve_next(
+                now,
+                conn,
+                &self.config,
+                &self.tools_json,
+                &mut self.service,
+                &mut self.writer,
+            );
+            let Some(effect) = served else {
+                return;
+            };
+            self.conns.signal(conn);
+            self.apply(now, conn, effect);
         }
-        self.cancel_calls_of(conn, CancelReason::ClientGone);
-        if close_transport {
-            self.outputs.push_back(Output::CloseTransport { conn });
+    }
+
+    /// What serving a message leads to beyond its reply.
+    fn apply(&mut self, now: Timestamp, conn: ConnId, effect: Effect) {
+        match effect {
+            Effect::None => {}
+            Effect::Initialized => {
+                if self.config.session_policy == SessionPolicy::Single {
+                    self.supersede_all_but(now, conn);
+                }
+            }
+            Effect::Served(tool) => self.conns.event(Event::ToolServed { conn, tool }),
+            Effect::DiffsClosed(closed, tool) => {
+                for id in closed {
+                    self.conns.cancelled(id, CancelReason::ClosedByClient);
+                }
+                self.conns.event(Event::ToolServed { conn, tool });
+            }
+            Effect::CancelledByClient(id) => {
+                self.conns.cancelled(id, CancelReason::CancelledByClient)
+            }
+            Effect::Requested {
+                id,
+                request,
+                replaced,
+            } => {
+                if let Some(old) = replaced {
+                    self.conns.cancelled(old, CancelReason::Replaced);
+                }
+                self.conns.event(Event::ToolCall { id, conn, request });
+            }
         }
-        self.event(Event::Closed { conn, reason });
+    }
+
+    /// Single-session policy: every other open client is closed with 4001.
+    fn supersede_all_but(&mut self, now: Timestamp, keep: ConnId) {
+        let others = self.conns.take_ids(|id, c| id != keep && c.is_session());
+        for &conn in &others {
+            if let Some(c) = self.conns.get_mut(conn)
+                && let Stage::Open(open) = &mut c.stage
+            {
+                open.close_cause = Some(CloseReason::Superseded);
+                open.ws
+                    .close(now, SUPERSEDED_CODE, SUPERSEDED_REASON, &mut c.out);
+            }
+            self.cancel_calls_of(conn, CancelReason::ClientGone);
+            self.settle(conn);
+        }
+        self.conns.give_back(others);
     }
 }

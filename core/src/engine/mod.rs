@@ -1,13 +1,16 @@
 //! The engine: connections, routing, timers. Wires `http` → `ws` → `rpc` → `mcp` → `ide`.
 
-mod answers;
 mod calls;
 mod config;
 mod connection;
 mod error;
 mod machine;
-mod notify;
 mod output;
+mod push_schedule;
+mod selection_cache;
+mod service;
+mod table;
+mod writer;
 
 pub use config::{Config, SessionPolicy};
 pub use error::EngineError;

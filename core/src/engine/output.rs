@@ -129,9 +129,11 @@ pub enum Event {
         /// Why.
         reason: CancelReason,
     },
-    /// The engine answered a read tool (or `close_tab`, `closeAllDiffTabs`) itself, from the
-    /// editor state. For status displays and logs; nothing to do.
-    ToolAnswered {
+    /// The engine served a read tool (or `close_tab`, `closeAllDiffTabs`) itself, from the
+    /// editor state. For status displays and logs; nothing to do. (Its JSON name stays
+    /// `toolAnswered`, the name the bindings and transcripts have always used.)
+    #[serde(rename = "toolAnswered")]
+    ToolServed {
         /// The client that asked.
         conn: ConnId,
         /// The tool.
@@ -184,8 +186,11 @@ pub enum CloseReason {
     },
     /// No complete upgrade request within the handshake deadline.
     HandshakeTimeout,
-    /// More connections than `max_connections`; refused with 503.
+    /// An authenticated upgrade while `max_connections` sessions are served; refused with 503.
     TooManyConnections,
+    /// Still in the HTTP handshake when `max_handshakes` newer connections arrived; answered
+    /// 503 and closed.
+    HandshakeEvicted,
     /// The client closed the WebSocket (close frame received and answered).
     PeerClosed {
         /// The client's close code, if it sent one.
@@ -234,6 +239,9 @@ impl fmt::Display for CloseReason {
             }
             CloseReason::HandshakeTimeout => f.write_str("no upgrade request in time"),
             CloseReason::TooManyConnections => f.write_str("too many connections"),
+            CloseReason::HandshakeEvicted => {
+                f.write_str("evicted by newer connections while in the handshake")
+            }
             CloseReason::PeerClosed { code: None, .. } => f.write_str("closed by the client"),
             CloseReason::PeerClosed {
                 code: Some(code),

@@ -232,33 +232,145 @@ fn host_misuse_errs_and_leaves_the_engine_unchanged() {
 }
 
 #[test]
-fn connections_over_the_cap_get_503() {
-    let mut engine = engine_with(|c| c.max_connections = 1);
+fn handshakes_over_their_budget_evict_the_oldest_with_503() {
+    let mut engine = engine_with(|c| c.max_handshakes = 1);
     let first = engine.handle_accept(at(0));
     let second = engine.handle_accept(at(0));
     let mut drained = Drained::default();
     drain(&mut engine, &mut drained);
-    assert!(!drained.bytes.contains_key(&first));
-    let refused = String::from_utf8_lossy(&drained.bytes[&second]).into_owned();
+    assert!(!drained.bytes.contains_key(&second));
+    let refused = String::from_utf8_lossy(&drained.bytes[&first]).into_owned();
     assert!(
         refused.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
         "{refused}"
     );
-    assert_eq!(drained.closes, [second]);
+    assert_eq!(drained.closes, [first]);
     assert!(drained.events.contains(&Event::Closed {
-        conn: second,
-        reason: CloseReason::TooManyConnections
+        conn: first,
+        reason: CloseReason::HandshakeEvicted
     }));
 }
 
-#[test]
-fn a_client_that_does_not_read_is_closed_at_the_outbound_cap() {
-    let (mut engine, conn, _) = connected(|c| c.max_outbound_bytes = 4096);
-    // The host stops draining: answers pile up in the outbound buffer.
-    let list = text(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-    for _ in 0..4 {
-        engine.handle_bytes(at(1), conn, &list).unwrap();
+/// The JSON-RPC messages in a server byte stream (after the 101 answer, if there is one):
+/// unfragmented text frames, unmasked.
+fn replies(mut bytes: &[u8]) -> Vec<String> {
+    if bytes.starts_with(b"HTTP/") {
+        let end = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        bytes = &bytes[end + 4..];
     }
+    let mut out = Vec::new();
+    while bytes.len() >= 2 {
+        let (len, header) = match bytes[1] {
+            126 => (u16::from_be_bytes([bytes[2], bytes[3]]) as usize, 4),
+            127 => (
+                u64::from_be_bytes(bytes[2..10].try_into().unwrap()) as usize,
+                10,
+            ),
+            n => (n as usize, 2),
+        };
+        if bytes[0] == 0x81 {
+            out.push(String::from_utf8_lossy(&bytes[header..header + len]).into_owned());
+        }
+        bytes = &bytes[header + len..];
+    }
+    out
+}
+
+fn pings(ids: std::ops::Range<u32>) -> Vec<u8> {
+    ids.flat_map(|id| text(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)))
+        .collect()
+}
+
+#[test]
+fn replies_past_the_outbound_cap_hold_the_input_until_written() {
+    let (mut engine, conn, _) = connected(|c| c.max_outbound_bytes = 1024);
+    // 500 pipelined requests in one read, and a host that does not write for now.
+    engine.handle_bytes(at(1), conn, &pings(0..500)).unwrap();
+    let reply = r#"{"jsonrpc":"2.0","id":0,"result":{}}"#.len() + 2;
+    assert!(
+        engine.outbound(conn).len() <= 1024 + reply + 2,
+        "{} bytes queued",
+        engine.outbound(conn).len()
+    );
+    let mut events = Vec::new();
+    while let Some(output) = engine.poll_output() {
+        if let Output::Event(e) = output {
+            events.push(e);
+        }
+    }
+    assert!(events.is_empty(), "{events:?}");
+    // The host writes; each write serves more of the waiting input, in order.
+    let mut sent = Vec::new();
+    for _ in 0..1_000 {
+        let bytes = engine.outbound(conn).to_vec();
+        if bytes.is_empty() {
+            break;
+        }
+        engine.handle_sent(conn, bytes.len()).unwrap();
+        assert!(engine.outbound(conn).len() <= 1024 + reply + 2);
+        sent.extend(bytes);
+    }
+    let answered = replies(&sent);
+    assert_eq!(answered.len(), 500);
+    for (id, reply) in answered.iter().enumerate() {
+        assert_eq!(
+            *reply,
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
+        );
+    }
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    assert!(
+        drained.closes.is_empty() && drained.events.is_empty(),
+        "{drained:?}"
+    );
+}
+
+#[test]
+fn held_input_past_one_message_closes_a_client_that_does_not_read() {
+    let (mut engine, conn, _) = connected(|c| {
+        c.max_outbound_bytes = 1024;
+        c.ws.max_message_bytes = 4096;
+    });
+    engine.handle_bytes(at(1), conn, &pings(0..100)).unwrap();
+    let mut drained = Drained::default();
+    let mut outputs = Vec::new();
+    while let Some(output) = engine.poll_output() {
+        outputs.push(output);
+    }
+    assert!(!outputs.iter().any(|o| matches!(o, Output::Event(_))));
+    engine.handle_bytes(at(2), conn, &pings(100..200)).unwrap();
+    while let Some(output) = engine.poll_output() {
+        match output {
+            Output::Event(e) => drained.events.push(e),
+            Output::CloseTransport { conn } => drained.closes.push(conn),
+            Output::Transmit { .. } => {}
+        }
+    }
+    assert_eq!(drained.closes, [conn]);
+    assert!(drained.events.contains(&Event::Closed {
+        conn,
+        reason: CloseReason::OutboundOverflow
+    }));
+    assert!(engine.outbound(conn).is_empty(), "the backlog is dropped");
+}
+
+#[test]
+fn a_push_to_a_client_over_the_cap_closes_it() {
+    let (mut engine, conn, _) = connected(|c| {
+        c.max_outbound_bytes = 1024;
+        c.ready_delay_ms = 0;
+    });
+    engine.handle_timeout(at(1));
+    engine.handle_bytes(at(1), conn, &pings(0..100)).unwrap();
+    engine.handle_editor_event(
+        at(2),
+        &EditorEvent::Mention {
+            path: "/w/a".into(),
+            line_start: None,
+            line_end: None,
+        },
+    );
     let mut events = Vec::new();
     while let Some(output) = engine.poll_output() {
         if let Output::Event(e) = output {
@@ -269,10 +381,168 @@ fn a_client_that_does_not_read_is_closed_at_the_outbound_cap() {
         conn,
         reason: CloseReason::OutboundOverflow
     }));
-    assert!(
-        engine.outbound(conn).is_empty(),
-        "the backlog is dropped, not kept"
+}
+
+#[test]
+fn pending_tool_calls_are_capped_per_connection() {
+    let (mut engine, conn, _) = connected(|c| c.max_pending_calls = 2);
+    let diff = |tab: &str| {
+        format!(
+            r#"{{"old_file_path":"/w/a","new_file_path":"/w/a","new_file_contents":"x","tab_name":"{tab}"}}"#
+        )
+    };
+    let mut bytes = call(1, "openDiff", &diff("a"));
+    bytes.extend(call(2, "openDiff", &diff("b")));
+    bytes.extend(call(3, "openDiff", &diff("c")));
+    // Replacing a pending tab does not add a call.
+    bytes.extend(call(4, "openDiff", &diff("b")));
+    engine.handle_bytes(at(1), conn, &bytes).unwrap();
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    let calls = drained
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolCall { .. }))
+        .count();
+    assert_eq!(calls, 3);
+    let answered = replies(&drained.bytes[&conn]);
+    assert_eq!(
+        answered,
+        [
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"too many pending tool calls on this connection (2): wait for an answer or cancel one"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"DIFF_REJECTED"},{"type":"text","text":"b"}]}}"#,
+        ]
     );
+}
+
+#[test]
+fn queued_mentions_are_capped_oldest_dropped() {
+    let mut engine = engine_with(|c| {
+        c.max_queued_mentions = 2;
+        c.ready_delay_ms = 0;
+    });
+    for line in 1..=3 {
+        engine.handle_editor_event(
+            at(0),
+            &EditorEvent::Mention {
+                path: "/w/a".into(),
+                line_start: Some(line),
+                line_end: None,
+            },
+        );
+    }
+    let conn = engine.handle_accept(at(0));
+    let mut bytes = upgrade();
+    bytes.extend(text(INIT));
+    bytes.extend(text(INITIALIZED));
+    engine.handle_bytes(at(0), conn, &bytes).unwrap();
+    engine.handle_timeout(at(0));
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    let mentions: Vec<String> = replies(&drained.bytes[&conn])
+        .into_iter()
+        .filter(|m| m.contains("at_mentioned"))
+        .collect();
+    assert_eq!(
+        mentions,
+        [
+            r#"{"jsonrpc":"2.0","method":"at_mentioned","params":{"filePath":"/w/a","lineStart":2}}"#,
+            r#"{"jsonrpc":"2.0","method":"at_mentioned","params":{"filePath":"/w/a","lineStart":3}}"#,
+        ]
+    );
+}
+
+#[test]
+fn idle_handshakes_cannot_keep_an_authenticated_client_out() {
+    let mut engine = engine_with(|c| {
+        c.max_connections = 2;
+        c.max_handshakes = 4;
+    });
+    let mut drained = Drained::default();
+    // Two sessions hold their slots.
+    let mut sessions = Vec::new();
+    for _ in 0..2 {
+        let conn = engine.handle_accept(at(0));
+        let mut bytes = upgrade();
+        bytes.extend(text(INIT));
+        engine.handle_bytes(at(0), conn, &bytes).unwrap();
+        sessions.push(conn);
+    }
+    drain(&mut engine, &mut drained);
+    // 64 sockets that never send a byte.
+    let idle: Vec<ConnId> = (0..64u64).map(|i| engine.handle_accept(at(i))).collect();
+    drain(&mut engine, &mut drained);
+    let evicted = &idle[..60];
+    assert_eq!(drained.closes, evicted);
+    for conn in evicted {
+        let answer = String::from_utf8_lossy(&drained.bytes[conn]).into_owned();
+        assert!(
+            answer.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+            "{answer}"
+        );
+        assert!(drained.events.contains(&Event::Closed {
+            conn: *conn,
+            reason: CloseReason::HandshakeEvicted
+        }));
+    }
+    for conn in &sessions {
+        assert!(
+            !drained
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::Closed { conn: c, .. } if c == conn))
+        );
+    }
+    // A third authenticated client: no session slot is free.
+    let late = engine.handle_accept(at(64));
+    engine.handle_bytes(at(64), late, &upgrade()).unwrap();
+    let mut refused = Drained::default();
+    drain(&mut engine, &mut refused);
+    let answer = String::from_utf8_lossy(&refused.bytes[&late]).into_owned();
+    assert!(
+        answer.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+        "{answer}"
+    );
+    assert!(refused.events.contains(&Event::Closed {
+        conn: late,
+        reason: CloseReason::TooManyConnections
+    }));
+    // One session leaves: the next client with the token gets its slot at once, whatever
+    // the idle sockets do.
+    engine.handle_closed(at(65), sessions[0]).unwrap();
+    let more: Vec<ConnId> = (0..64u64)
+        .map(|i| engine.handle_accept(at(65 + i)))
+        .collect();
+    let claude = engine.handle_accept(at(130));
+    let mut bytes = upgrade();
+    bytes.extend(text(INIT));
+    engine.handle_bytes(at(130), claude, &bytes).unwrap();
+    let mut served = Drained::default();
+    drain(&mut engine, &mut served);
+    let answer = String::from_utf8_lossy(&served.bytes[&claude]).into_owned();
+    assert!(
+        answer.starts_with("HTTP/1.1 101 Switching Protocols\r\n"),
+        "{answer}"
+    );
+    assert!(served.events.contains(&Event::Connected {
+        conn: claude,
+        user_agent: None
+    }));
+    assert!(!served.closes.contains(&claude));
+    assert!(more.iter().filter(|c| served.closes.contains(c)).count() >= 60);
+}
+
+#[test]
+fn a_single_idle_socket_never_waits_behind_a_zero_budget() {
+    let mut engine = engine_with(|c| c.max_handshakes = 0);
+    let first = engine.handle_accept(at(0));
+    let claude = engine.handle_accept(at(0));
+    engine.handle_bytes(at(0), claude, &upgrade()).unwrap();
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    assert_eq!(drained.closes, [first]);
+    let answer = String::from_utf8_lossy(&drained.bytes[&claude]).into_owned();
+    assert!(answer.starts_with("HTTP/1.1 101 "), "{answer}");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Which directories may hold the lock file (PROTOCOL.md §1; DESIGN.md "Security rules").
+//! Which directories may hold the lock file (docs/protocol.md §1; idelink-core's "Security" docs).
 //!
 //! The lock file carries the token, so the directories above it must not be replaceable by
 //! another local user: `<config>/ide/<port>.lock`, where `<config>` is `$CLAUDE_CONFIG_DIR`,

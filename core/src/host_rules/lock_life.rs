@@ -1,4 +1,4 @@
-//! The lock file's life, as decisions on what the host found on disk (PROTOCOL.md §1):
+//! The lock file's life, as decisions on what the host found on disk (docs/protocol.md §1):
 //! which files in the lock directory are locks, which of them are ours and stale, what the
 //! temporary file is called, when a lock is restored and when it is rewritten.
 //!
@@ -13,7 +13,7 @@ use crate::lockfile::LockFile;
 /// lock body, or another IDE's (`ideName` differs from `our_ide_name`).
 ///
 /// The host removes the file only when this is `Some(pid)` and `pid` is not alive; a lock whose
-/// owner may be alive is never deleted (DESIGN.md "Security rules").
+/// owner may be alive is never deleted (idelink-core's "Security" docs).
 pub fn stale_lock_owner(file_name: &str, body: &str, our_ide_name: &str) -> Option<u32> {
     LockFile::port_from_file_name(file_name)?;
     let lock = LockFile::parse(body).ok()?;

@@ -155,7 +155,7 @@ pub fn write_accept(accepted: &Accepted, out: &mut Vec<u8>) {
     );
     out.extend_from_slice(&accepted.accept_key);
     out.extend_from_slice(b"\r\n");
-    // PROTOCOL.md §2: without the subprotocol the CLI closes right after the upgrade.
+    // docs/protocol.md §2: without the subprotocol the CLI closes right after the upgrade.
     if accepted.mcp_subprotocol {
         out.extend_from_slice(b"Sec-WebSocket-Protocol: mcp\r\n");
     }

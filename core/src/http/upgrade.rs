@@ -18,7 +18,7 @@ pub const MAX_HEADERS: usize = 64;
 /// RFC 6455 §1.3: the GUID the server appends to the client's key before hashing.
 const WEBSOCKET_GUID: &[u8] = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
-/// The header carrying the lock file's auth token (PROTOCOL.md §2).
+/// The header carrying the lock file's auth token (docs/protocol.md §2).
 const AUTH_HEADER: &str = "x-claude-code-ide-authorization";
 
 /// What a request must satisfy to be upgraded: one endpoint's rules.
@@ -56,7 +56,7 @@ pub enum OriginRule<'a> {
 #[derive(Debug, Clone, Copy)]
 pub enum Credential<'a> {
     /// Exactly one `x-claude-code-ide-authorization` header that [`AuthToken::matches`] this
-    /// token (PROTOCOL.md §2).
+    /// token (docs/protocol.md §2).
     Header(&'a AuthToken),
     /// Not in the upgrade request: the caller authenticates the socket before trusting it (the
     /// relay's page link, whose first message carries its secret), or it is a test-only echo
@@ -116,7 +116,7 @@ pub struct Accepted {
     pub head_len: usize,
     /// The `Sec-WebSocket-Accept` value for the client's key (see [`accept_key`]).
     pub accept_key: [u8; 28],
-    /// The client offered the `mcp` subprotocol, so the 101 must select it (PROTOCOL.md §2:
+    /// The client offered the `mcp` subprotocol, so the 101 must select it (docs/protocol.md §2:
     /// the CLI closes right after an upgrade that does not).
     pub mcp_subprotocol: bool,
     /// The first `User-Agent` header, decoded as UTF-8 with invalid bytes replaced by U+FFFD;

@@ -1,4 +1,4 @@
-//! The tool catalog: wire names and the `tools/list` descriptors (PROTOCOL.md §3–§4).
+//! The tool catalog: wire names and the `tools/list` descriptors (docs/protocol.md §3–§4).
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeStruct, Serializer};

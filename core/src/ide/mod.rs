@@ -1,6 +1,6 @@
 //! The IDE layer: the editor state fed by editor events, the tool catalog, the read tools
 //! answered from that state, the write tools turned into typed requests for the editor, the
-//! exact result shapes, notification params, and the path and URI rules (PROTOCOL.md §4–§6).
+//! exact result shapes, notification params, and the path and URI rules (docs/protocol.md §4–§6).
 //!
 //! It knows nothing of sockets, WebSocket or JSON-RPC ids. The engine feeds
 //! [`EditorEvent`]s to [`EditorState::apply`] and sends notifications for the
@@ -14,22 +14,23 @@
 mod args;
 mod catalog;
 mod event;
-mod notify;
+mod notification;
 mod outcome;
 mod path;
 mod plan;
 mod read_tools;
+mod request;
 mod result;
 mod state;
 mod write_tools;
 
 pub use catalog::{ToolName, tools_json};
 pub use event::{Diagnostic, EditorEvent, Position, Range, Severity};
-pub use notify::{AtMentioned, SelectionChanged, SelectionRange};
+pub use notification::{AtMentioned, SelectionChanged, SelectionRange};
 pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome};
 pub use path::{PathStyle, file_name, file_uri, normalize_path, path_from_uri};
 pub use plan::{ToolPlan, plan_tool_call};
 pub use read_tools::{SelectionResult, selection_result};
+pub use request::{ToolOutcome, ToolRequest};
 pub use result::ToolResult;
-pub use state::{EditorState, OpenDocument, StateChange};
-pub use write_tools::{ToolOutcome, ToolRequest};
+pub use state::{EditorState, OpenDocument, StateChange, StateLimits};

@@ -1,5 +1,5 @@
 //! Turning the editor's [`ToolOutcome`] for a [`ToolRequest`] into the exact `tools/call`
-//! result the CLI expects (PROTOCOL.md §4), and answering for an editor that never replied.
+//! result the CLI expects (docs/protocol.md §4), and answering for an editor that never replied.
 
 use std::fmt;
 
@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::catalog::ToolName;
 use super::read_tools::UNKNOWN_LANGUAGE;
+use super::request::{ToolOutcome, ToolRequest};
 use super::result::ToolResult;
-use super::write_tools::{ToolOutcome, ToolRequest};
 
 /// The host reported an outcome that cannot answer the request (a `diffSaved` for an
 /// `openFile`, say): a host bug, not a peer fault.

@@ -1,4 +1,4 @@
-//! Path and `file://` URI rules (PROTOCOL.md §6).
+//! Path and `file://` URI rules (docs/protocol.md §6).
 //!
 //! The CLI sees forward slashes everywhere: Windows paths are rewritten (`C:\a\b.rs` →
 //! `C:/a/b.rs`, URI `file:///C:/a/b.rs`); POSIX paths are left byte-for-byte alone, because a

@@ -6,15 +6,16 @@ use serde_json::value::RawValue;
 use super::args::Args;
 use super::catalog::ToolName;
 use super::read_tools;
+use super::request::ToolRequest;
 use super::result::ToolResult;
 use super::state::EditorState;
-use super::write_tools::{self, ToolRequest};
+use super::write_tools;
 
 /// What the engine does with a `tools/call`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ToolPlan {
-    /// A read tool, answered from the state now.
-    Answer(ToolResult),
+    /// Reply now with this result (a read tool, answered from the state).
+    Reply(ToolResult),
     /// The editor must carry this out and report a [`super::ToolOutcome`]; format the
     /// answer with [`super::format_outcome`].
     Request(ToolRequest),
@@ -27,28 +28,27 @@ pub enum ToolPlan {
     /// `closeAllDiffTabs`: the engine closes the diffs it opened for that client and
     /// answers `CLOSED_<n>_DIFF_TABS`.
     CloseAllDiffTabs,
-    /// No such tool (or `executeCode` while disabled): JSON-RPC error -32602
-    /// `unknown tool: <name>`.
+    /// `executeCode` while it is disabled: answered as an unknown tool, JSON-RPC error -32602
+    /// `unknown tool: executeCode`.
     UnknownTool,
     /// The arguments are unusable: JSON-RPC error -32602 with this message, which names the
     /// argument and the rule it broke.
     InvalidArguments(String),
 }
 
-/// Plans the `tools/call` of tool `name` with `arguments` (absent or `null` = none; unknown
-/// extra arguments are ignored) against `state`. Paths in the arguments are normalized with
-/// the state's path style. `executeCode` exists only when `execute_code_enabled`.
+/// Plans the `tools/call` of `tool` (its name parsed once, by the caller: a name that is no
+/// tool never gets here) with `arguments` (absent or `null` = none; unknown extra arguments
+/// are ignored) against `state`. Paths in the arguments are normalized with the state's path
+/// style. `executeCode` exists only when `execute_code_enabled`.
 pub fn plan_tool_call(
-    name: &str,
+    tool: ToolName,
     arguments: Option<&RawValue>,
     state: &EditorState,
     execute_code_enabled: bool,
 ) -> ToolPlan {
-    let tool = match ToolName::parse(name) {
-        Some(ToolName::ExecuteCode) if !execute_code_enabled => return ToolPlan::UnknownTool,
-        Some(tool) => tool,
-        None => return ToolPlan::UnknownTool,
-    };
+    if tool == ToolName::ExecuteCode && !execute_code_enabled {
+        return ToolPlan::UnknownTool;
+    }
     let mut args = match Args::parse(arguments) {
         Ok(args) => args,
         Err(message) => return ToolPlan::InvalidArguments(message),
@@ -61,21 +61,29 @@ pub fn plan_tool_call(
             .string("tab_name")
             .map(|tab_name| ToolPlan::CloseTab { tab_name }),
         ToolName::CloseAllDiffTabs => Ok(ToolPlan::CloseAllDiffTabs),
-        ToolName::GetDiagnostics => read_tools::get_diagnostics(args, state).map(ToolPlan::Answer),
+        ToolName::GetDiagnostics => read_tools::get_diagnostics(args, state).map(ToolPlan::Reply),
         ToolName::GetCurrentSelection => {
-            Ok(ToolPlan::Answer(read_tools::get_current_selection(state)))
+            Ok(ToolPlan::Reply(read_tools::get_current_selection(state)))
         }
         ToolName::GetLatestSelection => {
-            Ok(ToolPlan::Answer(read_tools::get_latest_selection(state)))
+            Ok(ToolPlan::Reply(read_tools::get_latest_selection(state)))
         }
-        ToolName::GetOpenEditors => Ok(ToolPlan::Answer(read_tools::get_open_editors(state))),
+        ToolName::GetOpenEditors => Ok(ToolPlan::Reply(read_tools::get_open_editors(state))),
         ToolName::GetWorkspaceFolders => {
-            Ok(ToolPlan::Answer(read_tools::get_workspace_folders(state)))
+            Ok(ToolPlan::Reply(read_tools::get_workspace_folders(state)))
         }
         ToolName::CheckDocumentDirty => {
-            read_tools::check_document_dirty(args, state).map(ToolPlan::Answer)
+            read_tools::check_document_dirty(args, state).map(ToolPlan::Reply)
         }
-        ToolName::SaveDocument => write_tools::save_document(args, state),
+        ToolName::SaveDocument => write_tools::save_document(args, state).map(|request| {
+            match &request {
+                // `{"success":false,"message":"Document not open: <path>"}`.
+                ToolRequest::SaveDocument { path } if state.document(path).is_none() => {
+                    ToolPlan::Reply(read_tools::document_not_open(path))
+                }
+                _ => ToolPlan::Request(request),
+            }
+        }),
         ToolName::ExecuteCode => write_tools::execute_code(args).map(ToolPlan::Request),
     };
     planned.unwrap_or_else(ToolPlan::InvalidArguments)
@@ -89,7 +97,8 @@ mod tests {
     fn plan(name: &str, arguments: Option<&str>, execute_code_enabled: bool) -> ToolPlan {
         let state = EditorState::new(PathStyle::Posix, vec![]);
         let raw = arguments.map(|a| RawValue::from_string(a.to_owned()).unwrap());
-        plan_tool_call(name, raw.as_deref(), &state, execute_code_enabled)
+        let tool = ToolName::parse(name).unwrap_or_else(|| panic!("no tool {name}"));
+        plan_tool_call(tool, raw.as_deref(), &state, execute_code_enabled)
     }
 
     proptest::proptest! {
@@ -106,9 +115,9 @@ mod tests {
     }
 
     #[test]
-    fn unknown_tools_are_refused() {
+    fn unknown_tools_have_no_name() {
         for name in ["", "closeTab", "getdiagnostics", "tools/list"] {
-            assert_eq!(plan(name, None, true), ToolPlan::UnknownTool, "{name}");
+            assert_eq!(ToolName::parse(name), None, "{name}");
         }
     }
 

@@ -1,5 +1,5 @@
 //! The read tools, answered from [`EditorState`] with no round trip to the editor
-//! (PROTOCOL.md §4). Every answer is one text item holding compact JSON.
+//! (docs/protocol.md §4). Every answer is one text item holding compact JSON.
 
 use std::borrow::Cow;
 
@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::args::Args;
 use super::catalog::ToolName;
 use super::event::Diagnostic;
-use super::notify::SelectionChanged;
+use super::notification::SelectionChanged;
 use super::path::{file_name, file_uri, normalize_path, path_from_uri, path_from_uri_undecoded};
 use super::result::{ToolResult, write_json_result};
 use super::state::EditorState;
@@ -277,13 +277,14 @@ mod tests {
 
     fn plan(state: &EditorState, name: &str, arguments: Option<&str>) -> ToolPlan {
         let raw = arguments.map(|a| RawValue::from_string(a.to_owned()).unwrap());
-        plan_tool_call(name, raw.as_deref(), state, false)
+        let tool = ToolName::parse(name).unwrap_or_else(|| panic!("no tool {name}"));
+        plan_tool_call(tool, raw.as_deref(), state, false)
     }
 
     /// The JSON text inside the answer's only content item.
     fn answer(state: &EditorState, name: &str, arguments: Option<&str>) -> String {
         match plan(state, name, arguments) {
-            ToolPlan::Answer(result) => {
+            ToolPlan::Reply(result) => {
                 // The selection tools' in-place answer is byte for byte the planned one.
                 let tool = ToolName::parse(name).unwrap();
                 if let Some(direct) = selection_result(tool, state) {

@@ -1,4 +1,4 @@
-//! The result of a `tools/call`, in the only shape the CLI parses (PROTOCOL.md §3).
+//! The result of a `tools/call`, in the only shape the CLI parses (docs/protocol.md §3).
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeStruct, Serializer};

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::event::{Diagnostic, EditorEvent, Range};
-use super::notify::{AtMentioned, SelectionChanged};
+use super::notification::{AtMentioned, SelectionChanged};
 use super::path::{PathStyle, normalize_path};
 
 /// One open document (one tab).
@@ -54,16 +54,46 @@ pub enum StateChange {
 /// - Selection text is kept exactly as given (the engine caps message sizes).
 /// - Paths compare byte for byte after normalization (on Windows only the drive letter's
 ///   case is folded).
+/// - The state is bounded by its [`StateLimits`]: past `max_documents` the least recently
+///   activated document other than the active one is forgotten (the oldest in tab order among
+///   never-activated ones first); past `max_diagnostics` entries the files whose diagnostics
+///   were replaced longest ago are forgotten, and one file's own list is cut at the cap. The
+///   editor is the host's: overflowing it is neither an error nor a panic, the state keeps the
+///   most recent part.
 #[derive(Clone, Debug, Default)]
 pub struct EditorState {
     style: PathStyle,
+    limits: StateLimits,
     documents: Vec<OpenDocument>,
     active: Option<String>,
     current: Option<SelectionChanged>,
     latest: Option<SelectionChanged>,
     diagnostics: BTreeMap<String, Vec<Diagnostic>>,
+    /// The files of `diagnostics`, least recently replaced first.
+    diagnostics_order: Vec<String>,
+    /// Entries summed over `diagnostics`.
+    diagnostics_len: usize,
     folders: Vec<String>,
     activations: u64,
+}
+
+/// How much editor state an [`EditorState`] keeps (see its rules for what overflow drops).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateLimits {
+    /// Open documents kept.
+    pub max_documents: usize,
+    /// Diagnostic entries kept, summed over every file.
+    pub max_diagnostics: usize,
+}
+
+impl Default for StateLimits {
+    /// No limit: the engine hands in the limits of its `Config`.
+    fn default() -> Self {
+        StateLimits {
+            max_documents: usize::MAX,
+            max_diagnostics: usize::MAX,
+        }
+    }
 }
 
 impl EditorState {
@@ -76,6 +106,12 @@ impl EditorState {
         };
         state.folders = state.normalize_folders(&workspace_folders);
         state
+    }
+
+    /// The same state bounded by `limits`.
+    pub fn with_limits(mut self, limits: StateLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// Applies one event (paths normalized on the way in). Returns what changed that the
@@ -120,12 +156,7 @@ impl EditorState {
                 selection,
             } => self.select(self.normalize(path), text, *selection),
             EditorEvent::DiagnosticsChanged { path, diagnostics } => {
-                let path = self.normalize(path);
-                if diagnostics.is_empty() {
-                    self.diagnostics.remove(&path);
-                } else {
-                    self.diagnostics.insert(path, diagnostics.clone());
-                }
+                self.set_diagnostics(self.normalize(path), diagnostics);
                 StateChange::None
             }
             EditorEvent::WorkspaceFoldersChanged { folders } => {
@@ -214,11 +245,15 @@ impl EditorState {
         out
     }
 
-    /// The document at `path`, added at the end of the tab order when unknown.
+    /// The document at `path`, added at the end of the tab order when unknown (forgetting
+    /// one first when `max_documents` are open).
     fn open(&mut self, path: String) -> &mut OpenDocument {
         let index = match self.documents.iter().position(|d| d.path == path) {
             Some(index) => index,
             None => {
+                if self.documents.len() >= self.limits.max_documents {
+                    self.forget_a_document();
+                }
                 self.documents.push(OpenDocument {
                     path,
                     language_id: None,
@@ -273,6 +308,47 @@ impl EditorState {
             .max_by_key(|d| d.last_activated)
             .map(|d| d.path.clone());
         StateChange::SelectionOrActiveChanged
+    }
+
+    /// Drops the least recently activated document other than the active one; never-activated
+    /// documents go first, oldest in tab order first.
+    fn forget_a_document(&mut self) {
+        let active = self.active.as_deref();
+        let victim = self
+            .documents
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| Some(d.path.as_str()) != active)
+            .min_by_key(|(index, d)| (d.last_activated, *index))
+            .map(|(index, _)| index);
+        if let Some(index) = victim {
+            self.documents.remove(index);
+        }
+    }
+
+    /// Replaces the diagnostics of `path`, then forgets the least recently replaced files
+    /// until the total fits `max_diagnostics`.
+    fn set_diagnostics(&mut self, path: String, diagnostics: &[Diagnostic]) {
+        if let Some(old) = self.diagnostics.remove(&path) {
+            self.diagnostics_len -= old.len();
+            self.diagnostics_order.retain(|p| *p != path);
+        }
+        let kept = &diagnostics[..diagnostics.len().min(self.limits.max_diagnostics)];
+        if kept.is_empty() {
+            return;
+        }
+        while self.diagnostics_len + kept.len() > self.limits.max_diagnostics {
+            let Some(oldest) = self.diagnostics_order.first().cloned() else {
+                break;
+            };
+            self.diagnostics_order.remove(0);
+            if let Some(old) = self.diagnostics.remove(&oldest) {
+                self.diagnostics_len -= old.len();
+            }
+        }
+        self.diagnostics_len += kept.len();
+        self.diagnostics_order.push(path.clone());
+        self.diagnostics.insert(path, kept.to_vec());
     }
 
     fn set_dirty(&mut self, path: &str, is_dirty: bool) {
@@ -564,5 +640,77 @@ mod tests {
         let _ = state.apply(&opened("/w/a/b.rs"));
         assert_eq!(paths(&state), [r"/w/a\b.rs", "/w/a/b.rs"]);
         assert_eq!(state.path_style(), PathStyle::Posix);
+    }
+
+    #[test]
+    fn documents_past_the_cap_forget_the_least_recently_active() {
+        let limits = StateLimits {
+            max_documents: 3,
+            ..StateLimits::default()
+        };
+        let mut state = EditorState::new(PathStyle::Posix, vec![]).with_limits(limits);
+        let _ = state.apply(&activated("/w/a"));
+        let _ = state.apply(&activated("/w/b"));
+        let _ = state.apply(&opened("/w/c"));
+        // Full: the never-activated one goes first, then the least recently active, never the
+        // active one.
+        let _ = state.apply(&opened("/w/d"));
+        assert_eq!(paths(&state), ["/w/a", "/w/b", "/w/d"]);
+        let _ = state.apply(&activated("/w/a"));
+        let _ = state.apply(&opened("/w/e"));
+        assert_eq!(paths(&state), ["/w/a", "/w/b", "/w/e"]);
+        let _ = state.apply(&opened("/w/f"));
+        assert_eq!(paths(&state), ["/w/a", "/w/b", "/w/f"]);
+        for spelling in ["/w//x", "/w/./x", "/w/y/../x", "/w/x/"] {
+            let _ = state.apply(&opened(spelling));
+        }
+        assert_eq!(state.documents().len(), 3);
+        assert_eq!(state.active_path(), Some("/w/a"));
+    }
+
+    #[test]
+    fn diagnostics_past_the_cap_forget_the_oldest_files() {
+        let limits = StateLimits {
+            max_diagnostics: 4,
+            ..StateLimits::default()
+        };
+        let mut state = EditorState::new(PathStyle::Posix, vec![]).with_limits(limits);
+        let diag = |message: &str| Diagnostic {
+            message: message.into(),
+            severity: Severity::Error,
+            range: Range::default(),
+            source: None,
+            code: None,
+        };
+        let set = |path: &str, n: usize| EditorEvent::DiagnosticsChanged {
+            path: path.into(),
+            diagnostics: (0..n).map(|i| diag(&i.to_string())).collect(),
+        };
+        let files = |state: &EditorState| {
+            state
+                .diagnostics()
+                .iter()
+                .map(|(path, list)| (path.clone(), list.len()))
+                .collect::<Vec<_>>()
+        };
+        let _ = state.apply(&set("/w/a", 2));
+        let _ = state.apply(&set("/w/b", 2));
+        assert_eq!(files(&state), [("/w/a".into(), 2), ("/w/b".into(), 2)]);
+        let _ = state.apply(&set("/w/a", 1));
+        let _ = state.apply(&set("/w/c", 1));
+        assert_eq!(
+            files(&state),
+            [("/w/a".into(), 1), ("/w/b".into(), 2), ("/w/c".into(), 1)]
+        );
+        // /w/b was replaced longest ago.
+        let _ = state.apply(&set("/w/d", 2));
+        assert_eq!(
+            files(&state),
+            [("/w/a".into(), 1), ("/w/c".into(), 1), ("/w/d".into(), 2)]
+        );
+        let _ = state.apply(&set("/w/e", 100));
+        assert_eq!(files(&state), [("/w/e".into(), 4)]);
+        let _ = state.apply(&set("/w/e", 0));
+        assert!(state.diagnostics().is_empty());
     }
 }

@@ -1,8 +1,9 @@
 //! MCP: the session that runs over one client connection, and nothing of sockets or tools.
 //!
-//! A [`Session`] takes each parsed [`crate::rpc::Message`], answers the protocol-level
-//! requests itself and hands back a [`Dispatch`] for what the layer above must act on
-//! (`tools/call`, cancellations, the CLI's own notifications such as `ide_connected`).
+//! A [`Session`] takes each parsed [`crate::rpc::Message`] and hands back a [`Dispatch`]: the
+//! reply to a protocol-level request (which the layer above writes, with every other reply),
+//! or what the layer above must act on (`tools/call`, cancellations, the CLI's own
+//! notifications such as `ide_connected`).
 //!
 //! Decisions where MCP leaves room:
 //! - Before `initialize`, `ping` is answered and every other request gets
@@ -19,5 +20,5 @@ mod session;
 mod version;
 
 pub use params::{ClientInfo, ToolCall};
-pub use session::{Dispatch, Phase, ServerInfo, Session};
+pub use session::{Dispatch, McpResult, Phase, ServerInfo, Session};
 pub use version::{SUPPORTED_PROTOCOL_VERSIONS, negotiate_version};

@@ -28,6 +28,9 @@ impl RpcError {
     /// A request other than `initialize`/`ping` arrived before `initialize`. MCP defines no
     /// code for this; this is LSP's `ServerNotInitialized`, which MCP clients already know.
     pub const SERVER_NOT_INITIALIZED: i32 = -32002;
+    /// JSON-RPC 2.0 §5.1 reserves -32000 to -32099 for implementation-defined server errors:
+    /// this one refuses a request over a per-connection cap (too many pending tool calls).
+    pub const SERVER_BUSY: i32 = -32000;
 
     /// An error with `code` and `message`.
     pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {

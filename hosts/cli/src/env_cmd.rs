@@ -3,8 +3,8 @@
 use crate::args::Shell;
 use idelink_core::terminal_env::TerminalEnv;
 
-/// The variables, in order (core's [`TerminalEnv`]): the port (always matches, PROTOCOL.md
-/// §1), the flag editors traditionally export, and the proxy bypass lists, each extended with
+/// The variables, in order (core's [`TerminalEnv`]): the port (always matches,
+/// docs/protocol.md §1), the flag editors traditionally export, and the proxy bypass lists, each extended with
 /// loopback.
 pub fn variables(
     port: u16,

@@ -14,6 +14,7 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Receiver;
+use std::time::Instant;
 
 mod support;
 
@@ -44,15 +45,14 @@ impl Relay {
         let work = dir.join("work").canonicalize().unwrap();
         std::fs::write(work.join("hello.txt"), "line one\nline two\n").unwrap();
         let lock_dir = dir.join("ide");
-        let mut child = relay
+        relay
             .arg("--lock-dir")
             .arg(&lock_dir)
             .arg(&work)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::null());
+        let mut child = spawn(&mut relay);
         let out = lines(child.stdout.take().unwrap());
         let stdin = child.stdin.take().unwrap();
         let serving = wait_for_line(&out, "claude port ");
@@ -505,4 +505,22 @@ fn claude_bytes_ride_the_link_both_ways_and_end_with_the_page() {
         "the lock must go with the page"
     );
     relay.stop();
+}
+
+/// Starts `command`. A binary this process has just copied can be briefly busy: another test
+/// thread that forked before the copy's file was closed holds it open until its child execs
+/// (`ETXTBSY`), so that error is retried until a deadline.
+fn spawn(command: &mut Command) -> Child {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        match command.spawn() {
+            Err(e)
+                if e.kind() == std::io::ErrorKind::ExecutableFileBusy
+                    && Instant::now() < deadline =>
+            {
+                std::thread::yield_now();
+            }
+            result => return result.unwrap(),
+        }
+    }
 }

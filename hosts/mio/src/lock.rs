@@ -2,7 +2,7 @@
 //! readable by others, rewritten, restored when deleted, and removed. Every decision is core's
 //! ([`idelink_core::host_rules`]); this module performs the system calls.
 //!
-//! Rules (DESIGN.md "Security rules", PROTOCOL.md §1):
+//! Rules (docs/protocol.md §1; idelink-core's "Security" docs):
 //! - directory `$CLAUDE_CONFIG_DIR/ide`, else `~/.claude/ide`. The config directory must be the
 //!   user's and not writable by group or others; `ide/` is created 0700, refused when it is a
 //!   symbolic link or another user's, tightened to 0700 when looser. On Unix both are opened

@@ -568,14 +568,15 @@ fn a_connection_flood_gets_503_and_frees_its_slots() {
     config.engine.max_connections = 4;
     let served = Served::start(config);
     with_bystander(served, |served| {
-        // The bystander holds one slot; three silent connections take the rest.
-        let idle: Vec<Client> = (0..3).map(|_| Client::connect(served.port)).collect();
+        // The bystander holds one session slot; three more sessions take the rest (silent
+        // sockets in the handshake take none: they have their own budget).
+        let sessions: Vec<Client> = (0..3).map(|_| Client::upgraded(served)).collect();
         let expected = http_error("503 Service Unavailable", "", "too many connections");
         for _ in 0..3 {
-            let mut extra = Client::connect(served.port);
-            assert_eq!(String::from_utf8(extra.read_to_eof()).unwrap(), expected);
+            let request = upgrade_request(served.port, &served.token, "");
+            assert_eq!(refused(served, &request), expected);
         }
-        for client in idle {
+        for client in sessions {
             client.vanish();
         }
         let mut released = 0;

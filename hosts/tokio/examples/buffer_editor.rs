@@ -117,7 +117,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         println!("{line}");
                     }
                 }
-                Some(_) => {}
                 None => break,
             },
             line = stdin.next_line() => {
@@ -228,7 +227,7 @@ fn status_line(event: &Event) -> Option<String> {
             )
         }
         Event::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
-        Event::ToolAnswered { conn, tool } => format!("{conn} {}", tool.as_str()),
+        Event::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
         Event::Closed { conn, reason } => format!("{conn} closed: {reason}"),
         _ => return None,
     })

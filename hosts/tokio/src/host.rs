@@ -12,9 +12,9 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-/// What the host hands the editor, in the engine's order.
+/// What the host hands the editor, in the engine's order. Two kinds only (a match needs no
+/// catch-all): tool calls, with their oneshot, and every other engine event.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum HostEvent {
     /// The editor must carry out `request` and answer through `reply` (once, from any task,
     /// now or later). A [`Event::ToolCallCancelled`] with this `id` means the answer is no
@@ -30,7 +30,7 @@ pub enum HostEvent {
         reply: ToolReply,
     },
     /// Every other engine event: `Connected`, `SessionReady`, `ToolCallCancelled`,
-    /// `ToolAnswered`, `Closed`.
+    /// `ToolServed`, `Closed`.
     Engine(Event),
 }
 

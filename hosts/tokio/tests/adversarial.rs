@@ -1,6 +1,7 @@
 //! The adversarial cases every host answers the same way ([`idelink_test_client::adversarial`]),
 //! against the tokio host on a real socket, with a bystander client connected throughout that
-//! must still be served afterwards; and the handshake deadline.
+//! must still be served afterwards; the handshake deadline; and the handshake budget (idle
+//! sockets cannot keep a client with the token out).
 #![expect(
     clippy::unwrap_used,
     reason = "a test: any failure must stop it loudly"
@@ -27,6 +28,24 @@ async fn refused_upgrades_framing_violations_and_bad_json_get_their_exact_answer
         adversarial::still_served(port, &token);
         let pong = bystander.call("ping", serde_json::json!({})).unwrap();
         assert_eq!(pong["result"], serde_json::json!({}));
+    })
+    .await;
+    host.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixty_four_idle_sockets_do_not_keep_a_client_with_the_token_out() {
+    let dir = TempDir::new("handshakes");
+    let (host, _events) = Host::start(config(&dir)).unwrap();
+    let (port, token) = (host.port(), host.auth_token().as_str().to_owned());
+    blocking(move || {
+        let idle: Vec<TcpStream> = (0..64)
+            .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+            .collect();
+        let mut client = Client::connect_initialized(port, &token).unwrap();
+        let pong = client.call("ping", serde_json::json!({})).unwrap();
+        assert_eq!(pong["result"], serde_json::json!({}));
+        drop(idle);
     })
     .await;
     host.shutdown(Duration::from_secs(1)).await;

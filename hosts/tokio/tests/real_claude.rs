@@ -17,6 +17,9 @@
 #[path = "../../cli/tests/real_claude/claude.rs"]
 mod claude;
 #[allow(dead_code, reason = "the alarm's harness; this test uses part of it")]
+#[path = "../../cli/tests/real_claude/expect.rs"]
+mod expect;
+#[allow(dead_code, reason = "the alarm's harness; this test uses part of it")]
 #[path = "../../cli/tests/real_claude/fake_api.rs"]
 mod fake_api;
 #[allow(dead_code, reason = "the alarm's harness; this test uses part of it")]

@@ -79,17 +79,24 @@ pub fn upgrade_request(port: u16, token: Option<&str>, extra: &str) -> String {
 }
 
 impl Client {
-    /// Connects and sends `request`; returns the client and the server's response head (the
-    /// whole response when it is not a 101).
-    pub fn open(port: u16, request: &str) -> io::Result<(Client, String)> {
+    /// Connects and sends nothing yet (for tests that write raw bytes). Reads and writes wait
+    /// at most [`READ_DEADLINE`].
+    pub fn connect_raw(port: u16) -> io::Result<Client> {
         let stream = TcpStream::connect(("127.0.0.1", port))?;
         stream.set_read_timeout(Some(READ_DEADLINE))?;
+        stream.set_write_timeout(Some(READ_DEADLINE))?;
         stream.set_nodelay(true)?;
-        let mut client = Client {
+        Ok(Client {
             stream,
             buf: Vec::new(),
             next_id: 1,
-        };
+        })
+    }
+
+    /// Connects and sends `request`; returns the client and the server's response head (the
+    /// whole response when it is not a 101).
+    pub fn open(port: u16, request: &str) -> io::Result<(Client, String)> {
+        let mut client = Client::connect_raw(port)?;
         client.stream.write_all(request.as_bytes())?;
         let head = client.read_head()?;
         Ok((client, head))
@@ -204,6 +211,25 @@ impl Client {
 
     /// The next frame from the server.
     pub fn next_frame(&mut self) -> io::Result<Frame> {
+        let (first, payload) = self.next_raw_frame()?;
+        Ok(match first & 0x0f {
+            0x1 => Frame::Text(
+                String::from_utf8(payload).map_err(|_| io::Error::other("text is not UTF-8"))?,
+            ),
+            0x8 if payload.len() >= 2 => Frame::Close(
+                Some(u16::from_be_bytes([payload[0], payload[1]])),
+                String::from_utf8_lossy(&payload[2..]).into_owned(),
+            ),
+            0x8 => Frame::Close(None, String::new()),
+            0x9 => Frame::Ping(payload),
+            0xA => Frame::Pong(payload),
+            other => Frame::Other(other, payload),
+        })
+    }
+
+    /// The next frame from the server as it came: its first header byte (FIN, RSV bits,
+    /// opcode) and its payload. A masked server frame is an error (RFC 6455 §5.1).
+    pub fn next_raw_frame(&mut self) -> io::Result<(u8, Vec<u8>)> {
         self.fill(2)?;
         let (b0, b1) = (self.buf[0], self.buf[1]);
         if b1 & 0x80 != 0 {
@@ -230,19 +256,37 @@ impl Client {
         self.fill(start + len)?;
         let payload: Vec<u8> = self.buf[start..start + len].to_vec();
         self.buf.drain(..start + len);
-        Ok(match b0 & 0x0f {
-            0x1 => Frame::Text(
-                String::from_utf8(payload).map_err(|_| io::Error::other("text is not UTF-8"))?,
-            ),
-            0x8 if payload.len() >= 2 => Frame::Close(
-                Some(u16::from_be_bytes([payload[0], payload[1]])),
-                String::from_utf8_lossy(&payload[2..]).into_owned(),
-            ),
-            0x8 => Frame::Close(None, String::new()),
-            0x9 => Frame::Ping(payload),
-            0xA => Frame::Pong(payload),
-            other => Frame::Other(other, payload),
-        })
+        Ok((b0, payload))
+    }
+
+    /// Reads an HTTP response head through its blank line, whatever its status, and returns
+    /// exactly those bytes (what follows stays buffered).
+    pub fn read_response_head(&mut self) -> io::Result<String> {
+        loop {
+            if let Some(end) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head: Vec<u8> = self.buf.drain(..end + 4).collect();
+                return String::from_utf8(head)
+                    .map_err(|_| io::Error::other("response head is not UTF-8"));
+            }
+            self.read_more()?;
+        }
+    }
+
+    /// Writes as much of `bytes` as the server takes; false once it stops taking them (it
+    /// closed or reset the connection).
+    pub fn try_send(&mut self, bytes: &[u8]) -> bool {
+        self.stream.write_all(bytes).is_ok()
+    }
+
+    /// Closes our side for writing (the server reads end of stream).
+    pub fn shutdown_write(&self) -> io::Result<()> {
+        self.stream.shutdown(std::net::Shutdown::Write)
+    }
+
+    /// Drops the connection abruptly (a reset when data is unread).
+    pub fn vanish(self) {
+        // Best effort: the server may have closed already.
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
     }
 
     /// Reads until the server closes the TCP connection; returns what arrived meanwhile.

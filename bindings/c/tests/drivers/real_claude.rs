@@ -15,6 +15,9 @@
 #[path = "../../../../hosts/cli/tests/real_claude/claude.rs"]
 mod claude;
 #[allow(dead_code, reason = "the alarm's harness; this driver uses part of it")]
+#[path = "../../../../hosts/cli/tests/real_claude/expect.rs"]
+mod expect;
+
 #[path = "../../../../hosts/cli/tests/real_claude/fake_api.rs"]
 mod fake_api;
 #[allow(dead_code, reason = "the alarm's harness; this driver uses part of it")]

@@ -1,11 +1,11 @@
-//! What the engine sends on its own: answers to pending calls, `selection_changed`,
+//! What the engine sends on its own: results of calls the editor finished, `selection_changed`,
 //! `at_mentioned`, readiness, and the events that report them to the host.
 
 use crate::engine::calls::PendingCall;
 use crate::engine::connection::{Connection, Stage};
-use crate::engine::output::{CancelReason, ConnId, Event, Output, ToolCallId};
+use crate::engine::output::{CancelReason, CloseReason, ConnId, Event};
+use crate::engine::writer::Reply;
 use crate::ide::{self, AtMentioned, SelectionChanged};
-use crate::rpc;
 
 use super::Engine;
 
@@ -13,42 +13,37 @@ impl Engine {
     /// A client became ready: it gets the current selection and the mentions that waited.
     pub(super) fn became_ready(&mut self, conn: ConnId) {
         self.send_selection(Some(conn));
-        for mention in self.notifier.take_mentions() {
-            if !self.write_notification(AtMentioned::METHOD, &mention) {
-                continue;
-            }
-            if let Some(c) = self.conns.get_mut(&conn) {
-                c.send_json(&self.scratch);
+        for mention in self.pushes.take_mentions() {
+            self.writer.clear();
+            if self.writer.notification(AtMentioned::METHOD, &mention) {
+                self.push_written(conn);
             }
         }
-        if let Some(Stage::Open(open)) = self.conns.get(&conn).map(|c| &c.stage)
-            && let Some(client) = open.client.clone()
+        if let Some(Stage::Open(open)) = self.conns.get(conn).map(|c| &c.stage)
+            && let Some(client) = open.client.info().cloned()
         {
-            let client_pid = open.client_pid;
-            self.event(Event::SessionReady {
+            let client_pid = open.client.pid();
+            self.conns.event(Event::SessionReady {
                 conn,
                 client,
                 client_pid,
             });
         }
-        self.signal(conn);
+        self.conns.signal(conn);
     }
 
     /// Sends `selection_changed` for the current state to one client, or to every ready one.
     pub(super) fn send_selection(&mut self, to: Option<ConnId>) {
-        let Some(params) = self.state.selection_notification() else {
+        let Some(params) = self.service.state().selection_notification() else {
             return;
         };
-        self.scratch.clear();
-        let written = rpc::write_notification(&mut self.scratch, SelectionChanged::METHOD, &params);
-        if written.is_err() {
+        self.writer.clear();
+        if !self.writer.notification(SelectionChanged::METHOD, &params) {
             return;
         }
         match to {
             Some(conn) => {
-                if let Some(c) = self.conns.get_mut(&conn) {
-                    c.send_json(&self.scratch);
-                }
+                self.push_written(conn);
                 self.settle(conn);
             }
             None => {
@@ -57,69 +52,41 @@ impl Engine {
         }
     }
 
-    /// Writes a notification into `scratch`. False (and `scratch` empty) when `params` cannot
-    /// be serialized, which the IDE layer's plain-data payloads rule out.
-    pub(super) fn write_notification(
-        &mut self,
-        method: &str,
-        params: &impl serde::Serialize,
-    ) -> bool {
-        self.scratch.clear();
-        rpc::write_notification(&mut self.scratch, method, params).is_ok()
-    }
-
-    /// Sends `scratch` to every ready client; returns how many.
+    /// Sends what `writer` holds to every ready client; returns how many.
     pub(super) fn broadcast(&mut self) -> usize {
-        let mut ready = self.take_conn_ids(Connection::is_ready);
+        let ready = self.conns.take_ids(|_, c| Connection::is_ready(c));
         for &conn in &ready {
-            if let Some(c) = self.conns.get_mut(&conn) {
-                c.send_json(&self.scratch);
-            }
+            self.push_written(conn);
             self.settle(conn);
         }
         let sent = ready.len();
-        ready.clear();
-        self.conn_ids = ready;
+        self.conns.give_back(ready);
         sent
     }
 
-    /// The ids of the connections that pass `keep`, in the reused list (hand it back to
-    /// `conn_ids` when done, so steady traffic does not allocate).
-    pub(super) fn take_conn_ids(&mut self, keep: impl Fn(&Connection) -> bool) -> Vec<ConnId> {
-        let mut ids = std::mem::take(&mut self.conn_ids);
-        ids.clear();
-        ids.extend(
-            self.conns
-                .iter()
-                .filter(|(_, c)| keep(c))
-                .map(|(id, _)| *id),
-        );
-        ids
+    /// Sends the result of a call the editor finished (or a deadline answered) to its client.
+    pub(super) fn send_call_result(&mut self, call: &PendingCall, result: &ide::ToolResult) {
+        self.writer.clear();
+        self.writer
+            .reply(call.rpc_id.as_borrowed(), &Reply::Tool(result));
+        self.push_written(call.conn);
+        self.settle(call.conn);
     }
 
-    /// Answers a pending call on its client's connection.
-    pub(super) fn answer(&mut self, call: &PendingCall, result: &ide::ToolResult) {
-        self.scratch.clear();
-        rpc::write_result(&mut self.scratch, call.rpc_id.as_borrowed(), result);
-        if let Some(c) = self.conns.get_mut(&call.conn) {
-            c.send_json(&self.scratch);
+    /// Queues what `writer` holds, messages the engine sends on its own, on `conn`; a
+    /// connection whose outbound buffer is already over the cap is closed instead (its client
+    /// does not read).
+    fn push_written(&mut self, conn: ConnId) {
+        let cap = self.config.max_outbound_bytes;
+        if !self.conns.push_written(conn, &self.writer, cap) {
+            self.finish(conn, CloseReason::OutboundOverflow);
         }
-        self.settle(call.conn);
     }
 
     /// Cancels every pending call of `conn` (it is going away), telling the editor.
     pub(super) fn cancel_calls_of(&mut self, conn: ConnId, reason: CancelReason) {
-        for id in self.calls.of_conn(conn) {
-            self.calls.remove(id);
-            self.cancelled(id, reason);
+        for id in self.service.calls_mut().take_of_conn(conn) {
+            self.conns.cancelled(id, reason);
         }
-    }
-
-    pub(super) fn cancelled(&mut self, id: ToolCallId, reason: CancelReason) {
-        self.event(Event::ToolCallCancelled { id, reason });
-    }
-
-    pub(super) fn event(&mut self, event: Event) {
-        self.outputs.push_back(Output::Event(event));
     }
 }

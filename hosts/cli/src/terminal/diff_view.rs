@@ -1,61 +1,241 @@
 //! A proposed edit as a unified diff for the terminal, coloured when the terminal wants it.
+//!
+//! Every line of it is model text, so it goes through [`inert`]: hidden characters are shown
+//! as escapes and the hunk that holds them gets a warning line; lines longer than
+//! [`WRAP_CHARS`] are wrapped, each continuation marked `↪`. A proposal too large to diff
+//! quickly (over [`Limits`], or past the diff deadline) is shown as a summary instead: sizes,
+//! line counts and the first differing lines.
 
-use similar::{ChangeTag, TextDiff};
+use super::inert::{self, Findings, Highlight};
+use similar::{Algorithm, ChangeTag, TextDiff};
 use std::fmt::Write;
+use std::time::{Duration, Instant};
 
 const RED: &str = "\x1b[31m";
 const GREEN: &str = "\x1b[32m";
 const CYAN: &str = "\x1b[36m";
 const BOLD: &str = "\x1b[1m";
+const YELLOW: &str = "\x1b[33m";
 const RESET: &str = "\x1b[0m";
 
+/// Shown characters per row; longer lines continue on rows marked `↪`.
+pub const WRAP_CHARS: usize = 200;
+/// Lines of a side shown in a summary's first differing region.
+const SUMMARY_LINES: usize = 3;
+
+/// When a diff is not worth computing or printing.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest side diffed, in bytes.
+    pub max_bytes: usize,
+    /// Largest side diffed, in lines.
+    pub max_lines: usize,
+    /// Longest diff printed, in rows.
+    pub max_rows: usize,
+    /// How long the diff may take to compute.
+    pub deadline: Duration,
+}
+
+impl Limits {
+    /// A review a person can read, computed in well under a second on a slow machine.
+    pub const DEFAULT: Limits = Limits {
+        max_bytes: 2 * 1024 * 1024,
+        max_lines: 20_000,
+        max_rows: 10_000,
+        deadline: Duration::from_millis(500),
+    };
+}
+
 /// Renders the change from `old` (None: the file does not exist yet) to `new` of `label` as a
-/// unified diff with three lines of context.
-pub fn render(label: &str, old: Option<&str>, new: &str, colour: bool) -> String {
-    let paint = |code: &'static str| if colour { code } else { "" };
-    let reset = paint(RESET);
+/// unified diff with three lines of context, or as a summary past `limits`.
+pub fn render(label: &str, old: Option<&str>, new: &str, colour: bool, limits: &Limits) -> String {
+    let paint = Paint { colour };
     let mut out = String::new();
+    let label = inert::line(label, WRAP_CHARS);
     let from = if old.is_some() {
         format!("a/{label}")
     } else {
         "/dev/null".to_owned()
     };
-    let _ = writeln!(out, "{}--- {from}{reset}", paint(BOLD));
-    let _ = writeln!(out, "{}+++ b/{label}{reset}", paint(BOLD));
-    let old = old.unwrap_or("");
-    if old == new {
+    let _ = writeln!(out, "{}--- {from}{}", paint.code(BOLD), paint.reset());
+    let _ = writeln!(out, "{}+++ b/{label}{}", paint.code(BOLD), paint.reset());
+    let old_text = old.unwrap_or("");
+    if old_text == new {
         let _ = writeln!(out, "(no changes)");
         return out;
     }
-    let diff = TextDiff::from_lines(old, new);
-    for group in diff.grouped_ops(3) {
+    let too_large = [old_text, new]
+        .iter()
+        .any(|side| side.len() > limits.max_bytes || side.lines().count() > limits.max_lines);
+    let body = if too_large {
+        Err(format!(
+            "too large to diff here (a side over {} lines or {} bytes)",
+            limits.max_lines, limits.max_bytes
+        ))
+    } else {
+        hunks(old_text, new, paint, limits)
+    };
+    match body {
+        Ok(body) => out.push_str(&body),
+        Err(reason) => out.push_str(&summary(&reason, old, new, paint)),
+    }
+    out
+}
+
+/// Colour codes, or nothing.
+#[derive(Clone, Copy)]
+struct Paint {
+    colour: bool,
+}
+
+impl Paint {
+    fn code(self, code: &'static str) -> &'static str {
+        if self.colour { code } else { "" }
+    }
+
+    fn reset(self) -> &'static str {
+        self.code(RESET)
+    }
+}
+
+/// The hunks of the diff, or why they are not shown.
+fn hunks(old: &str, new: &str, paint: Paint, limits: &Limits) -> Result<String, String> {
+    let started = Instant::now();
+    // Lines end at '\n' only, so a lone CR stays inside its line, shown as <CR>.
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let diff = TextDiff::configure()
+        .algorithm(Algorithm::Myers)
+        .deadline(started + limits.deadline)
+        .diff_slices(&old_lines, &new_lines);
+    let groups = diff.grouped_ops(3);
+    if started.elapsed() >= limits.deadline {
+        return Err(format!(
+            "the diff took longer than {} ms to compute",
+            limits.deadline.as_millis()
+        ));
+    }
+    let mut out = String::new();
+    let mut rows = 0;
+    for group in &groups {
         let (first, last) = (&group[0], &group[group.len() - 1]);
         let old_range = first.old_range().start..last.old_range().end;
         let new_range = first.new_range().start..last.new_range().end;
-        let _ = writeln!(
-            out,
-            "{}@@ -{} +{} @@{reset}",
-            paint(CYAN),
-            hunk_range(old_range),
-            hunk_range(new_range)
-        );
-        for op in &group {
+        let mut body = String::new();
+        let mut findings = Findings::default();
+        for op in group {
             for change in diff.iter_changes(op) {
                 let (sign, code) = match change.tag() {
-                    ChangeTag::Delete => ('-', paint(RED)),
-                    ChangeTag::Insert => ('+', paint(GREEN)),
+                    ChangeTag::Delete => ('-', paint.code(RED)),
+                    ChangeTag::Insert => ('+', paint.code(GREEN)),
                     ChangeTag::Equal => (' ', ""),
                 };
                 let text = change.value();
-                let _ = write!(out, "{code}{sign}{}", text.trim_end_matches('\n'));
-                let _ = writeln!(out, "{}", if code.is_empty() { "" } else { reset });
-                if change.missing_newline() {
-                    let _ = writeln!(out, "\\ No newline at end of file");
+                rows += line_rows(&mut body, &mut findings, sign, code, paint, text);
+                if !text.ends_with('\n') {
+                    let _ = writeln!(body, "\\ No newline at end of file");
+                    rows += 1;
                 }
             }
         }
+        if rows > limits.max_rows {
+            return Err(format!("the diff is over {} rows long", limits.max_rows));
+        }
+        let _ = writeln!(
+            out,
+            "{}@@ -{} +{} @@{}",
+            paint.code(CYAN),
+            hunk_range(old_range),
+            hunk_range(new_range),
+            paint.reset()
+        );
+        if findings.any() {
+            let _ = writeln!(
+                out,
+                "{}{}{}",
+                paint.code(YELLOW),
+                findings.warning(),
+                paint.reset()
+            );
+        }
+        out.push_str(&body);
     }
+    Ok(out)
+}
+
+/// Writes one diff line (`text` with its line ending) as one or more rows; returns how many.
+fn line_rows(
+    out: &mut String,
+    findings: &mut Findings,
+    sign: char,
+    code: &str,
+    paint: Paint,
+    text: &str,
+) -> usize {
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    let (rows, found) = inert::rows(text, WRAP_CHARS, Highlight::new(paint.colour));
+    findings.merge(found);
+    let reset = if code.is_empty() { "" } else { paint.reset() };
+    for (i, row) in rows.iter().enumerate() {
+        let marker = if i == 0 { "" } else { "↪" };
+        let _ = writeln!(out, "{code}{sign}{marker}{row}{reset}");
+    }
+    rows.len()
+}
+
+/// The summary shown instead of a diff: why, both sizes, and the first differing lines.
+fn summary(reason: &str, old: Option<&str>, new: &str, paint: Paint) -> String {
+    let (warn, reset) = (paint.code(YELLOW), paint.reset());
+    let mut out = String::new();
+    let _ = writeln!(out, "{warn}! not shown as a diff: {reason}{reset}");
+    let now = old.map_or("no file yet".to_owned(), size);
+    let _ = writeln!(out, "{warn}!   on disk:  {now}{reset}");
+    let _ = writeln!(out, "{warn}!   proposed: {}{reset}", size(new));
+    let old = old.unwrap_or("");
+    let first = old
+        .split_inclusive('\n')
+        .zip(new.split_inclusive('\n'))
+        .take_while(|(a, b)| a == b)
+        .count();
+    let _ = writeln!(
+        out,
+        "{warn}!   first difference at line {}:{reset}",
+        first + 1
+    );
+    let mut body = String::new();
+    let mut findings = Findings::default();
+    for (sign, side, code) in [('-', old, RED), ('+', new, GREEN)] {
+        for text in side.split_inclusive('\n').skip(first).take(SUMMARY_LINES) {
+            let text = text.strip_suffix('\n').unwrap_or(text);
+            // Each character shows as one or more: the first row needs no more than these.
+            let head = text
+                .char_indices()
+                .nth(WRAP_CHARS)
+                .map_or(text, |(end, _)| &text[..end]);
+            let (rows, found) = inert::rows(head, WRAP_CHARS, Highlight::new(paint.colour));
+            findings.merge(found);
+            let more = if head.len() < text.len() || rows.len() > 1 {
+                " ↪ (the line goes on)"
+            } else {
+                ""
+            };
+            let _ = writeln!(body, "{}{sign}{}{more}{reset}", paint.code(code), rows[0]);
+        }
+    }
+    if findings.any() {
+        let _ = writeln!(out, "{warn}{}{reset}", findings.warning());
+    }
+    out.push_str(&body);
+    let _ = writeln!(
+        out,
+        "{warn}! [e]dit opens the whole proposal in your editor{reset}"
+    );
     out
+}
+
+/// `N bytes, M lines`.
+fn size(text: &str) -> String {
+    format!("{} bytes, {} lines", text.len(), text.lines().count())
 }
 
 /// `start,len` in the 1-based form of unified diffs (`start` is the line before an empty range).
@@ -70,40 +250,4 @@ fn hunk_range(range: std::ops::Range<usize>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plain_unified_diff_of_an_edit() {
-        let old = "a\nb\nc\n";
-        let new = "a\nB\nc\nd\n";
-        assert_eq!(
-            render("src/x.rs", Some(old), new, false),
-            "--- a/src/x.rs\n+++ b/src/x.rs\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n c\n+d\n"
-        );
-    }
-
-    #[test]
-    fn a_new_file_diffs_against_dev_null() {
-        assert_eq!(
-            render("n.rs", None, "x\n", false),
-            "--- /dev/null\n+++ b/n.rs\n@@ -0,0 +1,1 @@\n+x\n"
-        );
-    }
-
-    #[test]
-    fn colour_wraps_changed_lines_only() {
-        let out = render("f", Some("a\n"), "b\n", true);
-        assert!(out.contains("\x1b[31m-a\x1b[0m\n"), "{out:?}");
-        assert!(out.contains("\x1b[32m+b\x1b[0m\n"), "{out:?}");
-    }
-
-    #[test]
-    fn missing_final_newline_is_marked() {
-        let out = render("f", Some("a"), "b", false);
-        assert!(
-            out.ends_with("-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n"),
-            "{out:?}"
-        );
-    }
-}
+mod tests;

@@ -1,15 +1,24 @@
 //! `idelink serve` with no editor attached: the files on disk are the documents and claude's
 //! proposed edits are reviewed in this terminal.
 //!
-//! The loop ([`run`]) polls the host, prints one status line per event, answers `openFile` and
-//! `saveDocument` from the file system ([`WorkspaceEditor`]), and queues `openDiff` proposals
-//! for review one at a time. Nothing here writes a workspace file: after an accept, claude
-//! writes the file itself (PROTOCOL.md §4).
+//! The loop ([`run`](run::run)) polls the host, prints one status line per event, answers
+//! `openFile` and `saveDocument` from the file system
+//! ([`WorkspaceEditor`](workspace_editor::WorkspaceEditor)), and queues `openDiff` proposals
+//! for review one at a time. Everything a peer or the model sent is made inert before it is
+//! printed ([`inert`]), and nothing the review does blocks the loop ([`reviewer`]). Nothing
+//! here writes a workspace file: after an accept, claude writes the file itself
+//! (docs/protocol.md §4).
 
 mod diff_view;
+mod editor_command;
+mod file_read;
+mod inert;
 mod input;
+mod prepare;
 mod review;
+mod reviewer;
 mod run;
+mod screen;
 mod status;
 mod workspace_editor;
 

@@ -1,9 +1,8 @@
-//! Reviewing one proposal in the terminal: show the diff, read the choice, optionally edit the
-//! proposed text in `$VISUAL` / `$EDITOR`.
+//! Reviewing one proposal in the terminal: the question, the choice, and editing the proposed
+//! text in `$VISUAL` / `$EDITOR`.
 
-use super::diff_view;
-use super::status::relative;
-use super::workspace_editor::PendingDiff;
+use super::editor_command;
+use super::file_read::{MAX_FILE_BYTES, read_regular};
 use std::io;
 use std::path::PathBuf;
 use std::process::Command;
@@ -19,16 +18,7 @@ pub enum Choice {
     Edit,
 }
 
-/// The text shown for a proposal: its diff against the file on disk.
-pub fn present(diff: &PendingDiff, workspace: &str, colour: bool) -> String {
-    let old = std::fs::read(&diff.path)
-        .ok()
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
-    let label = relative(&diff.path, workspace);
-    diff_view::render(label, old.as_deref(), &diff.proposed, colour)
-}
-
-/// The question asked for `label`.
+/// The question asked for `label` (already made inert).
 pub fn prompt(label: &str) -> String {
     format!("Apply this change to {label}? [a]ccept / [r]eject / [e]dit: ")
 }
@@ -43,29 +33,27 @@ pub fn parse_choice(line: &str) -> Option<Choice> {
     }
 }
 
-/// The user's editor command: `$VISUAL`, else `$EDITOR`, else `vi`.
-pub fn user_editor() -> String {
-    std::env::var("VISUAL")
-        .or_else(|_| std::env::var("EDITOR"))
-        .unwrap_or_else(|_| "vi".to_owned())
-}
-
-/// Opens `proposed` in `editor` (a shell command; the file path is appended) and returns the
-/// text as saved. The temporary file is private (0600) and removed afterwards. Blocks until the
-/// editor exits.
+/// Opens `proposed` in `editor` (a command line split into words by
+/// [`editor_command::words`], started without a shell; the file path is appended) and returns
+/// the text as saved. The temporary file is private (0600) and removed afterwards. Blocks until
+/// the editor exits.
 pub fn edit(proposed: &str, file_name: &str, editor: &str) -> io::Result<String> {
+    let words = editor_command::words(editor).map_err(io::Error::other)?;
     let path = temp_path(file_name);
     write_private(&path, proposed)?;
-    // Through the shell, so EDITOR may carry arguments ("code --wait").
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{editor} \"$1\""))
-        .arg("idelink-edit")
+    let status = Command::new(&words[0])
+        .args(&words[1..])
         .arg(&path)
-        .status();
+        .status()
+        .map_err(|e| io::Error::other(format!("cannot start {}: {e}", words[0])));
     let edited = status.and_then(|status| {
         if status.success() {
-            std::fs::read_to_string(&path)
+            match read_regular(&path, MAX_FILE_BYTES) {
+                Ok(Some(bytes)) => String::from_utf8(bytes)
+                    .map_err(|_| io::Error::other("the edited text is not UTF-8")),
+                Ok(None) => Err(io::Error::other("the editor removed the file")),
+                Err(message) => Err(io::Error::other(message)),
+            }
         } else {
             Err(io::Error::other(format!("{editor} exited with {status}")))
         }
@@ -74,11 +62,23 @@ pub fn edit(proposed: &str, file_name: &str, editor: &str) -> io::Result<String>
     edited
 }
 
+/// A fresh temporary path ending in `file_name` with every character but `[A-Za-z0-9._-]`
+/// replaced by `_` (the name comes from the peer; the editor shows it).
 fn temp_path(file_name: &str) -> PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    std::env::temp_dir().join(format!("idelink-{}-{n}-{file_name}", std::process::id()))
+    let name: String = file_name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    std::env::temp_dir().join(format!("idelink-{}-{n}-{name}", std::process::id()))
 }
 
 fn write_private(path: &PathBuf, text: &str) -> io::Result<()> {
@@ -112,5 +112,19 @@ mod tests {
         assert_eq!(text, "the edited text\n");
         let failed = edit("x", "x.rs", "false").unwrap_err();
         assert!(failed.to_string().contains("false exited with"), "{failed}");
+        let missing = edit("x", "x.rs", "/no/such/editor -w").unwrap_err();
+        assert!(
+            missing
+                .to_string()
+                .starts_with("cannot start /no/such/editor: "),
+            "{missing}"
+        );
+    }
+
+    #[test]
+    fn the_temporary_name_keeps_only_plain_characters() {
+        let path = temp_path("a\x1b[2K b/../c.rs");
+        let name = path.file_name().unwrap().to_str().unwrap();
+        assert!(name.ends_with("-a__2K_b_.._c.rs"), "{name}");
     }
 }

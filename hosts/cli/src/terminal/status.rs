@@ -24,7 +24,7 @@ pub fn line(event: &Event, workspace: &str) -> Option<String> {
             format!("{conn} {} ({id})", describe(request, workspace))
         }
         Event::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
-        Event::ToolAnswered { conn, tool } => format!("{conn} {}", tool.as_str()),
+        Event::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
         Event::Closed { conn, reason } => format!("{conn} closed: {reason}"),
         _ => return None,
     })

@@ -1,9 +1,12 @@
 //! The editor model `idelink serve` runs when no editor is attached: the files on disk are the
 //! documents, and diffs wait in a queue for review (or are decided by policy).
 
+use super::file_read::{MAX_FILE_BYTES, read_regular};
 use crate::args::DiffPolicy;
 use idelink_core::{EditorEvent, ToolCallId, ToolOutcome, ToolRequest};
 use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Arc;
 
 /// A proposal waiting for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,8 +15,8 @@ pub struct PendingDiff {
     pub id: ToolCallId,
     /// The file (absolute, forward slashes).
     pub path: String,
-    /// The proposed contents.
-    pub proposed: String,
+    /// The proposed contents (shared with the diff worker and the editor, not copied).
+    pub proposed: Arc<str>,
 }
 
 /// What to do with a tool request.
@@ -59,7 +62,7 @@ impl WorkspaceEditor {
                     self.queue.push_back(PendingDiff {
                         id,
                         path: new_file_path,
-                        proposed: new_file_contents,
+                        proposed: new_file_contents.into(),
                     });
                     Decision::Queued
                 }
@@ -101,18 +104,14 @@ impl WorkspaceEditor {
     }
 }
 
-/// `openFile`: the file must exist; it becomes an open (and, when frontmost, active) document.
+/// `openFile`: the file must exist and be a regular file (a FIFO or a device would block or
+/// never end); it becomes an open (and, when frontmost, active) document.
 fn open_file(path: String, make_frontmost: bool) -> Decision {
-    let text = match std::fs::read(&path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) => {
-            return Decision::Answer(
-                Vec::new(),
-                ToolOutcome::Failed {
-                    message: format!("cannot open {path}: {e}"),
-                },
-            );
-        }
+    let failed = |message: String| Decision::Answer(Vec::new(), ToolOutcome::Failed { message });
+    let text = match read_regular(Path::new(&path), MAX_FILE_BYTES) {
+        Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+        Ok(None) => return failed(format!("cannot open {path}: no such file")),
+        Err(message) => return failed(message),
     };
     let line_count = u32::try_from(text.lines().count()).unwrap_or(u32::MAX);
     let language_id = idelink_core::language::language_id(&path).map(str::to_owned);
@@ -137,7 +136,6 @@ fn open_file(path: String, make_frontmost: bool) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     fn diff(path: &str, contents: &str) -> ToolRequest {
         ToolRequest::OpenDiff {

@@ -1,10 +1,13 @@
-//! The real `claude` CLI: where it is installed, whether the suite may run without it, and the
-//! private configuration that lets it start unattended against loopback servers only.
+//! The real `claude` CLI: where it is installed, how it is launched (a native binary, or a
+//! `cli.js` run by Node for the releases before 2.1.113), whether the suite may run without it,
+//! and the private configuration that lets it start unattended against loopback servers only.
 
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use crate::expect::Expectations;
 
 /// The CLI version `.ci/run` installs and the suite is verified against.
 pub const PINNED_VERSION: &str = "2.1.332";
@@ -16,10 +19,16 @@ pub const API_KEY: &str = "sk-ant-api03-idelink-drift-alarm-00000000000000000000
 /// The CLI found on this machine.
 #[derive(Debug, Clone)]
 pub struct Claude {
-    /// The native executable.
+    /// What `CLAUDE_BIN` (or the pinned install) names: the native executable, or `cli.js`.
     pub bin: PathBuf,
+    /// The program to run: `bin` itself, or `node` for a `cli.js`.
+    pub program: PathBuf,
+    /// The arguments before the CLI's own: `[bin]` for a `cli.js`, else none.
+    pub leading: Vec<String>,
     /// What `claude --version` printed (first word), e.g. `2.1.332`.
     pub version: String,
+    /// How this version words and does what the tests look for.
+    pub expect: Expectations,
 }
 
 /// Finds the CLI and tmux. `None` (after a loud message on stderr) when either is absent on a
@@ -58,12 +67,44 @@ pub fn locate(test: &str) -> Option<Claude> {
             "tmux is not installed (the CLI runs in a tmux pseudo-terminal): apt-get install tmux",
         );
     }
-    let version = version_of(&bin);
+    let (program, leading) = launcher(&bin);
+    let version = version_of(&program, &leading);
+    let expect = Expectations::for_version(&version);
     eprintln!(
-        "{test}: real claude CLI {version} from {how} ({})",
+        "{test}: real claude CLI {version} from {how} ({}); {expect:?}",
         bin.display()
     );
-    Some(Claude { bin, version })
+    Some(Claude {
+        bin,
+        program,
+        leading,
+        version,
+        expect,
+    })
+}
+
+/// How to run `bin`: a file ending in `.js` (the npm package's `cli.js`, how releases before
+/// 2.1.113 ship) runs under the `node` found on `PATH` (`NODE` overrides it); anything else is
+/// run directly.
+fn launcher(bin: &Path) -> (PathBuf, Vec<String>) {
+    if bin.extension().is_none_or(|ext| ext != "js") {
+        return (bin.to_path_buf(), Vec::new());
+    }
+    let node = std::env::var_os("NODE")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let path = std::env::var_os("PATH")?;
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("node"))
+                .find(|node| node.is_file())
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "{} is a JavaScript CLI, and no `node` is on PATH (or in NODE) to run it",
+                bin.display()
+            )
+        });
+    (node, vec![bin.display().to_string()])
 }
 
 fn absent(test: &str, why: &str) -> Option<Claude> {
@@ -107,17 +148,18 @@ fn pinned_path() -> PathBuf {
     ))
 }
 
-fn version_of(bin: &Path) -> String {
-    let output = Command::new(bin)
+fn version_of(program: &Path, leading: &[String]) -> String {
+    let output = Command::new(program)
+        .args(leading)
         .arg("--version")
         .env("DISABLE_AUTOUPDATER", "1")
         .output()
-        .unwrap_or_else(|e| panic!("cannot run {} --version: {e}", bin.display()));
+        .unwrap_or_else(|e| panic!("cannot run {} --version: {e}", program.display()));
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
-        "{} --version failed: {text}",
-        bin.display()
+        "{} {leading:?} --version failed: {text}",
+        program.display()
     );
     text.split_whitespace()
         .next()

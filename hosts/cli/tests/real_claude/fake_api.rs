@@ -20,6 +20,8 @@ use crate::wait::STEP_DEADLINE;
 pub const READ_ID: &str = "toolu_idelink_read";
 /// The `tool_use` id of the scripted Edit.
 pub const EDIT_ID: &str = "toolu_idelink_edit";
+/// The `tool_use` id of the scripted Write (a new file).
+pub const WRITE_ID: &str = "toolu_idelink_write";
 /// The model's last words, once the Edit's result came back.
 pub const FINAL_TEXT: &str = "idelink drift alarm: the edit turn is over";
 
@@ -32,6 +34,8 @@ pub struct EditScript {
     pub old: String,
     /// Its replacement.
     pub new: String,
+    /// When set, the model instead creates this file with `Write`: its absolute path and text.
+    pub create: Option<(String, String)>,
 }
 
 /// One request the CLI made.
@@ -260,6 +264,17 @@ pub fn reply(request: &Value, script: &EditScript) -> (Vec<Value>, &'static str)
         return (vec![json!({"type": "text", "text": "ok"})], "end_turn");
     }
     let answered = tool_results(request);
+    if let Some((path, text)) = &script.create {
+        return if answered.iter().any(|id| id == WRITE_ID) {
+            (
+                vec![json!({"type": "text", "text": FINAL_TEXT})],
+                "end_turn",
+            )
+        } else {
+            let input = json!({"file_path": path, "content": text});
+            (vec![tool_use(WRITE_ID, "Write", input)], "tool_use")
+        };
+    }
     if answered.iter().any(|id| id == EDIT_ID) {
         (
             vec![json!({"type": "text", "text": FINAL_TEXT})],
@@ -357,7 +372,27 @@ mod tests {
             file: "/w/a.txt".into(),
             old: "a".into(),
             new: "b".into(),
+            create: None,
         }
+    }
+
+    #[test]
+    fn a_creating_script_writes_then_ends() {
+        let creating = EditScript {
+            create: Some(("/w/new.txt".into(), "new\n".into())),
+            ..script()
+        };
+        let (first, stop) = reply(&turn(&[]), &creating);
+        assert_eq!(
+            (first[0]["name"].as_str(), stop),
+            (Some("Write"), "tool_use")
+        );
+        assert_eq!(first[0]["input"]["content"], "new\n");
+        let (second, stop) = reply(&turn(&[WRITE_ID]), &creating);
+        assert_eq!(
+            (second[0]["text"].as_str(), stop),
+            (Some(FINAL_TEXT), "end_turn")
+        );
     }
 
     fn turn(results: &[&str]) -> Value {

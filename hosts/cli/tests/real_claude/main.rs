@@ -1,16 +1,19 @@
 //! The drift alarm: the real `claude` CLI against `idelink serve`, all on loopback.
 //!
-//! The protocol is whatever the CLI does (PROTOCOL.md); these tests fail when a CLI release
-//! moves it. Each test starts `idelink serve` on a temporary workspace, the real CLI in a tmux
+//! The protocol is whatever the CLI does (docs/protocol.md); these tests fail when a CLI
+//! release moves it. Each test starts `idelink serve` on a temporary workspace, the real CLI in a tmux
 //! pseudo-terminal with a private home and config folder, and a scripted Anthropic API
 //! ([`fake_api`]) that makes the model read a file and edit it. They check that the CLI
-//! connects, that the MCP session runs as PROTOCOL.md says, and that the edit goes through the
-//! IDE's `openDiff` and ends as the IDE decided.
+//! connects, that the MCP session runs as docs/protocol.md says, and that the edit goes through
+//! the IDE's `openDiff` and ends as the IDE decided.
 //!
-//! The CLI is `CLAUDE_BIN`, else the pinned install `.ci/run` makes. Without it the tests skip
-//! loudly; with `CI=true` they fail. docs/compatibility.md lists the verified versions.
+//! The CLI is `CLAUDE_BIN` (a native binary, or a release's `cli.js`, run with node), else the
+//! pinned install `.ci/run` makes. Without it the tests skip loudly; with `CI=true` they fail.
+//! Where a CLI version's own words differ, [`expect`] says so. `scripts/compat` runs these
+//! tests over a list of versions; docs/compatibility.md has the results.
 
 mod claude;
+mod expect;
 mod fake_api;
 mod idelink;
 mod scene;
@@ -18,7 +21,7 @@ mod terminal;
 mod wait;
 
 use fake_api::FINAL_TEXT;
-use scene::{EDITED, FILE_NAME, ORIGINAL, Scene};
+use scene::{CREATED, EDITED, FILE_NAME, NEW_FILE_NAME, ORIGINAL, Scene};
 use serde_json::{Value, json};
 
 /// What the user types.
@@ -60,12 +63,17 @@ fn check_tools_listed(turn: &Value) {
 /// Types the prompt and waits for `closeAllDiffTabs` (the CLI's first call at every prompt),
 /// then for the `openDiff` of the scripted edit.
 fn prompt_until_open_diff(scene: &mut Scene) {
+    prompt_until_open_diff_of(scene, PROMPT, FILE_NAME);
+}
+
+/// [`prompt_until_open_diff`] with any prompt, for the `openDiff` of `file_name`.
+fn prompt_until_open_diff_of(scene: &mut Scene, prompt: &str, file_name: &str) {
     let before = scene.idelink().lines().len();
-    scene.terminal().submit(PROMPT);
+    scene.terminal().submit(prompt);
     let (close_all, _) = scene.idelink().wait_line(before, "closeAllDiffTabs");
     let (open_diff, _) = scene
         .idelink()
-        .wait_line(before, &format!("openDiff {FILE_NAME}"));
+        .wait_line(before, &format!("openDiff {file_name}"));
     assert!(
         close_all < open_diff,
         "closeAllDiffTabs must come at the start of the prompt, before the openDiff"
@@ -105,6 +113,31 @@ fn an_accepted_ide_diff_is_written_by_claude() {
 }
 
 #[test]
+fn a_file_created_through_an_accepted_ide_diff_is_written_by_claude() {
+    let Some(claude) =
+        claude::locate("a_file_created_through_an_accepted_ide_diff_is_written_by_claude")
+    else {
+        return;
+    };
+    let mut scene = Scene::creating("create", claude);
+    let port = scene.serve_terminal("accept");
+    scene.start_claude(port);
+    scene.wait_connected();
+    check_session_line(&mut scene);
+
+    let created = scene.workspace.join(NEW_FILE_NAME);
+    prompt_until_open_diff_of(
+        &mut scene,
+        &format!("Please create {NEW_FILE_NAME}"),
+        NEW_FILE_NAME,
+    );
+    let expected = scene.claude.expect.created_file(CREATED);
+    scene.wait_file_at(&created, &expected);
+    scene.wait_screen(FINAL_TEXT);
+    scene.assert_stayed_on_loopback();
+}
+
+#[test]
 fn a_rejected_ide_diff_leaves_the_file_alone() {
     let Some(claude) = claude::locate("a_rejected_ide_diff_leaves_the_file_alone") else {
         return;
@@ -116,7 +149,7 @@ fn a_rejected_ide_diff_leaves_the_file_alone() {
     check_session_line(&mut scene);
 
     prompt_until_open_diff(&mut scene);
-    let rejected = format!("Rejected update to {FILE_NAME}");
+    let rejected = format!("{} {FILE_NAME}", scene.claude.expect.rejected_update);
     wait::until(&format!("claude's screen to show {rejected:?}"), || {
         scene.fail_on_ide_error();
         let now = std::fs::read_to_string(&scene.file).unwrap_or_default();
@@ -162,7 +195,10 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
 
     scene.terminal().submit(PROMPT);
     let turn = all_text(&scene.first_turn());
-    let selected = format!("selected the lines 1 to 1 from {path}:\nhello from the workspace");
+    let selected = format!(
+        "selected the {} from {path}:\nhello from the workspace",
+        scene.claude.expect.first_line_selection
+    );
     assert!(
         turn.contains(&selected),
         "the selection pushed after connect should reach the model's context as {selected:?}; \

@@ -18,6 +18,10 @@ pub const FILE_NAME: &str = "greeting.txt";
 pub const ORIGINAL: &str = "hello from the workspace\nsecond line\n";
 /// Its contents after the scripted edit.
 pub const EDITED: &str = "goodbye from the workspace\nsecond line\n";
+/// The file the model creates in [`Scene::creating`] runs, and its text.
+pub const NEW_FILE_NAME: &str = "created.txt";
+/// The text of [`NEW_FILE_NAME`] the model writes.
+pub const CREATED: &str = "a file the model created\nits last line\n";
 
 /// A drift-alarm run.
 pub struct Scene {
@@ -39,8 +43,17 @@ pub struct Scene {
 
 impl Scene {
     /// Creates the folders (under the system temp dir), the workspace file, the CLI's private
-    /// configuration, and starts the fake API.
+    /// configuration, and starts the fake API, scripted to read and edit the workspace file.
     pub fn new(name: &'static str, claude: Claude) -> Scene {
+        Scene::build(name, claude, false)
+    }
+
+    /// Like [`Scene::new`], with the model scripted to create [`NEW_FILE_NAME`] instead.
+    pub fn creating(name: &'static str, claude: Claude) -> Scene {
+        Scene::build(name, claude, true)
+    }
+
+    fn build(name: &'static str, claude: Claude, create: bool) -> Scene {
         let root =
             std::env::temp_dir().join(format!("idelink-real-claude-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
@@ -61,6 +74,7 @@ impl Scene {
             file: text(&file),
             old: "hello".to_owned(),
             new: "goodbye".to_owned(),
+            create: create.then(|| (text(&workspace.join(NEW_FILE_NAME)), CREATED.to_owned())),
         })
         .unwrap_or_else(|e| panic!("cannot start the fake API: {e}"));
         Scene {
@@ -116,9 +130,16 @@ impl Scene {
             self.api.port(),
             ide_port,
         );
-        let args = claude::arguments(&self.debug_log_path());
-        let terminal = Terminal::start(&self.root, &self.workspace, &env, &self.claude.bin, &args)
-            .unwrap_or_else(|e| panic!("cannot start claude in tmux: {e}"));
+        let mut args = self.claude.leading.clone();
+        args.extend(claude::arguments(&self.debug_log_path()));
+        let terminal = Terminal::start(
+            &self.root,
+            &self.workspace,
+            &env,
+            &self.claude.program,
+            &args,
+        )
+        .unwrap_or_else(|e| panic!("cannot start claude in tmux: {e}"));
         self.terminal = Some(terminal);
     }
 
@@ -170,13 +191,15 @@ impl Scene {
     /// Waits until the workspace file holds `expected`; fails at once when the CLI logs an
     /// IDE error (it then abandons the IDE diff for its own prompt, which nobody answers).
     pub fn wait_file(&self, expected: &str) {
-        wait::until(
-            &format!("{} to hold {expected:?}", self.file.display()),
-            || {
-                self.fail_on_ide_error();
-                (std::fs::read_to_string(&self.file).ok()? == expected).then_some(())
-            },
-        );
+        self.wait_file_at(&self.file, expected);
+    }
+
+    /// [`Scene::wait_file`] for any file.
+    pub fn wait_file_at(&self, file: &Path, expected: &str) {
+        wait::until(&format!("{} to hold {expected:?}", file.display()), || {
+            self.fail_on_ide_error();
+            (std::fs::read_to_string(file).ok()? == expected).then_some(())
+        });
     }
 
     /// Panics with the first `[ERROR]` line of the CLI's debug log that is about the IDE

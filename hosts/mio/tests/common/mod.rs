@@ -1,5 +1,6 @@
-//! Shared by the real-socket suites: a [`Host`] served from its own thread, and a raw
-//! `std::net::TcpStream` client whose read timeout is the deadline of every wait (no sleeps).
+//! Shared by the real-socket suites: a [`Host`] served from its own thread, and the shared
+//! test client (`tests/client`) made strict: every wait has its deadline (no sleeps), and any
+//! failure fails the test.
 #![allow(
     dead_code,
     reason = "shared by several test crates; each one uses a subset of the helpers"
@@ -8,8 +9,6 @@
 use idelink_core::{EditorEvent, EngineError, Event, ToolCallId, ToolOutcome};
 use idelink_mio::{Host, HostConfig, HostError, LockPlacement};
 use mio::Waker;
-use std::io::{ErrorKind, Read, Write};
-use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -183,7 +182,7 @@ impl Served {
         self.events.try_iter().collect()
     }
 
-    /// Answers a tool call through `Host::answer`.
+    /// Answers a tool call through `Host::handle_tool_outcome`.
     pub fn answer(&self, id: ToolCallId, outcome: ToolOutcome) -> Result<(), EngineError> {
         let (tx, rx) = mpsc::channel();
         self.command(Command::Answer(id, outcome, tx));
@@ -250,23 +249,14 @@ pub fn server_close(code: u16, reason: &str) -> Vec<u8> {
     out
 }
 
-/// A raw client over a blocking `TcpStream` with [`DEADLINE`] as its read timeout.
-pub struct Client {
-    stream: TcpStream,
-    buf: Vec<u8>,
-}
+/// The shared real-socket client (`tests/client`), strict: any socket error, deadline or
+/// malformed server frame fails the test. It adds no socket code of its own.
+pub struct Client(idelink_test_client::Client);
 
 impl Client {
     /// Connects to the host on 127.0.0.1.
     pub fn connect(port: u16) -> Client {
-        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        stream.set_read_timeout(Some(DEADLINE)).unwrap();
-        stream.set_write_timeout(Some(DEADLINE)).unwrap();
-        stream.set_nodelay(true).unwrap();
-        Client {
-            stream,
-            buf: Vec::new(),
-        }
+        Client(idelink_test_client::Client::connect_raw(port).unwrap())
     }
 
     /// Connects, upgrades with the right token and checks the exact 101.
@@ -295,70 +285,33 @@ impl Client {
 
     /// Writes all of `bytes`.
     pub fn send(&mut self, bytes: &[u8]) {
-        self.stream.write_all(bytes).unwrap();
+        self.0.send_raw(bytes).unwrap();
     }
 
     /// Sends one masked text frame.
     pub fn send_text(&mut self, text: &str) {
-        self.send(&frame(0x81, text.as_bytes()));
+        self.0.send_text(text).unwrap();
     }
 
-    /// Writes as much of `bytes` as the peer takes; false once it stops taking them (it
-    /// closed or reset the connection).
+    /// Writes as much of `bytes` as the peer takes; false once it stops taking them.
     pub fn try_send(&mut self, bytes: &[u8]) -> bool {
-        self.stream.write_all(bytes).is_ok()
-    }
-
-    fn fill(&mut self) -> usize {
-        let mut chunk = [0u8; 65536];
-        match self.stream.read(&mut chunk) {
-            Ok(n) => {
-                self.buf.extend_from_slice(&chunk[..n]);
-                n
-            }
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                panic!("nothing from the server by the deadline ({e})")
-            }
-            Err(e) => panic!("read failed: {e}"),
-        }
+        self.0.try_send(bytes)
     }
 
     /// Reads an HTTP response head (through the blank line) and returns it.
     pub fn read_head(&mut self) -> String {
-        loop {
-            if let Some(end) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                let head: Vec<u8> = self.buf.drain(..end + 4).collect();
-                return String::from_utf8(head).unwrap();
-            }
-            let buffered =
-                String::from_utf8_lossy(&self.buf[..self.buf.len().min(200)]).into_owned();
-            assert!(
-                self.fill() > 0,
-                "EOF inside the response head: {buffered:?}"
-            );
-        }
+        self.0.read_response_head().unwrap()
     }
 
     /// Reads until the server closes; returns every byte not consumed yet. Fails the test if
     /// the server does not close by the deadline, or resets the connection.
     pub fn read_to_eof(&mut self) -> Vec<u8> {
-        while self.fill() > 0 {}
-        std::mem::take(&mut self.buf)
+        self.0.read_to_end().unwrap()
     }
 
     /// Reads one server frame: (first header byte, payload). Server frames are unmasked.
     pub fn read_frame(&mut self) -> (u8, Vec<u8>) {
-        loop {
-            if let Some((frame, used)) = parse_server_frame(&self.buf) {
-                self.buf.drain(..used);
-                return frame;
-            }
-            let buffered = self.buf.len();
-            assert!(
-                self.fill() > 0,
-                "EOF inside a frame ({buffered} bytes buffered)"
-            );
-        }
+        self.0.next_raw_frame().unwrap()
     }
 
     /// Reads the next text frame (answering nothing else: any other frame fails the test).
@@ -384,12 +337,12 @@ impl Client {
 
     /// Closes our side for writing (the peer reads EOF).
     pub fn shutdown_write(&self) {
-        self.stream.shutdown(Shutdown::Write).unwrap();
+        self.0.shutdown_write().unwrap();
     }
 
     /// Drops the connection abruptly (RST when data is unread).
     pub fn vanish(self) {
-        let _ = self.stream.shutdown(Shutdown::Both);
+        self.0.vanish();
     }
 }
 
@@ -398,24 +351,6 @@ pub fn tool_request(id: u32, name: &str, arguments: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
     )
-}
-
-fn parse_server_frame(buf: &[u8]) -> Option<((u8, Vec<u8>), usize)> {
-    let (&first, &second) = (buf.first()?, buf.get(1)?);
-    assert_eq!(second & 0x80, 0, "server frames are not masked");
-    let (len, at) = match second & 0x7F {
-        126 => (
-            usize::from(u16::from_be_bytes([*buf.get(2)?, *buf.get(3)?])),
-            4,
-        ),
-        127 => {
-            let bytes: [u8; 8] = buf.get(2..10)?.try_into().ok()?;
-            (usize::try_from(u64::from_be_bytes(bytes)).ok()?, 10)
-        }
-        n => (usize::from(n), 2),
-    };
-    let payload = buf.get(at..at + len)?.to_vec();
-    Some(((first, payload), at + len))
 }
 
 /// Proves the host still serves: a new client upgrades, initializes and gets `ping` answered.

@@ -1,4 +1,4 @@
-//! Parameters of the notifications the server pushes to the CLI (PROTOCOL.md §5).
+//! Parameters of the notifications the server pushes to the CLI (docs/protocol.md §5).
 
 use serde::{Deserialize, Serialize};
 

@@ -4,16 +4,17 @@ use crate::ide::AtMentioned;
 use crate::time::Timestamp;
 use std::collections::VecDeque;
 
-/// Notification timing. Pure bookkeeping: the engine decides who receives what.
+/// When the engine's own messages go out. Pure bookkeeping: the engine decides who receives
+/// what.
 #[derive(Default)]
-pub(crate) struct Notifier {
+pub(crate) struct PushSchedule {
     /// Trailing edge of the selection debounce: send when this comes.
     selection_due: Option<Timestamp>,
     /// Mentions made while no client was ready, with their expiry, oldest first.
     mentions: VecDeque<(Timestamp, AtMentioned)>,
 }
 
-impl Notifier {
+impl PushSchedule {
     /// The selection or active document changed: (re)start the debounce, so a burst of moves
     /// sends one notification `debounce_ms` after the last.
     pub(crate) fn selection_changed(&mut self, now: Timestamp, debounce_ms: u64) {
@@ -29,9 +30,15 @@ impl Notifier {
         due
     }
 
-    /// Keeps a mention until `expires` for the next client that becomes ready.
-    pub(crate) fn queue_mention(&mut self, expires: Timestamp, mention: AtMentioned) {
-        self.mentions.push_back((expires, mention));
+    /// Keeps a mention until `expires` for the next client that becomes ready; with `max`
+    /// already queued, the oldest is dropped first (none is kept when `max` is 0).
+    pub(crate) fn queue_mention(&mut self, expires: Timestamp, mention: AtMentioned, max: usize) {
+        while self.mentions.len() >= max.max(1) {
+            self.mentions.pop_front();
+        }
+        if max > 0 {
+            self.mentions.push_back((expires, mention));
+        }
     }
 
     /// Drops mentions that expired at `now`.
@@ -63,7 +70,7 @@ mod tests {
 
     #[test]
     fn debounce_fires_once_after_the_last_change() {
-        let mut n = Notifier::default();
+        let mut n = PushSchedule::default();
         n.selection_changed(at(0), 100);
         n.selection_changed(at(80), 100);
         assert_eq!(n.next_deadline(), Some(at(180)));

@@ -8,7 +8,7 @@ use crate::ide::{self, EditorState, ToolName};
 /// valid until the editor state changes. Buffers keep their capacity, so steady traffic does
 /// not allocate.
 #[derive(Default)]
-pub(crate) struct SelectionAnswers {
+pub(crate) struct SelectionCache {
     current: Rendered,
     latest: Rendered,
 }
@@ -19,7 +19,7 @@ struct Rendered {
     valid: bool,
 }
 
-impl SelectionAnswers {
+impl SelectionCache {
     /// Forgets every rendered answer: call whenever the editor state may have changed.
     pub(crate) fn invalidate(&mut self) {
         self.current.valid = false;
@@ -52,13 +52,13 @@ mod tests {
     use crate::ide::{EditorEvent, PathStyle, ToolPlan, plan_tool_call};
 
     fn planned(tool: ToolName, state: &EditorState) -> String {
-        match plan_tool_call(tool.as_str(), None, state, false) {
-            ToolPlan::Answer(result) => serde_json::to_string(&result).unwrap_or_default(),
+        match plan_tool_call(tool, None, state, false) {
+            ToolPlan::Reply(result) => serde_json::to_string(&result).unwrap_or_default(),
             other => format!("{other:?}"),
         }
     }
 
-    fn cached(answers: &mut SelectionAnswers, tool: ToolName, state: &EditorState) -> String {
+    fn cached(answers: &mut SelectionCache, tool: ToolName, state: &EditorState) -> String {
         let json = answers.get(tool, state).unwrap_or_default();
         String::from_utf8_lossy(json).into_owned()
     }
@@ -66,7 +66,7 @@ mod tests {
     #[test]
     fn answers_follow_the_state_once_invalidated() {
         let mut state = EditorState::new(PathStyle::Posix, vec![]);
-        let mut answers = SelectionAnswers::default();
+        let mut answers = SelectionCache::default();
         let tools = [ToolName::GetCurrentSelection, ToolName::GetLatestSelection];
         let events = [
             r#"{"type":"documentActivated","path":"/w/a.rs"}"#,
@@ -92,7 +92,7 @@ mod tests {
     #[test]
     fn other_tools_are_not_answered() {
         let state = EditorState::new(PathStyle::Posix, vec![]);
-        let mut answers = SelectionAnswers::default();
+        let mut answers = SelectionCache::default();
         for tool in ToolName::ALL {
             let selection = matches!(
                 tool,

@@ -1,0 +1,197 @@
+//! What a client's tool calls are served from: the editor state, its rendered selection, and
+//! the requests pending with the editor. Serving a `tools/call` writes its reply (and the
+//! answers owed to diffs it closes) and returns what else follows, for the engine to report.
+
+use super::calls::{PendingCall, PendingCalls};
+use super::config::Config;
+use super::output::{ConnId, ToolCallId};
+use super::selection_cache::SelectionCache;
+use super::writer::{Reply, Writer};
+use crate::ide::{
+    self, EditorEvent, EditorState, StateChange, ToolName, ToolOutcome, ToolPlan, ToolRequest,
+    ToolResult,
+};
+use crate::mcp::ToolCall;
+use crate::rpc::{RequestId, RpcError};
+use crate::time::Timestamp;
+
+/// What serving one client message leads to beyond its reply.
+pub(crate) enum Effect {
+    /// Nothing more.
+    None,
+    /// `initialize` was answered.
+    Initialized,
+    /// The engine served this tool itself.
+    Served(ToolName),
+    /// `close_tab` / `closeAllDiffTabs` closed these pending diffs (already answered).
+    DiffsClosed(Vec<ToolCallId>, ToolName),
+    /// `notifications/cancelled` named this pending call (already removed).
+    CancelledByClient(ToolCallId),
+    /// A request for the editor, replacing the pending diff of the same tab if any.
+    Requested {
+        id: ToolCallId,
+        request: ToolRequest,
+        replaced: Option<ToolCallId>,
+    },
+}
+
+/// The editor state, its rendered selection and the pending calls.
+pub(crate) struct Service {
+    state: EditorState,
+    selection: SelectionCache,
+    calls: PendingCalls,
+}
+
+impl Service {
+    pub(crate) fn new(state: EditorState) -> Self {
+        Service {
+            state,
+            selection: SelectionCache::default(),
+            calls: PendingCalls::default(),
+        }
+    }
+
+    pub(crate) fn state(&self) -> &EditorState {
+        &self.state
+    }
+
+    /// Applies an editor event to the state.
+    pub(crate) fn apply(&mut self, event: &EditorEvent) -> StateChange {
+        self.selection.invalidate();
+        self.state.apply(event)
+    }
+
+    pub(crate) fn calls(&self) -> &PendingCalls {
+        &self.calls
+    }
+
+    pub(crate) fn calls_mut(&mut self) -> &mut PendingCalls {
+        &mut self.calls
+    }
+
+    /// Serves `tools/call` `call` of client `conn`: its reply goes to `writer` (unless the
+    /// editor must answer it), after the `DIFF_REJECTED` answers of diffs it closes.
+    pub(crate) fn tool_call(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        call: ToolCall<'_>,
+        config: &Config,
+        writer: &mut Writer,
+    ) -> Effect {
+        let unknown = || {
+            let message = format!("unknown tool: {}", call.name);
+            Reply::Error(RpcError::new(RpcError::INVALID_PARAMS, message))
+        };
+        let Some(tool) = ToolName::parse(&call.name) else {
+            writer.reply(call.id, &unknown());
+            return Effect::None;
+        };
+        // The selection tools are answered from a rendering of the current state.
+        if let Some(json) = self.selection.get(tool, &self.state) {
+            writer.reply(call.id, &Reply::Rendered(json));
+            return Effect::Served(tool);
+        }
+        let plan = ide::plan_tool_call(tool, call.arguments, &self.state, config.execute_code);
+        match plan {
+            ToolPlan::Reply(result) => {
+                writer.reply(call.id, &Reply::Tool(&result));
+                Effect::Served(tool)
+            }
+            ToolPlan::UnknownTool => {
+                writer.reply(call.id, &unknown());
+                Effect::None
+            }
+            ToolPlan::InvalidArguments(message) => {
+                let error = RpcError::new(RpcError::INVALID_PARAMS, message);
+                writer.reply(call.id, &Reply::Error(error));
+                Effect::None
+            }
+            ToolPlan::CloseTab { tab_name } => {
+                let closed: Vec<ToolCallId> =
+                    self.calls.diff_tab(conn, &tab_name).into_iter().collect();
+                self.reject_diffs(&closed, writer);
+                let result = ToolResult::text("TAB_CLOSED");
+                writer.reply(call.id, &Reply::Tool(&result));
+                Effect::DiffsClosed(closed, tool)
+            }
+            ToolPlan::CloseAllDiffTabs => {
+                let closed = self.calls.diffs_of(conn);
+                self.reject_diffs(&closed, writer);
+                let result = ToolResult::text(format!("CLOSED_{}_DIFF_TABS", closed.len()));
+                writer.reply(call.id, &Reply::Tool(&result));
+                Effect::DiffsClosed(closed, tool)
+            }
+            ToolPlan::Request(request) => self.request(now, conn, call.id, request, config, writer),
+        }
+    }
+
+    /// A request for the editor: pending until the editor answers (or a deadline does).
+    fn request(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        rpc_id: RequestId<'_>,
+        request: ToolRequest,
+        config: &Config,
+        writer: &mut Writer,
+    ) -> Effect {
+        let replaced = match &request {
+            ToolRequest::OpenDiff { tab_name, .. } => self.calls.diff_tab(conn, tab_name),
+            _ => None,
+        };
+        let pending = self.calls.of_conn(conn).len();
+        if replaced.is_none() && pending >= config.max_pending_calls {
+            let message = format!(
+                "too many pending tool calls on this connection ({pending}): \
+                 wait for an answer or cancel one"
+            );
+            let error = RpcError::new(RpcError::SERVER_BUSY, message);
+            writer.reply(rpc_id, &Reply::Error(error));
+            return Effect::None;
+        }
+        if let Some(old) = replaced {
+            self.reject_diffs(&[old], writer);
+        }
+        let deadline = match request {
+            ToolRequest::OpenDiff { .. } => config.diff_deadline_ms,
+            _ => config.tool_deadline_ms,
+        };
+        let id = self.calls.insert(PendingCall {
+            conn,
+            rpc_id: rpc_id.to_owned(),
+            request: request.for_answering(),
+            started: now,
+            deadline: deadline.map(|ms| now.add_millis(ms)),
+        });
+        Effect::Requested {
+            id,
+            request,
+            replaced,
+        }
+    }
+
+    /// `notifications/cancelled` from `conn` for its request `request_id`.
+    pub(crate) fn cancelled(&mut self, conn: ConnId, request_id: RequestId<'_>) -> Effect {
+        match self.calls.by_rpc_id(conn, request_id.as_raw().get()) {
+            Some(id) => {
+                self.calls.remove(id);
+                Effect::CancelledByClient(id)
+            }
+            None => Effect::None,
+        }
+    }
+
+    /// Removes these pending diffs and writes their `DIFF_REJECTED` answers (docs/protocol.md §4: a
+    /// diff closed by the client is rejected; never `TAB_CLOSED`, which the CLI reads as
+    /// "accepted unchanged").
+    fn reject_diffs(&mut self, ids: &[ToolCallId], writer: &mut Writer) {
+        for id in ids {
+            if let Some(call) = self.calls.remove(*id)
+                && let Ok(result) = ide::format_outcome(&call.request, &ToolOutcome::DiffRejected)
+            {
+                writer.reply(call.rpc_id.as_borrowed(), &Reply::Tool(&result));
+            }
+        }
+    }
+}

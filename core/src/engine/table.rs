@@ -1,0 +1,163 @@
+//! The connection table and the output queue: which connections exist, the `Transmit` /
+//! `CloseTransport` bookkeeping, and the events the host drains in causal order.
+
+use super::connection::{Connection, Stage};
+use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
+use super::writer::Writer;
+use crate::time::Timestamp;
+use std::collections::{BTreeMap, VecDeque};
+
+/// The connections, numbered from 1 in accept order, and what the host must do next.
+#[derive(Default)]
+pub(crate) struct Connections {
+    conns: BTreeMap<ConnId, Connection>,
+    last_id: u64,
+    outputs: VecDeque<Output>,
+    /// Reused for the connection ids a timer or a broadcast walks through.
+    ids: Vec<ConnId>,
+}
+
+impl Connections {
+    /// Adds a connection in the handshake, due to finish it by `deadline`.
+    pub(crate) fn accept(&mut self, deadline: Timestamp) -> ConnId {
+        self.last_id += 1;
+        let id = ConnId(self.last_id);
+        self.conns.insert(id, Connection::new(deadline));
+        id
+    }
+
+    pub(crate) fn get(&self, conn: ConnId) -> Option<&Connection> {
+        self.conns.get(&conn)
+    }
+
+    pub(crate) fn get_mut(&mut self, conn: ConnId) -> Option<&mut Connection> {
+        self.conns.get_mut(&conn)
+    }
+
+    /// Forgets `conn` (its transport is gone).
+    pub(crate) fn remove(&mut self, conn: ConnId) {
+        self.conns.remove(&conn);
+    }
+
+    /// How many connections are in the HTTP handshake.
+    pub(crate) fn handshakes(&self) -> usize {
+        self.conns.values().filter(|c| c.is_handshake()).count()
+    }
+
+    /// The connection longest in the HTTP handshake.
+    pub(crate) fn oldest_handshake(&self) -> Option<ConnId> {
+        self.conns
+            .iter()
+            .find(|(_, c)| c.is_handshake())
+            .map(|(id, _)| *id)
+    }
+
+    /// How many sessions (upgraded connections not yet told to close) hold a slot.
+    pub(crate) fn sessions(&self) -> usize {
+        self.conns.values().filter(|c| c.is_session()).count()
+    }
+
+    /// Every connection's id, in order.
+    pub(crate) fn all_ids(&self) -> Vec<ConnId> {
+        self.conns.keys().copied().collect()
+    }
+
+    /// The ids of the connections that pass `keep`, in the reused list (hand it back with
+    /// [`give_back`](Self::give_back), so steady traffic does not allocate).
+    pub(crate) fn take_ids(&mut self, keep: impl Fn(ConnId, &Connection) -> bool) -> Vec<ConnId> {
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.clear();
+        ids.extend(
+            self.conns
+                .iter()
+                .filter(|(id, c)| keep(**id, c))
+                .map(|(id, _)| *id),
+        );
+        ids
+    }
+
+    /// Returns a list from [`take_ids`](Self::take_ids).
+    pub(crate) fn give_back(&mut self, mut ids: Vec<ConnId>) {
+        ids.clear();
+        self.ids = ids;
+    }
+
+    /// The earliest deadline of any connection.
+    pub(crate) fn next_deadline(&self) -> Option<Timestamp> {
+        self.conns
+            .values()
+            .filter_map(Connection::next_deadline)
+            .min()
+    }
+
+    /// Emits `Transmit` when `conn` has unsignalled bytes.
+    pub(crate) fn signal(&mut self, conn: ConnId) {
+        if let Some(c) = self.conns.get_mut(&conn)
+            && c.take_transmit_signal()
+        {
+            self.outputs.push_back(Output::Transmit { conn });
+        }
+    }
+
+    /// Queues the messages `writer` holds on `conn`. False, with nothing queued, when its
+    /// outbound buffer is already over `cap`.
+    pub(crate) fn push_written(&mut self, conn: ConnId, writer: &Writer, cap: usize) -> bool {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return true;
+        };
+        if c.out.len() > cap {
+            return false;
+        }
+        for json in writer.messages() {
+            c.send_json(json);
+        }
+        true
+    }
+
+    /// True when `conn` exists and was not ended yet.
+    pub(crate) fn is_live(&self, conn: ConnId) -> bool {
+        self.conns
+            .get(&conn)
+            .is_some_and(|c| !matches!(c.stage, Stage::Closing))
+    }
+
+    /// Ends a live `conn`: it keeps only its unsent bytes (none after an overflow), the editor
+    /// hears that its calls `cancelled` are cancelled, the host is asked to close the transport
+    /// unless it is already gone, and `Closed` is reported.
+    pub(crate) fn end(
+        &mut self,
+        conn: ConnId,
+        reason: CloseReason,
+        close_transport: bool,
+        cancelled: &[ToolCallId],
+    ) {
+        self.signal(conn);
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        c.stage = Stage::Closing;
+        if reason == CloseReason::OutboundOverflow {
+            c.out = Vec::new();
+        }
+        for &id in cancelled {
+            self.cancelled(id, CancelReason::ClientGone);
+        }
+        if close_transport {
+            self.outputs.push_back(Output::CloseTransport { conn });
+        }
+        self.event(Event::Closed { conn, reason });
+    }
+
+    pub(crate) fn cancelled(&mut self, id: ToolCallId, reason: CancelReason) {
+        self.event(Event::ToolCallCancelled { id, reason });
+    }
+
+    pub(crate) fn event(&mut self, event: Event) {
+        self.outputs.push_back(Output::Event(event));
+    }
+
+    /// The next output, in causal order.
+    pub(crate) fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+}

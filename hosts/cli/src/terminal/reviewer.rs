@@ -1,0 +1,258 @@
+//! The review of the proposal at the head of the queue, without ever blocking the serve loop.
+//!
+//! A proposal goes through: prepared (file read and diff on the worker, [`Preparer`]) → shown
+//! (the diff, then a new input epoch, then the question) → answered by a line of that epoch,
+//! or edited (the editor runs on the input thread, [`Keyboard`]) → answered with the edited
+//! text. An answer is bound to the call its question was asked for: a line from an earlier
+//! epoch (typed before the diff was shown, or while another diff was up) answers nothing, and
+//! a proposal closed or replaced while its question is up takes its question with it.
+
+use super::input::{EditJob, Input, Keyboard};
+use super::prepare::{Job, Prepared, Preparer};
+use super::review::{self, Choice};
+use super::screen::Screen;
+use super::status::relative;
+use super::workspace_editor::WorkspaceEditor;
+use idelink_core::{ToolCallId, ToolOutcome};
+use idelink_mio::Host;
+use std::io;
+
+/// The question on screen: the call it asks about and the input epoch it was asked in.
+#[derive(Debug, Clone, Copy)]
+struct Shown {
+    id: ToolCallId,
+    epoch: u64,
+}
+
+/// The review state.
+pub struct Reviewer {
+    keyboard: Option<Keyboard>,
+    preparer: Preparer,
+    workspace: String,
+    shown: Option<Shown>,
+    preparing: Option<ToolCallId>,
+    editing: Option<ToolCallId>,
+}
+
+impl Reviewer {
+    /// Starts the input thread and the diff worker.
+    pub fn start(host: &Host, workspace: &str) -> io::Result<Reviewer> {
+        Ok(Reviewer {
+            keyboard: Some(Keyboard::spawn(host.waker())?),
+            preparer: Preparer::spawn(host.waker())?,
+            workspace: workspace.to_owned(),
+            shown: None,
+            preparing: None,
+            editing: None,
+        })
+    }
+
+    /// The proposal under review was closed or replaced: its question goes, and any line
+    /// being typed for it answers nothing.
+    pub fn withdraw(&mut self, screen: &mut Screen) {
+        if self.shown.take().is_some() {
+            screen.withdraw();
+            // While an editor runs, what is typed is the editor's: nothing to drop.
+            if let Some(keyboard) = self.keyboard.as_ref().filter(|_| self.editing.is_none()) {
+                keyboard.new_epoch();
+            }
+        }
+    }
+
+    /// Blocks until the editor opened for a proposal exits, if one is open (the serve loop has
+    /// ended; its answer is not sent).
+    pub fn wait_for_editor(self, screen: &mut Screen) {
+        let (Some(id), Some(keyboard)) = (self.editing, self.keyboard) else {
+            return;
+        };
+        screen.say(&format!(
+            "{id}: waited for the editor to exit; its text was not sent"
+        ));
+        keyboard.wait_edited();
+        screen.release();
+    }
+
+    /// Takes what the worker and the input thread have, then starts preparing the proposal
+    /// at the head of the queue if it is not yet on screen.
+    pub fn step(&mut self, host: &mut Host, editor: &mut WorkspaceEditor, screen: &mut Screen) {
+        while let Some(prepared) = self.preparer.try_take() {
+            self.on_prepared(prepared, host, editor, screen);
+        }
+        while let Some(input) = self.keyboard.as_ref().and_then(Keyboard::try_take) {
+            self.on_input(input, host, editor, screen);
+        }
+        self.prepare_current(editor, screen);
+    }
+
+    fn prepare_current(&mut self, editor: &WorkspaceEditor, screen: &Screen) {
+        let Some(current) = editor.current() else {
+            return;
+        };
+        let on_screen = self.shown.is_some_and(|s| s.id == current.id);
+        if on_screen || self.preparing.is_some() || self.editing.is_some() {
+            return;
+        }
+        self.preparing = Some(current.id);
+        self.preparer.request(Job {
+            id: current.id,
+            path: current.path.clone(),
+            label: relative(&current.path, &self.workspace).to_owned(),
+            proposed: current.proposed.clone(),
+            colour: screen.colour,
+        });
+    }
+
+    fn on_prepared(
+        &mut self,
+        prepared: Prepared,
+        host: &mut Host,
+        editor: &mut WorkspaceEditor,
+        screen: &mut Screen,
+    ) {
+        if self.preparing == Some(prepared.id) {
+            self.preparing = None;
+        }
+        let Some(current) = editor.current().filter(|d| d.id == prepared.id) else {
+            // Closed or replaced while it was being prepared.
+            return;
+        };
+        let id = current.id;
+        let label = relative(&current.path, &self.workspace).to_owned();
+        match prepared.view {
+            Ok(diff) => {
+                screen.show(&diff);
+                self.ask(id, &label, screen);
+            }
+            Err(message) => {
+                editor.finish_current();
+                screen.say(&format!("{id} failed: {message}"));
+                answer(host, screen, id, &ToolOutcome::Failed { message });
+            }
+        }
+    }
+
+    /// Starts a new input epoch, then asks: only lines typed from now on answer `id`.
+    fn ask(&mut self, id: ToolCallId, label: &str, screen: &mut Screen) {
+        let epoch = self.keyboard.as_ref().map_or(0, Keyboard::new_epoch);
+        self.shown = Some(Shown { id, epoch });
+        if self.keyboard.is_some() {
+            screen.ask(label);
+        }
+    }
+
+    fn on_input(
+        &mut self,
+        input: Input,
+        host: &mut Host,
+        editor: &mut WorkspaceEditor,
+        screen: &mut Screen,
+    ) {
+        if matches!(input, Input::Line { .. }) {
+            screen.line_entered();
+        }
+        match input {
+            Input::Line { text, epoch } => match self.shown {
+                Some(shown) if shown.epoch == epoch && self.editing.is_none() => {
+                    self.on_answer(shown.id, &text, host, editor, screen);
+                }
+                shown if !text.trim().is_empty() => {
+                    let why = if shown.is_some() {
+                        "it was typed before the diff on screen was shown"
+                    } else {
+                        "no diff is waiting for an answer"
+                    };
+                    screen.say(&format!("ignored {:?}: {why}", text.trim()));
+                }
+                _ => {}
+            },
+            Input::Edited { id, result } => {
+                self.editing = None;
+                screen.release();
+                let Some(current) = editor.current().filter(|d| d.id == id) else {
+                    screen.say(&format!(
+                        "{id} was closed while you edited it; the edit was not sent"
+                    ));
+                    return;
+                };
+                let label = relative(&current.path, &self.workspace).to_owned();
+                match result {
+                    Ok(final_text) => {
+                        editor.finish_current();
+                        self.shown = None;
+                        screen.say(&format!("{id} accepted (edited): {label}"));
+                        answer(host, screen, id, &ToolOutcome::DiffSaved { final_text });
+                    }
+                    Err(e) => {
+                        screen.say(&format!("edit failed ({e}); the proposal is still open"));
+                        self.ask(id, &label, screen);
+                    }
+                }
+            }
+            Input::Closed => {
+                self.keyboard = None;
+                screen.withdraw();
+                screen.say("standard input closed: diffs now wait until claude closes them");
+            }
+        }
+    }
+
+    /// A line typed for the question about `id`.
+    fn on_answer(
+        &mut self,
+        id: ToolCallId,
+        line: &str,
+        host: &mut Host,
+        editor: &mut WorkspaceEditor,
+        screen: &mut Screen,
+    ) {
+        let Some(current) = editor.current().filter(|d| d.id == id).cloned() else {
+            return;
+        };
+        let label = relative(&current.path, &self.workspace).to_owned();
+        let outcome = match review::parse_choice(line) {
+            None => {
+                // The question is still up: the status line asks it again.
+                screen.say("please answer a, r or e");
+                return;
+            }
+            Some(Choice::Accept) => ToolOutcome::DiffSaved {
+                final_text: current.proposed.to_string(),
+            },
+            Some(Choice::Reject) => ToolOutcome::DiffRejected,
+            Some(Choice::Edit) => {
+                if let Some(keyboard) = self.keyboard.as_mut() {
+                    self.editing = Some(id);
+                    screen.hold();
+                    keyboard.edit(EditJob {
+                        id,
+                        proposed: current.proposed.clone(),
+                        file_name: current
+                            .path
+                            .rsplit('/')
+                            .next()
+                            .unwrap_or("proposal")
+                            .to_owned(),
+                    });
+                }
+                return;
+            }
+        };
+        editor.finish_current();
+        self.shown = None;
+        screen.withdraw();
+        let verdict = match &outcome {
+            ToolOutcome::DiffSaved { .. } => "accepted",
+            _ => "rejected",
+        };
+        screen.say(&format!("{id} {verdict}: {label}"));
+        answer(host, screen, id, &outcome);
+    }
+}
+
+/// Sends the answer for `id`.
+pub fn answer(host: &mut Host, screen: &mut Screen, id: ToolCallId, outcome: &ToolOutcome) {
+    if let Err(e) = host.handle_tool_outcome(id, outcome) {
+        // The call was cancelled in the meantime (claude moved on): nothing is owed.
+        screen.say(&format!("{id}: answer not sent: {e}"));
+    }
+}
