@@ -61,9 +61,9 @@ test('64 idle sockets do not keep a client with the token out', async () => {
       'the idle sockets to connect',
     );
     // A first client proves the server has accepted every idle socket before it.
-    const first = await within(initialize(server.port, server.authToken), SETUP_MS, 'a first client');
+    const first = await within(initialize(server.port, server.revealAuthToken()), SETUP_MS, 'a first client');
     assert.equal(first.answer.result.protocolVersion, '2025-11-25');
-    const claude = await within(initialize(server.port, server.authToken), SERVED_WITHIN_MS, 'claude served');
+    const claude = await within(initialize(server.port, server.revealAuthToken()), SERVED_WITHIN_MS, 'claude served');
     assert.equal(claude.answer.id, 0);
     assert.equal(claude.answer.result.protocolVersion, '2025-11-25');
     first.ws.terminate();

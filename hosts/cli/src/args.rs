@@ -6,8 +6,9 @@ use std::path::PathBuf;
 /// Make the `claude` CLI see an editor: serve a folder as an IDE, bridge an editor to claude
 /// over stdio, or relay claude to an editor running in a browser page.
 ///
-/// Quick start: run `idelink serve` in your project, then `claude --ide` in the same folder.
-/// claude's edits then show up here as diffs you accept or reject.
+/// Quick start: run `idelink serve` in your project, then `idelink claude` in the same folder
+/// (another terminal). claude's edits then show up in the first as diffs you accept or reject.
+/// `idelink doctor` says why claude does not connect.
 #[derive(Debug, Parser)]
 #[command(name = "idelink", version, propagate_version = true)]
 pub struct Cli {
@@ -27,19 +28,37 @@ pub enum Command {
     /// Listens on 127.0.0.1, writes the lock file claude discovers, and prints one line per
     /// event. With no editor attached, the files on disk are the documents and claude's edits
     /// are shown as coloured diffs in this terminal to accept, reject or edit. The file is
-    /// never written by idelink: claude writes it after you accept.
+    /// never written by idelink: claude writes it after you accept. Type `?` and Enter for the
+    /// terminal's commands: `@FILE:10-20` mentions lines to claude, `s` lists the sessions,
+    /// `d` shows the pending diff again.
     Serve(ServeArgs),
     /// Relay claude to an editor running in a browser page (the wasm engine): serves the
     /// demo editor and prints the URL to open; writes the lock while the page is linked.
     Relay(crate::relay::RelayArgs),
-    /// Print the environment a terminal should export so `claude` connects to PORT.
+    /// Start claude in DIR connected to the server whose lock contains DIR; exits with
+    /// claude's status. Arguments after `--` go to claude.
+    Claude(crate::claude_cmd::ClaudeArgs),
+    /// Explain whether `claude --ide` started in DIR will connect, and if not, why and how to
+    /// fix it. Exit status 0 only when it would connect.
+    Doctor(crate::doctor::DoctorArgs),
+    /// Print the environment a terminal should export so `claude` connects to PORT (default:
+    /// the server whose lock contains the current folder).
     Env {
         /// The port idelink (or your editor) listens on.
-        port: u16,
+        port: Option<u16>,
         /// Print for this shell.
         #[arg(long, value_enum, default_value_t = Shell::Sh)]
         shell: Shell,
     },
+    /// Print the completion script for SHELL (e.g. `idelink completions bash >
+    /// ~/.local/share/bash-completion/completions/idelink`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `idelink man > idelink.1`.
+    Man,
 }
 
 /// `idelink serve` options.
@@ -49,8 +68,14 @@ pub struct ServeArgs {
     pub dir: Option<PathBuf>,
     /// Bridge an editor over stdin/stdout instead of using the terminal: JSON-RPC 2.0 with
     /// Content-Length framing, or one JSON message per line with `--stdio=lines`.
-    /// See docs/sidecar.md.
-    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "content-length")]
+    /// The value needs `=`, so `--stdio DIR` reads DIR as the folder. See docs/sidecar.md.
+    #[arg(
+        long,
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "content-length"
+    )]
     pub stdio: Option<StdioFraming>,
     /// How to answer claude's diffs with no editor attached: ask in this terminal, or accept /
     /// reject every one (for scripts and tests).

@@ -1,7 +1,23 @@
-//! `idelink env`: what a terminal exports so `claude` connects to a given port.
+//! `idelink env`: what a terminal exports so `claude` connects to a given port, or to the
+//! server whose lock contains the current folder.
 
 use crate::args::Shell;
+use crate::workspace::{path_text, workspace_dir};
 use idelink_core::terminal_env::TerminalEnv;
+use std::error::Error;
+
+/// Prints the export lines for `port`, or for the server serving the current folder.
+pub fn run(port: Option<u16>, shell: Shell) -> Result<(), Box<dyn Error>> {
+    let port = match port {
+        Some(port) => port,
+        None => crate::claude_cmd::serving_port(&path_text(&workspace_dir(None)?)?)?,
+    };
+    let no_proxy = std::env::var("no_proxy").ok();
+    let no_proxy_upper = std::env::var("NO_PROXY").ok();
+    let vars = variables(port, no_proxy.as_deref(), no_proxy_upper.as_deref());
+    crate::print_stdout(render(shell, &vars).as_bytes())?;
+    Ok(())
+}
 
 /// The variables, in order (core's [`TerminalEnv`]): the port (always matches,
 /// docs/protocol.md §1), the flag editors traditionally export, and the proxy bypass lists, each extended with

@@ -2,6 +2,9 @@
 //! over stdio, or relay it to an editor running in a browser page.
 
 mod args;
+mod claude_cmd;
+mod completions;
+mod doctor;
 mod env_cmd;
 mod logging;
 mod relay;
@@ -21,14 +24,32 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => exit_code(serve::run(args)),
         Command::Relay(args) => exit_code(relay::run(args)),
-        Command::Env { port, shell } => {
-            let no_proxy = std::env::var("no_proxy").ok();
-            let no_proxy_upper = std::env::var("NO_PROXY").ok();
-            let vars = env_cmd::variables(port, no_proxy.as_deref(), no_proxy_upper.as_deref());
-            print!("{}", env_cmd::render(shell, &vars));
-            ExitCode::SUCCESS
+        Command::Claude(args) => exit_status(claude_cmd::run(args)),
+        Command::Doctor(args) => exit_status(doctor::run(&args)),
+        Command::Env { port, shell } => exit_code(env_cmd::run(port, shell)),
+        Command::Completions { shell } => {
+            exit_code(completions::completions(shell).map_err(Into::into))
         }
+        Command::Man => exit_code(completions::man().map_err(Into::into)),
     }
+}
+
+/// Writes `text` to stdout; a reader that went away (`idelink doctor | head`) is not an error.
+fn print_stdout(text: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// The command's own exit status, or exit code 1 with the error on stderr.
+fn exit_status(result: Result<ExitCode, Box<dyn std::error::Error>>) -> ExitCode {
+    result.unwrap_or_else(|e| {
+        eprintln!("idelink: {e}");
+        ExitCode::FAILURE
+    })
 }
 
 /// Success, or exit code 1 with the error on stderr (it says what is wrong and what to do).

@@ -7,16 +7,16 @@
 //! line counts and the first differing lines.
 
 use super::inert::{self, Findings, Highlight};
+use anstyle::{AnsiColor, Style};
 use similar::{Algorithm, ChangeTag, TextDiff};
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
-const RED: &str = "\x1b[31m";
-const GREEN: &str = "\x1b[32m";
-const CYAN: &str = "\x1b[36m";
-const BOLD: &str = "\x1b[1m";
-const YELLOW: &str = "\x1b[33m";
-const RESET: &str = "\x1b[0m";
+const RED: Style = AnsiColor::Red.on_default();
+const GREEN: Style = AnsiColor::Green.on_default();
+const CYAN: Style = AnsiColor::Cyan.on_default();
+const BOLD: Style = Style::new().bold();
+const YELLOW: Style = AnsiColor::Yellow.on_default();
 
 /// Shown characters per row; longer lines continue on rows marked `↪`.
 pub const WRAP_CHARS: usize = 200;
@@ -82,19 +82,27 @@ pub fn render(label: &str, old: Option<&str>, new: &str, colour: bool, limits: &
     out
 }
 
-/// Colour codes, or nothing.
+/// Colour codes (rendered by `anstyle`), or nothing.
 #[derive(Clone, Copy)]
 struct Paint {
     colour: bool,
 }
 
 impl Paint {
-    fn code(self, code: &'static str) -> &'static str {
-        if self.colour { code } else { "" }
+    fn code(self, style: Style) -> String {
+        if self.colour {
+            style.render().to_string()
+        } else {
+            String::new()
+        }
     }
 
-    fn reset(self) -> &'static str {
-        self.code(RESET)
+    fn reset(self) -> String {
+        if self.colour {
+            anstyle::Reset.render().to_string()
+        } else {
+            String::new()
+        }
     }
 }
 
@@ -128,10 +136,10 @@ fn hunks(old: &str, new: &str, paint: Paint, limits: &Limits) -> Result<String, 
                 let (sign, code) = match change.tag() {
                     ChangeTag::Delete => ('-', paint.code(RED)),
                     ChangeTag::Insert => ('+', paint.code(GREEN)),
-                    ChangeTag::Equal => (' ', ""),
+                    ChangeTag::Equal => (' ', String::new()),
                 };
                 let text = change.value();
-                rows += line_rows(&mut body, &mut findings, sign, code, paint, text);
+                rows += line_rows(&mut body, &mut findings, sign, &code, paint, text);
                 if !text.ends_with('\n') {
                     let _ = writeln!(body, "\\ No newline at end of file");
                     rows += 1;
@@ -175,7 +183,11 @@ fn line_rows(
     let text = text.strip_suffix('\n').unwrap_or(text);
     let (rows, found) = inert::rows(text, WRAP_CHARS, Highlight::new(paint.colour));
     findings.merge(found);
-    let reset = if code.is_empty() { "" } else { paint.reset() };
+    let reset = if code.is_empty() {
+        String::new()
+    } else {
+        paint.reset()
+    };
     for (i, row) in rows.iter().enumerate() {
         let marker = if i == 0 { "" } else { "↪" };
         let _ = writeln!(out, "{code}{sign}{marker}{row}{reset}");

@@ -131,7 +131,9 @@ pub struct Highlight {
 }
 
 impl Highlight {
-    /// Reverse video when `colour`, else nothing.
+    /// Reverse video when `colour`, else nothing. It ends with SGR 27, "positive image"
+    /// (ECMA-48 §8.3.117), not a full reset (all `anstyle` renders), so the line's colour
+    /// goes on after the marked escape.
     pub fn new(colour: bool) -> Highlight {
         if colour {
             Highlight {

@@ -6,9 +6,12 @@
 //! ([`WorkspaceEditor`](workspace_editor::WorkspaceEditor)), and queues `openDiff` proposals
 //! for review one at a time. Everything a peer or the model sent is made inert before it is
 //! printed ([`inert`]), and nothing the review does blocks the loop ([`reviewer`]). Nothing
+//! A line that is a command ([`commands`], listed by `?`) works at any time, a diff under
+//! review or not. Nothing
 //! here writes a workspace file: after an accept, claude writes the file itself
 //! (docs/protocol.md §4).
 
+mod commands;
 mod diff_view;
 mod editor_command;
 mod file_read;

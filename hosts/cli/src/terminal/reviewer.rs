@@ -7,6 +7,7 @@
 //! epoch (typed before the diff was shown, or while another diff was up) answers nothing, and
 //! a proposal closed or replaced while its question is up takes its question with it.
 
+use super::commands::{self, Command, Sessions};
 use super::input::{EditJob, Input, Keyboard};
 use super::prepare::{Job, Prepared, Preparer};
 use super::review::{self, Choice};
@@ -32,6 +33,8 @@ pub struct Reviewer {
     shown: Option<Shown>,
     preparing: Option<ToolCallId>,
     editing: Option<ToolCallId>,
+    /// The diff on screen and its file's label, to show again (`d`).
+    shown_diff: Option<(String, String)>,
 }
 
 impl Reviewer {
@@ -44,6 +47,7 @@ impl Reviewer {
             shown: None,
             preparing: None,
             editing: None,
+            shown_diff: None,
         })
     }
 
@@ -51,6 +55,7 @@ impl Reviewer {
     /// being typed for it answers nothing.
     pub fn withdraw(&mut self, screen: &mut Screen) {
         if self.shown.take().is_some() {
+            self.shown_diff = None;
             screen.withdraw();
             // While an editor runs, what is typed is the editor's: nothing to drop.
             if let Some(keyboard) = self.keyboard.as_ref().filter(|_| self.editing.is_none()) {
@@ -74,11 +79,24 @@ impl Reviewer {
 
     /// Takes what the worker and the input thread have, then starts preparing the proposal
     /// at the head of the queue if it is not yet on screen.
-    pub fn step(&mut self, host: &mut Host, editor: &mut WorkspaceEditor, screen: &mut Screen) {
+    pub fn step(
+        &mut self,
+        host: &mut Host,
+        editor: &mut WorkspaceEditor,
+        screen: &mut Screen,
+        sessions: &Sessions,
+    ) {
         while let Some(prepared) = self.preparer.try_take() {
             self.on_prepared(prepared, host, editor, screen);
         }
         while let Some(input) = self.keyboard.as_ref().and_then(Keyboard::try_take) {
+            if let Input::Line { text, .. } = &input
+                && let Some(command) = commands::parse(text, &self.workspace)
+            {
+                screen.line_entered();
+                self.on_command(command, host, screen, sessions);
+                continue;
+            }
             self.on_input(input, host, editor, screen);
         }
         self.prepare_current(editor, screen);
@@ -122,6 +140,7 @@ impl Reviewer {
             Ok(diff) => {
                 screen.show(&diff);
                 self.ask(id, &label, screen);
+                self.shown_diff = Some((diff, label));
             }
             Err(message) => {
                 editor.finish_current();
@@ -192,6 +211,50 @@ impl Reviewer {
                 self.keyboard = None;
                 screen.withdraw();
                 screen.say("standard input closed: diffs now wait until claude closes them");
+            }
+        }
+    }
+
+    /// A command line (any epoch: a command answers no question).
+    fn on_command(
+        &mut self,
+        command: Result<Command, String>,
+        host: &mut Host,
+        screen: &mut Screen,
+        sessions: &Sessions,
+    ) {
+        match command {
+            Err(why) => screen.say(&why),
+            Ok(Command::Help) => screen.say(commands::HELP),
+            Ok(Command::Sessions) => {
+                for line in sessions.lines() {
+                    screen.say(&line);
+                }
+            }
+            // The same question again, in the same epoch: the answer still binds to it.
+            Ok(Command::ShowDiff) => match (&self.shown_diff, self.shown, &self.editing) {
+                (Some((diff, label)), Some(_), None) => {
+                    screen.show(diff);
+                    screen.ask(label);
+                }
+                _ => screen.say("no diff is waiting for an answer"),
+            },
+            Ok(Command::Mention(event)) => {
+                let what = match &event {
+                    idelink_core::EditorEvent::Mention {
+                        path,
+                        line_start: Some(a),
+                        line_end: Some(b),
+                    } => format!("{}:{}-{}", relative(path, &self.workspace), a + 1, b + 1),
+                    idelink_core::EditorEvent::Mention { path, .. } => {
+                        relative(path, &self.workspace).to_owned()
+                    }
+                    _ => String::new(),
+                };
+                match host.handle_editor_event(&event) {
+                    Ok(()) => screen.say(&format!("mentioned {what} to claude")),
+                    Err(e) => screen.say(&format!("mention not sent: {e}")),
+                }
             }
         }
     }

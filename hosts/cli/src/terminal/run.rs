@@ -1,5 +1,6 @@
 //! The terminal loop of `idelink serve`.
 
+use super::commands::Sessions;
 use super::inert;
 use super::reviewer::{Reviewer, answer};
 use super::screen::Screen;
@@ -10,7 +11,7 @@ use crate::signals::StopFlag;
 use idelink_core::{Event, ToolOutcome};
 use idelink_mio::Host;
 use std::error::Error;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::time::Duration;
 
 /// How long one poll may sleep; the stop flag is also checked this often.
@@ -36,7 +37,8 @@ pub fn run(
     stop: &StopFlag,
     options: &TerminalOptions,
 ) -> Result<(), Box<dyn Error>> {
-    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    // A terminal, unless NO_COLOR or CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it.
+    let colour = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
     let mut screen = Screen::new(colour);
     banner(&host, options);
     let mut editor = WorkspaceEditor::new(options.diff);
@@ -45,9 +47,11 @@ pub fn run(
         _ => None,
     };
     let mut events = Vec::new();
+    let mut sessions = Sessions::default();
     while !stop.stop_requested() {
         host.poll(Some(TICK), &mut events)?;
         for event in events.drain(..) {
+            sessions.on_event(&event);
             if let Some(line) = status::line(&event, &options.workspace) {
                 screen.say(&line);
             }
@@ -88,7 +92,7 @@ pub fn run(
             }
         }
         if let Some(reviewer) = reviewer.as_mut() {
-            reviewer.step(&mut host, &mut editor, &mut screen);
+            reviewer.step(&mut host, &mut editor, &mut screen, &sessions);
         }
     }
     screen.say("stopping");
@@ -111,10 +115,9 @@ fn banner(host: &Host, options: &TerminalOptions) {
     if let Some(lock) = host.lock_path() {
         println!("idelink: lock file {}", lock.display());
     }
-    println!(
-        "idelink: connect claude with:  cd {} && claude --ide",
-        options.workspace
-    );
+    let workspace = inert::line(&options.workspace, usize::MAX);
+    println!("idelink: connect claude with:  idelink claude {workspace}");
+    println!("idelink:                   or:  cd {workspace} && claude --ide");
     println!("idelink:                   or:  CLAUDE_CODE_SSE_PORT={port} claude");
     let policy = match options.diff {
         DiffPolicy::Ask => "shown here for review",
@@ -122,5 +125,8 @@ fn banner(host: &Host, options: &TerminalOptions) {
         DiffPolicy::Reject => "rejected automatically (--diff reject)",
     };
     println!("idelink: claude's edits are {policy}; Ctrl-C stops");
+    if options.diff == DiffPolicy::Ask {
+        println!("idelink: type ? and Enter for commands (@FILE:10-20 mentions lines to claude)");
+    }
     let _ = std::io::stdout().flush();
 }

@@ -1,4 +1,6 @@
 //! The terminal's output: status lines, the diff under review, and the question kept last.
+//! Written through `anstream`, which turns the colour codes into console calls on legacy
+//! Windows consoles and drops them where colour is not wanted.
 //!
 //! Every status line passes through [`inert::line`] here, whatever its source (paths, client
 //! names, close reasons, typed text), so no caller can forget it; diffs arrive already inert
@@ -57,7 +59,7 @@ impl Screen {
             }
             return;
         }
-        let mut out = std::io::stdout().lock();
+        let mut out = anstream::stdout().lock();
         if self.mid_line {
             let _ = writeln!(out);
         }
@@ -72,7 +74,7 @@ impl Screen {
     /// Prints a diff (inert text from `diff_view`), on a fresh line.
     pub fn show(&mut self, diff: &str) {
         self.prompt = None;
-        let mut out = std::io::stdout().lock();
+        let mut out = anstream::stdout().lock();
         if std::mem::take(&mut self.mid_line) {
             let _ = writeln!(out);
         }
@@ -88,7 +90,7 @@ impl Screen {
     /// Asks the review question for the file `label` (peer text: made inert here).
     pub fn ask(&mut self, label: &str) {
         let prompt = review::prompt(&inert::line(label, MAX_STATUS_CHARS));
-        let mut out = std::io::stdout().lock();
+        let mut out = anstream::stdout().lock();
         let _ = write!(out, "{prompt}");
         let _ = out.flush();
         self.prompt = Some(prompt);
@@ -112,7 +114,7 @@ impl Screen {
         let Some(held) = self.held.take() else {
             return;
         };
-        let mut out = std::io::stdout().lock();
+        let mut out = anstream::stdout().lock();
         for line in held {
             let _ = writeln!(out, "{line}");
         }

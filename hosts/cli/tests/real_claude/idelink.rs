@@ -102,6 +102,17 @@ impl Idelink {
             .unwrap_or_else(|e| panic!("cannot write to idelink's stdin: {e}"));
     }
 
+    /// Types one line into the serve terminal (its stdin), as the user would.
+    pub fn type_line(&mut self, line: &str) {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .expect("idelink's stdin is open until it stops");
+        writeln!(stdin, "{line}")
+            .and_then(|()| stdin.flush())
+            .unwrap_or_else(|e| panic!("cannot write to idelink's stdin: {e}"));
+    }
+
     /// Its debug log so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_else(|e| format!("(no log: {e})"))

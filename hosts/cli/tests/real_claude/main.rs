@@ -16,6 +16,7 @@ mod claude;
 mod expect;
 mod fake_api;
 mod idelink;
+mod idelink_claude;
 mod scene;
 mod terminal;
 mod wait;
@@ -229,7 +230,7 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
 }
 
 /// Every string in a request body, one per line (the context the model sees, unescaped).
-fn all_text(value: &Value) -> String {
+pub(crate) fn all_text(value: &Value) -> String {
     match value {
         Value::String(text) => format!("{text}\n"),
         Value::Array(items) => items.iter().map(all_text).collect(),
@@ -239,7 +240,7 @@ fn all_text(value: &Value) -> String {
 }
 
 /// Up to 300 characters around the first `needle` in `text`.
-fn excerpt(text: &str, needle: &str) -> String {
+pub(crate) fn excerpt(text: &str, needle: &str) -> String {
     let Some(at) = text.find(needle) else {
         return format!("(no {needle:?} anywhere)");
     };

@@ -143,6 +143,25 @@ impl Scene {
         self.terminal = Some(terminal);
     }
 
+    /// Starts the CLI in a terminal through `<idelink> claude --claude <CLI> -- <args>`:
+    /// idelink finds the server from its lock and sets the connecting environment itself, so
+    /// the terminal's environment has no `CLAUDE_CODE_SSE_PORT`. The terminal's pid is
+    /// idelink's.
+    pub fn start_claude_through_idelink(&mut self, idelink: &Path) {
+        let mut env = claude::environment(&self.home, &self.root.join("tmp"), self.api.port(), 0);
+        env.retain(|(key, _)| key != "CLAUDE_CODE_SSE_PORT");
+        let mut args = vec![
+            "claude".to_owned(),
+            "--claude".to_owned(),
+            self.claude.bin.display().to_string(),
+            "--".to_owned(),
+        ];
+        args.extend(claude::arguments(&self.debug_log_path()));
+        let terminal = Terminal::start(&self.root, &self.workspace, &env, idelink, &args)
+            .unwrap_or_else(|e| panic!("cannot start idelink claude in tmux: {e}"));
+        self.terminal = Some(terminal);
+    }
+
     /// The CLI's terminal.
     pub fn terminal(&self) -> &Terminal {
         self.terminal

@@ -1,0 +1,121 @@
+//! `idelink claude [DIR] [-- ARGS…]`: start claude in DIR with the environment that connects it
+//! to the server whose lock contains DIR, and exit with claude's status. The same lookup serves
+//! `idelink env` without a port.
+
+use crate::doctor::rules::{Candidate, Pick, pick};
+use crate::doctor::{read_dir, search_dirs};
+use crate::env_cmd;
+use crate::workspace::{path_text, workspace_dir};
+use std::error::Error;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+/// `idelink claude` options.
+#[derive(Debug, clap::Args)]
+pub struct ClaudeArgs {
+    /// The folder to start claude in (default: the current folder).
+    pub dir: Option<PathBuf>,
+    /// The claude program to run.
+    #[arg(long, env = "IDELINK_CLAUDE", default_value = "claude")]
+    pub claude: OsString,
+    /// Arguments for claude, after `--`.
+    #[arg(last = true)]
+    pub args: Vec<OsString>,
+}
+
+/// The port of the one live server whose lock contains `dir`, by the CLI's matching rules;
+/// the error says what to do when there is none or more than one.
+pub fn serving_port(dir: &str) -> Result<u16, Box<dyn Error>> {
+    let config_dir = std::env::var("CLAUDE_CONFIG_DIR").ok();
+    let home = std::env::var("HOME")
+        .or_else(|_| std::env::var("USERPROFILE"))
+        .ok();
+    let candidates: Vec<Candidate> = search_dirs(config_dir.as_deref(), home.as_deref())
+        .iter()
+        .flat_map(|d| read_dir(d).locks)
+        .filter(|lock| lock.is_live())
+        .filter_map(|lock| {
+            Some(Candidate {
+                port: lock.port?,
+                folders: lock.body.ok()?.workspace_folders,
+            })
+        })
+        .collect();
+    match pick(&candidates, dir, None, false) {
+        Pick::One(port) => Ok(port),
+        Pick::None => Err(format!(
+            "no running server has {dir} in its workspace; start one with `idelink serve` \
+             there (or open the folder in your editor); `idelink doctor` shows what it found"
+        )
+        .into()),
+        Pick::Ambiguous(ports) => Err(format!(
+            "{} servers have {dir} in their workspace (ports {}); stop all but one, or name \
+             one with `idelink env PORT`",
+            ports.len(),
+            ports
+                .iter()
+                .map(u16::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+        .into()),
+    }
+}
+
+/// Runs claude in DIR and returns its exit status (a signal death as 128 + the signal).
+pub fn run(args: ClaudeArgs) -> Result<ExitCode, Box<dyn Error>> {
+    let dir = workspace_dir(args.dir.as_deref())?;
+    let port = serving_port(&path_text(&dir)?)?;
+    let no_proxy = std::env::var("no_proxy").ok();
+    let no_proxy_upper = std::env::var("NO_PROXY").ok();
+    let mut command = Command::new(&args.claude);
+    command.args(&args.args).current_dir(&dir);
+    for (name, value) in env_cmd::variables(port, no_proxy.as_deref(), no_proxy_upper.as_deref()) {
+        command.env(name, value);
+    }
+    let _interrupts = ignore_terminal_interrupts()?;
+    let status = command.status().map_err(|e| {
+        format!(
+            "cannot start {}: {e}; install claude or name it with --claude PATH",
+            args.claude.to_string_lossy()
+        )
+    })?;
+    Ok(ExitCode::from(exit_byte(status)))
+}
+
+/// Ctrl-C and Ctrl-\ in the terminal reach claude and idelink alike; claude decides what they
+/// mean, so idelink only notes them (the handlers stay until the process exits).
+#[cfg(unix)]
+fn ignore_terminal_interrupts() -> std::io::Result<Vec<signal_hook::SigId>> {
+    use signal_hook::consts::{SIGINT, SIGQUIT};
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    let noted = Arc::new(AtomicBool::new(false));
+    [SIGINT, SIGQUIT]
+        .into_iter()
+        .map(|signal| signal_hook::flag::register(signal, Arc::clone(&noted)))
+        .collect()
+}
+
+#[cfg(not(unix))]
+fn ignore_terminal_interrupts() -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(unix)]
+fn exit_byte(status: std::process::ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => u8::try_from(code & 0xff).unwrap_or(1),
+        (None, Some(signal)) => u8::try_from((128 + signal) & 0xff).unwrap_or(1),
+        (None, None) => 1,
+    }
+}
+
+#[cfg(not(unix))]
+fn exit_byte(status: std::process::ExitStatus) -> u8 {
+    status
+        .code()
+        .map_or(1, |code| u8::try_from(code & 0xff).unwrap_or(1))
+}

@@ -1,0 +1,209 @@
+//! `idelink doctor [DIR]`: whether `claude --ide` started in DIR will connect, and if not, why,
+//! with the fix. Judged with the CLI's own rules ([`rules`]); exit status 0 only when it would
+//! connect; `--json` for editors.
+
+mod environment;
+mod locks;
+mod probe;
+mod report;
+pub mod rules;
+
+pub use locks::{read_dir, search_dirs};
+
+use crate::workspace::{path_text, workspace_dir};
+use report::{Finding, Level, Report};
+use rules::{AutoConnect, Candidate, Pick};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `idelink doctor` options.
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// The folder claude would start in (default: the current folder).
+    pub dir: Option<PathBuf>,
+    /// Print the findings as one JSON object (for editors to show).
+    #[arg(long)]
+    pub json: bool,
+    /// Skip the live check of each server (it opens a session, which a server run with
+    /// `--single-session` answers by closing the older one).
+    #[arg(long)]
+    pub no_live_check: bool,
+}
+
+/// Runs the checks, prints the findings, and exits 0 only when claude would connect.
+pub fn run(args: &DoctorArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let dir = path_text(&workspace_dir(args.dir.as_deref())?)?;
+    let report = examine(&dir, !args.no_live_check);
+    if args.json {
+        crate::print_stdout(format!("{}\n", report.to_json()).as_bytes())?;
+    } else {
+        // anstream drops the colour codes where they do not belong and translates them for
+        // legacy Windows consoles; a reader that went away is not an error.
+        let mut out = anstream::stdout();
+        match std::io::Write::write_all(&mut out, report.to_text().as_bytes()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+            _ => {}
+        }
+    }
+    Ok(if report.connects() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// Every check, in the order a person reads them.
+fn examine(dir: &str, live: bool) -> Report {
+    let mut report = Report::new(dir);
+    let config_dir = var("CLAUDE_CONFIG_DIR");
+    let home = var("HOME").or_else(|| var("USERPROFILE"));
+
+    let global = environment::global_config_path(config_dir.as_deref(), home.as_deref())
+        .and_then(|path| std::fs::read_to_string(path).ok());
+    let facts = environment::connect_facts(&var, global.as_deref());
+    let auto = rules::auto_connect(&facts);
+    match auto {
+        AutoConnect::Disabled => report.push(Finding::new(
+            Level::Fail,
+            "auto-connect",
+            format!(
+                "CLAUDE_CODE_AUTO_CONNECT_IDE={} turns auto-connect off",
+                facts.auto_connect_env.as_deref().unwrap_or("")
+            ),
+            Some("unset CLAUDE_CODE_AUTO_CONNECT_IDE, or connect by hand with /ide in claude"),
+        )),
+        AutoConnect::On(why) => report.push(Finding::ok("auto-connect", format!("on ({why})"))),
+        AutoConnect::NotRequested => {}
+    }
+    let plain = rules::ConnectFacts {
+        ide_flag: false,
+        ..facts.clone()
+    };
+    if rules::auto_connect(&plain) == AutoConnect::NotRequested {
+        report.push(Finding::new(
+            Level::Info,
+            "auto-connect",
+            "plain `claude` (without --ide) connects only through /ide".to_owned(),
+            Some("start it with `idelink claude` or `claude --ide`, or set autoConnectIde in /config"),
+        ));
+    }
+
+    let mut candidates = Vec::new();
+    let mut tokens = Vec::new();
+    let dirs = search_dirs(config_dir.as_deref(), home.as_deref());
+    if dirs.is_empty() {
+        report.push(Finding::new(
+            Level::Fail,
+            "lock directory",
+            "neither CLAUDE_CONFIG_DIR nor HOME is set: claude finds no lock".to_owned(),
+            Some("set HOME (or CLAUDE_CONFIG_DIR) as claude sees it"),
+        ));
+    }
+    for lock_dir in dirs.iter().map(|d| read_dir(d)) {
+        report.lock_dir(&lock_dir);
+        for lock in &lock_dir.locks {
+            report.lock(lock, dir);
+            if let (true, Some(port), Ok(body)) = (lock.is_live(), lock.port, &lock.body) {
+                candidates.push(Candidate {
+                    port,
+                    folders: body.workspace_folders.clone(),
+                });
+                tokens.push((port, body.auth_token.clone()));
+            }
+        }
+    }
+
+    let sse_port = rules::sse_port(facts.sse_port_env.as_deref());
+    let skip_check = var("CLAUDE_CODE_IDE_SKIP_VALID_CHECK").is_some_and(|v| !v.is_empty());
+    if skip_check {
+        report.push(Finding::new(
+            Level::Warn,
+            "choice",
+            "CLAUDE_CODE_IDE_SKIP_VALID_CHECK is set: claude takes every lock as containing its folder".to_owned(),
+            Some("unset it unless one server runs on this machine"),
+        ));
+    }
+    let picked = rules::pick(&candidates, dir, sse_port, skip_check);
+    if let (Some(terminal), Pick::One(port), None) = (rules::ide_terminal(&var), &picked, sse_port)
+    {
+        report.push(Finding::new(
+            Level::Warn,
+            "ide terminal",
+            format!(
+                "inside {terminal} claude takes the lock of port {port} only when its owner is \
+                 claude's parent or an ancestor (an editor's own terminal)"
+            ),
+            Some("start claude with `idelink claude`: it names the port, which lifts this rule"),
+        ));
+    }
+    match &picked {
+        Pick::One(port) => report.push(Finding::ok(
+            "choice",
+            format!("claude in {dir} picks the server on port {port}"),
+        )),
+        Pick::None => report.push(Finding::new(
+            Level::Fail,
+            "choice",
+            format!("no live lock contains {dir}"),
+            Some("start `idelink serve` in this folder (or a folder above it), or open it in your editor"),
+        )),
+        Pick::Ambiguous(ports) => report.push(Finding::new(
+            Level::Fail,
+            "choice",
+            format!(
+                "{} live locks contain {dir} (ports {}): claude connects to none of them",
+                ports.len(),
+                ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")
+            ),
+            Some("stop all but one server, or pick one: `idelink claude` does, or export CLAUDE_CODE_SSE_PORT=<port>"),
+        )),
+    }
+
+    let mut live_ok = !live;
+    if live {
+        for (port, token) in &tokens {
+            let chosen = picked == Pick::One(*port);
+            match probe::probe(*port, token) {
+                Ok(found) => {
+                    live_ok |= chosen;
+                    report.push(Finding::ok(
+                        "live check",
+                        format!(
+                            "port {port}: {} answered initialize (MCP {}) and tools/list ({} tools) in {} ms",
+                            found.server, found.protocol, found.tools, found.latency_ms
+                        ),
+                    ));
+                }
+                Err(why) => report.push(Finding::new(
+                    if chosen { Level::Fail } else { Level::Warn },
+                    "live check",
+                    format!("port {port}: {why}"),
+                    Some("restart the server that wrote this lock"),
+                )),
+            }
+        }
+    }
+
+    report.claude(
+        environment::find_claude(std::env::var_os("PATH").as_deref()).map(|path| {
+            let version = environment::claude_version(&path);
+            environment::ClaudeBinary { path, version }
+        }),
+        environment::VERIFIED_CLI_VERSIONS,
+    );
+    for name in environment::proxy_leaks(&var) {
+        report.push(Finding::new(
+            Level::Warn,
+            "proxy",
+            format!("{name} is set and no_proxy does not list 127.0.0.1 or localhost"),
+            Some("add loopback to the bypass list: eval \"$(idelink env)\" does it"),
+        ));
+    }
+
+    report.set_verdict(auto != AutoConnect::Disabled && matches!(picked, Pick::One(_)) && live_ok);
+    report
+}

@@ -1,0 +1,224 @@
+//! The serve terminal's own commands, typed as a line at any time, shown by `?`:
+//! `@FILE[:LINE[-LINE]]` sends claude an @-mention, `s` lists the connected claude sessions,
+//! `d` shows the diff under review again. None of them is a review answer (`a`, `r`, `e`), so
+//! the review keystrokes keep their meaning while a diff is up.
+
+use idelink_core::{ConnId, EditorEvent, Event};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The help `?` prints.
+pub const HELP: &str = "commands: @FILE or @FILE:10 or @FILE:10-20 mentions a file or lines \
+                        to claude · s lists claude sessions · d shows the pending diff again \
+                        · a / r / e answer a diff · ? this help";
+
+/// A command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `?`: the help.
+    Help,
+    /// `@FILE[:A[-B]]`: the mention to send.
+    Mention(EditorEvent),
+    /// `s`: the sessions.
+    Sessions,
+    /// `d`: the pending diff again.
+    ShowDiff,
+}
+
+/// The command `line` is, `None` when it is none (a review answer, or anything else), or
+/// what is wrong with it. Paths are taken relative to `workspace` unless absolute; the file
+/// must exist; lines are 1-based as editors show them (the wire is 0-based).
+pub fn parse(line: &str, workspace: &str) -> Option<Result<Command, String>> {
+    let line = line.trim();
+    match line {
+        "?" | "help" => return Some(Ok(Command::Help)),
+        "s" | "sessions" => return Some(Ok(Command::Sessions)),
+        "d" | "diff" => return Some(Ok(Command::ShowDiff)),
+        _ => {}
+    }
+    let spec = line.strip_prefix('@')?;
+    Some(mention(spec, workspace).map(Command::Mention))
+}
+
+fn mention(spec: &str, workspace: &str) -> Result<EditorEvent, String> {
+    let (file, lines) = match spec.rsplit_once(':') {
+        Some((file, lines))
+            if !lines.is_empty() && lines.chars().all(|c| c.is_ascii_digit() || c == '-') =>
+        {
+            (file, Some(lines))
+        }
+        _ => (spec, None),
+    };
+    if file.is_empty() {
+        return Err("give a file after @, e.g. @src/main.rs:10-20".to_owned());
+    }
+    let path = if Path::new(file).is_absolute() {
+        file.to_owned()
+    } else {
+        format!(
+            "{}/{}",
+            workspace.trim_end_matches('/'),
+            file.trim_start_matches("./")
+        )
+    };
+    if !Path::new(&path).is_file() {
+        let near = completions(&path, 5);
+        let hint = if near.is_empty() {
+            String::new()
+        } else {
+            format!("; did you mean {}", near.join(", "))
+        };
+        return Err(format!("no file {file} in {workspace}{hint}"));
+    }
+    let (line_start, line_end) = match lines {
+        None => (None, None),
+        Some(range) => {
+            let (a, b) = range.split_once('-').unwrap_or((range, range));
+            let number = |text: &str| match text.parse::<u32>() {
+                Ok(n) if n >= 1 => Ok(n - 1),
+                _ => Err(format!(
+                    "{range} is not a line or a range like 10-20 (lines start at 1)"
+                )),
+            };
+            let (a, b) = (number(a)?, number(b)?);
+            if b < a {
+                return Err(format!("{range}: the range ends before it starts"));
+            }
+            (Some(a), Some(b))
+        }
+    };
+    Ok(EditorEvent::Mention {
+        path,
+        line_start,
+        line_end,
+    })
+}
+
+/// Up to `max` names in `path`'s folder that start with its last component (folders end in
+/// `/`), sorted: the completion a line-mode terminal can offer.
+fn completions(path: &str, max: usize) -> Vec<String> {
+    let (folder, prefix) = path.rsplit_once('/').unwrap_or((".", path));
+    let Ok(entries) = std::fs::read_dir(if folder.is_empty() { "/" } else { folder }) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let folder = entry.file_type().ok()?.is_dir();
+            name.starts_with(prefix)
+                .then(|| if folder { format!("{name}/") } else { name })
+        })
+        .collect();
+    names.sort();
+    names.truncate(max);
+    names
+}
+
+/// The connected claude sessions, kept from the engine's events.
+#[derive(Debug, Default)]
+pub struct Sessions {
+    by_conn: BTreeMap<ConnId, String>,
+}
+
+impl Sessions {
+    /// Follows connects, ready sessions and closes.
+    pub fn on_event(&mut self, event: &Event) {
+        match event {
+            Event::Connected { conn, user_agent } => {
+                let agent = user_agent.as_deref().unwrap_or("no user agent");
+                self.by_conn.insert(*conn, format!("connecting ({agent})"));
+            }
+            Event::SessionReady {
+                conn,
+                client,
+                client_pid,
+            } => {
+                let pid = client_pid.map_or(String::new(), |pid| format!(", pid {pid}"));
+                self.by_conn
+                    .insert(*conn, format!("{} {}{pid}", client.name, client.version));
+            }
+            Event::Closed { conn, .. } => {
+                self.by_conn.remove(conn);
+            }
+            _ => {}
+        }
+    }
+
+    /// One line per session, or one saying there is none.
+    pub fn lines(&self) -> Vec<String> {
+        if self.by_conn.is_empty() {
+            return vec!["no claude session is connected".to_owned()];
+        }
+        self.by_conn
+            .iter()
+            .map(|(conn, what)| format!("{conn}: {what}"))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace() -> String {
+        let dir = std::env::temp_dir().join(format!("idelink-commands-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).expect("temp dir");
+        std::fs::write(dir.join("src/main.rs"), "fn main() {}\n").expect("write");
+        dir.to_str().expect("utf-8 temp dir").to_owned()
+    }
+
+    fn mentioned(path: String, start: Option<u32>, end: Option<u32>) -> Command {
+        Command::Mention(EditorEvent::Mention {
+            path,
+            line_start: start,
+            line_end: end,
+        })
+    }
+
+    #[test]
+    fn mentions_take_a_file_a_line_or_a_range_in_editor_line_numbers() {
+        let w = workspace();
+        let file = format!("{w}/src/main.rs");
+        assert_eq!(
+            parse("@src/main.rs:10-20", &w),
+            Some(Ok(mentioned(file.clone(), Some(9), Some(19))))
+        );
+        assert_eq!(
+            parse(" @./src/main.rs:3 ", &w),
+            Some(Ok(mentioned(file.clone(), Some(2), Some(2))))
+        );
+        assert_eq!(
+            parse(&format!("@{file}"), &w),
+            Some(Ok(mentioned(file, None, None)))
+        );
+    }
+
+    #[test]
+    fn bad_mentions_say_what_is_wrong() {
+        let w = workspace();
+        for (line, says) in [
+            ("@", "give a file"),
+            ("@nope.rs", "no file nope.rs"),
+            ("@src/ma", "did you mean main.rs"),
+            ("@sr", "did you mean src/"),
+            ("@src/main.rs:0", "lines start at 1"),
+            ("@src/main.rs:5-2", "ends before it starts"),
+            ("@src/main.rs:1-2-3", "not a line or a range"),
+        ] {
+            let error = parse(line, &w).and_then(Result::err).unwrap_or_default();
+            assert!(error.contains(says), "{line}: {error}");
+        }
+    }
+
+    #[test]
+    fn review_answers_and_other_text_are_not_commands() {
+        let w = workspace();
+        for line in ["a", "r", "e", "accept", "hello", ""] {
+            assert_eq!(parse(line, &w), None, "{line}");
+        }
+        assert_eq!(parse("?", &w), Some(Ok(Command::Help)));
+        assert_eq!(parse("s", &w), Some(Ok(Command::Sessions)));
+        assert_eq!(parse("d", &w), Some(Ok(Command::ShowDiff)));
+    }
+}
