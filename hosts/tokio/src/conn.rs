@@ -21,6 +21,8 @@ pub(crate) enum Inbound {
     /// The socket is gone: EOF, an error, or the flush after the engine's close finished (or
     /// its linger ran out).
     Gone(ConnId),
+    /// The writer wrote everything it was handed: the engine task may hand it more.
+    Written(ConnId),
 }
 
 /// What the engine task tells a connection's writer.
@@ -82,6 +84,11 @@ impl Connection {
             writer,
             closing_since: None,
         }
+    }
+
+    /// The bytes handed to the writer and not yet written.
+    pub(crate) fn unsent(&self) -> usize {
+        self.backlog.unsent.load(Ordering::Acquire)
     }
 
     /// Queues `bytes` for the socket (counted in the backlog until written).
@@ -156,10 +163,13 @@ async fn write_loop(
         match item {
             Outbound::Bytes(bytes) => {
                 let written = write.write_all(&bytes).await;
-                backlog.unsent.fetch_sub(bytes.len(), Ordering::AcqRel);
+                let before = backlog.unsent.fetch_sub(bytes.len(), Ordering::AcqRel);
                 backlog.drained.notify_one();
                 if written.is_err() {
                     break;
+                }
+                if before == bytes.len() && inbound.send(Inbound::Written(conn)).await.is_err() {
+                    return;
                 }
             }
             Outbound::Close => {

@@ -19,10 +19,11 @@
 //!   is removed when the task ends (or when the runtime drops it).
 //!
 //! Sockets are pumped by core's [`PumpPolicy`](idelink_core::host_rules::PumpPolicy): a
-//! client whose answers are not read stops being read at the pause mark (bytes queued for
-//! its socket and not yet written) and is read again below the resume mark; a connection the
-//! engine closed has `linger_ms` to flush; the lock is checked every `lock_check_interval_ms`
-//! and restored when deleted.
+//! client whose answers are not read stops being read at the pause mark (bytes handed to its
+//! writer and not yet written) and is read again below the resume mark; past the pause mark
+//! further answers stay in the engine, whose `max_outbound_bytes` cap closes a client that
+//! never reads; a connection the engine closed has `linger_ms` to flush; the lock is checked
+//! every `lock_check_interval_ms` and restored when deleted.
 //!
 //! ```no_run
 //! use idelink_tokio::{Host, HostConfig, HostEvent};

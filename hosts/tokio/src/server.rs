@@ -24,7 +24,11 @@ use tokio::time::Instant;
 /// At most this many chunks read and not yet handed to the engine, over all connections: a
 /// bound on input held in flight, so the pump policy's count of unsent answers keeps up with
 /// what was read.
-const INBOUND_CHUNKS: usize = 64;
+const INBOUND_CHUNKS: usize = 8;
+
+/// After a failed accept (out of descriptors, say), accepting waits this long instead of
+/// spinning on the same error; the sockets already open are served meanwhile.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
 
 /// What the editor's handles send the engine task.
 pub(crate) enum Command {
@@ -58,6 +62,8 @@ pub(crate) struct Server {
     commands: mpsc::UnboundedReceiver<Command>,
     /// Set by a shutdown: stop serving once every connection is gone or at this instant.
     stop_at: Option<Instant>,
+    /// Set by a failed accept: accept again from this instant.
+    accept_after: Option<Instant>,
 }
 
 impl Server {
@@ -112,6 +118,7 @@ impl Server {
             commands_tx,
             commands,
             stop_at: None,
+            accept_after: None,
         })
     }
 
@@ -141,9 +148,12 @@ impl Server {
             }
             let wake = self.next_deadline();
             tokio::select! {
-                accepted = self.listener.accept(), if self.stop_at.is_none() => {
-                    if let Ok((stream, _)) = accepted {
-                        self.accept(stream);
+                accepted = self.listener.accept(),
+                    if self.stop_at.is_none() && self.accept_after.is_none() =>
+                {
+                    match accepted {
+                        Ok((stream, _)) => self.accept(stream),
+                        Err(_) => self.accept_after = Some(Instant::now() + ACCEPT_RETRY),
                     }
                 }
                 Some(inbound) = self.inbound.recv() => self.inbound(inbound),
@@ -166,8 +176,8 @@ impl Server {
         self.origin + Duration::from_millis(at.as_millis())
     }
 
-    /// The engine's deadline, the earliest linger of a closing connection, or the end of a
-    /// shutdown's grace.
+    /// The engine's deadline, the earliest linger of a closing connection, the end of a
+    /// shutdown's grace, or the accept retry.
     fn next_deadline(&self) -> Option<Instant> {
         let engine = self.engine.poll_timeout().map(|at| self.instant(at));
         let linger = self
@@ -176,7 +186,10 @@ impl Server {
             .filter_map(Connection::closing_since)
             .map(|since| self.instant(self.policy.linger_deadline(since)))
             .min();
-        [engine, linger, self.stop_at].into_iter().flatten().min()
+        [engine, linger, self.stop_at, self.accept_after]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn accept(&mut self, stream: tokio::net::TcpStream) {
@@ -199,6 +212,7 @@ impl Server {
                 }
             }
             Inbound::Gone(conn) => self.forget(conn),
+            Inbound::Written(conn) => self.transmit(conn, false),
         }
     }
 
@@ -230,8 +244,11 @@ impl Server {
         }
     }
 
-    /// The engine's deadline, and closing connections whose linger ran out.
+    /// The engine's deadline, closing connections whose linger ran out, the accept retry.
     fn timers(&mut self) {
+        if self.accept_after.is_some_and(|at| Instant::now() >= at) {
+            self.accept_after = None;
+        }
         let now = self.now();
         if self.engine.poll_timeout().is_some_and(|at| at <= now) {
             self.engine.handle_timeout(now);
@@ -264,21 +281,33 @@ impl Server {
         }
     }
 
+    /// Hands the connection's outbound bytes to its writer, unless its writer already holds
+    /// the pump policy's pause mark (then they stay in the engine, whose `max_outbound_bytes`
+    /// cap applies, until the writer reports [`Inbound::Written`]); `all` hands them over
+    /// regardless (before a close).
+    fn transmit(&mut self, conn: ConnId, all: bool) {
+        let Some(connection) = self.conns.get(&conn) else {
+            return;
+        };
+        if !all && !self.policy.may_read(connection.unsent()) {
+            return;
+        }
+        let bytes = self.engine.outbound(conn).to_vec();
+        if bytes.is_empty() {
+            return;
+        }
+        let _ = self.engine.handle_sent(conn, bytes.len());
+        connection.send(bytes);
+    }
+
     /// Performs the engine's outputs: bytes to the writers, closes, events to the editor.
     fn drain(&mut self) {
         while let Some(output) = self.engine.poll_output() {
             match output {
-                Output::Transmit { conn } => {
-                    let bytes = self.engine.outbound(conn).to_vec();
-                    if bytes.is_empty() {
-                        continue;
-                    }
-                    let _ = self.engine.handle_sent(conn, bytes.len());
-                    if let Some(connection) = self.conns.get(&conn) {
-                        connection.send(bytes);
-                    }
-                }
+                Output::Transmit { conn } => self.transmit(conn, false),
                 Output::CloseTransport { conn } => {
+                    // Its last bytes go to the writer ahead of the close, whatever its backlog.
+                    self.transmit(conn, true);
                     let now = self.now();
                     if let Some(connection) = self.conns.get_mut(&conn) {
                         connection.close(now);
