@@ -339,7 +339,10 @@ fn doctor_checks_the_claude_version_and_proxy_variables() {
     );
     for (version, expected) in [
         ("2.1.332", "(verified)"),
-        ("9.9.9", "not a verified version (verified: 2.1.332)"),
+        (
+            "9.9.9",
+            "not a verified version (verified: 2.1.332, 2.1.316, 2.1.286, 2.1.257, 2.1.252, 2.1.220, 2.1.197, 2.1.160, 2.1.112)",
+        ),
     ] {
         std::fs::write(
             &claude,

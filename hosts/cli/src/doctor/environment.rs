@@ -9,7 +9,10 @@ use std::time::Duration;
 
 /// The CLI versions the drift alarm has verified (the table in docs/compatibility.md; a test
 /// keeps the two equal).
-pub const VERIFIED_CLI_VERSIONS: &[&str] = &["2.1.332"];
+pub const VERIFIED_CLI_VERSIONS: &[&str] = &[
+    "2.1.332", "2.1.316", "2.1.286", "2.1.257", "2.1.252", "2.1.220", "2.1.197", "2.1.160",
+    "2.1.112",
+];
 
 /// How long `claude --version` may take.
 const VERSION_DEADLINE: Duration = Duration::from_secs(10);
