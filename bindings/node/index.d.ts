@@ -89,6 +89,30 @@ export function parseLockFile(text: string): Required<LockFileFields>;
 export function defaultLockDir(env?: NodeJS.ProcessEnv): string;
 
 // ---------------------------------------------------------------------------------------------
+// Helpers for a terminal and for documents
+
+/**
+ * The variables a terminal exports so the `claude` started in it connects to the editor on
+ * `port`: `CLAUDE_CODE_SSE_PORT`, `ENABLE_IDE_INTEGRATION`, and `no_proxy` / `NO_PROXY` with
+ * loopback added to what `inherited` (the environment the terminal starts with, usually
+ * `process.env`) already lists. With `forceCodeTerminal`, also `FORCE_CODE_TERMINAL=true`: the
+ * CLI then treats the terminal as an IDE's own and ignores other editors' locks unless their
+ * pid is its parent or an ancestor; set it only for a terminal the editor itself started.
+ *
+ * ```js
+ * spawn(shell, { env: { ...process.env, ...terminalEnv(server.port, process.env) } });
+ * ```
+ */
+export function terminalEnv(
+  port: number,
+  inherited?: { no_proxy?: string; NO_PROXY?: string },
+  options?: { forceCodeTerminal?: boolean },
+): Record<string, string>;
+
+/** The VS Code language id of a path or file name (`"rust"`, `"cpp"`, ...), or `null`. */
+export function languageId(path: string): string | null;
+
+// ---------------------------------------------------------------------------------------------
 // The server
 
 /** A tool request being handled by {@link ServerOptions.onToolCall}. */

@@ -12,3 +12,17 @@ exports.lockFileJson = addon.lockFileJson;
 exports.parseLockFile = addon.parseLockFile;
 exports.defaultLockDir = defaultLockDir;
 exports.startServer = startServer;
+exports.languageId = addon.languageId;
+
+// The variables a terminal exports so `claude` connects to `port` (core's terminal_env):
+// `inherited` is the environment the terminal would start with (its no_proxy / NO_PROXY
+// are kept and extended with loopback).
+exports.terminalEnv = function terminalEnv(port, inherited = {}, options = {}) {
+  const pairs = addon.terminalEnvPairs(
+    port,
+    inherited.no_proxy,
+    inherited.NO_PROXY,
+    Boolean(options.forceCodeTerminal),
+  );
+  return Object.fromEntries(pairs);
+};

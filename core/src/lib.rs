@@ -129,15 +129,21 @@
 //! state, result shapes, paths) → [`engine`] (connections, routing, timers); [`lockfile`] is the
 //! lock file model, with no file system; [`host_rules`] are the hosts' rules that need no system
 //! call (socket pump policy, lock directories, the lock file's life).
+//!
+//! Helpers every embedder needs, pure functions outside the engine: [`terminal_env`] (the
+//! variables a terminal exports so `claude` connects to the editor's port) and [`language`]
+//! (a VS Code language id from a file name).
 
 pub mod engine;
 pub mod host_rules;
 pub mod http;
 pub mod ide;
 mod json;
+pub mod language;
 pub mod lockfile;
 pub mod mcp;
 pub mod rpc;
+pub mod terminal_env;
 pub mod time;
 pub mod token;
 #[cfg(feature = "ts")]

@@ -233,6 +233,30 @@ enum IdelinkStatus idelink_engine_outbound(struct IdelinkEngine *engine,
                                            const uint8_t **data,
                                            size_t *len);
 
+// The environment a terminal exports so the `claude` started in it connects to `port`:
+// `*env_json` receives a JSON object (`{"CLAUDE_CODE_SSE_PORT":"4242",
+// "ENABLE_IDE_INTEGRATION":"true","no_proxy":"…","NO_PROXY":"…"}`, plus
+// `"FORCE_CODE_TERMINAL":"true"` when asked). `inherited_json` is
+// `{"no_proxy":…,"NO_PROXY":…,"forceCodeTerminal":false}` (every field optional): the
+// inherited bypass lists are kept and loopback is added.
+//
+// **Ownership:** the text is library-owned: free it with `idelink_string_free`.
+// **Threads:** any thread.
+//
+// # Safety
+// `inherited_json` is NUL-terminated; `env_json` points to writable storage for one pointer.
+enum IdelinkStatus idelink_terminal_env(uint16_t port, const char *inherited_json, char **env_json);
+
+// The VS Code language id of a path or file name (`"rust"`, `"cpp"`, …): `*language_id`
+// receives it, or NULL when the name says nothing known.
+//
+// **Ownership:** the text is library-owned: free it with `idelink_string_free`.
+// **Threads:** any thread.
+//
+// # Safety
+// `path` is NUL-terminated; `language_id` points to writable storage for one pointer.
+enum IdelinkStatus idelink_language_id(const char *path, char **language_id);
+
 // Starts a host: binds 127.0.0.1, mints the auth token from OS entropy and writes the lock
 // file the `claude` CLI discovers. `config_json`:
 // `{"ideName":"My Editor","workspaceFolders":["/home/me/project"]}` plus, optionally,

@@ -25,6 +25,7 @@
 mod args;
 mod engine;
 mod guard;
+mod helpers;
 mod host;
 mod host_config;
 mod status;
@@ -37,6 +38,7 @@ pub use engine::{
     idelink_engine_poll_timeout, idelink_engine_sent, idelink_engine_shutdown,
     idelink_engine_timeout, idelink_engine_tool_outcome,
 };
+pub use helpers::{idelink_language_id, idelink_terminal_env};
 pub use host::{
     IdelinkHost, IdelinkWaker, idelink_host_editor_event, idelink_host_free,
     idelink_host_next_event, idelink_host_poll, idelink_host_port, idelink_host_shutdown,

@@ -166,3 +166,43 @@ fn a_waker_ends_a_blocking_poll_from_another_thread() {
     let _ = unsafe { idelink_waker_wake(waker) };
     unsafe { idelink_waker_free(waker) };
 }
+
+#[test]
+fn the_terminal_env_and_language_helpers_answer_as_core_does() {
+    let inherited =
+        CString::new(r#"{"no_proxy":"corp.example","forceCodeTerminal":true}"#).unwrap_or_default();
+    let mut env = null_mut();
+    assert_eq!(
+        unsafe { idelink_terminal_env(4242, inherited.as_ptr(), &mut env) },
+        IdelinkStatus::IdelinkOk
+    );
+    let text = unsafe { CStr::from_ptr(env) }
+        .to_string_lossy()
+        .into_owned();
+    unsafe { idelink_string_free(env) };
+    assert_eq!(
+        text,
+        r#"{"CLAUDE_CODE_SSE_PORT":"4242","ENABLE_IDE_INTEGRATION":"true","no_proxy":"corp.example,127.0.0.1,localhost,::1","NO_PROXY":"corp.example,127.0.0.1,localhost,::1","FORCE_CODE_TERMINAL":"true"}"#
+    );
+    let bad = CString::new(r#"{"noProxy":"x"}"#).unwrap_or_default();
+    assert_eq!(
+        unsafe { idelink_terminal_env(1, bad.as_ptr(), &mut env) },
+        IdelinkStatus::IdelinkErrorInvalidArgument
+    );
+    assert!(last_error().contains("inherited_json"), "{}", last_error());
+
+    let mut id = null_mut();
+    let path = CString::new("/p/Player.CS").unwrap_or_default();
+    assert_eq!(
+        unsafe { idelink_language_id(path.as_ptr(), &mut id) },
+        IdelinkStatus::IdelinkOk
+    );
+    assert_eq!(unsafe { CStr::from_ptr(id) }.to_str(), Ok("csharp"));
+    unsafe { idelink_string_free(id) };
+    let unknown = CString::new("/p/LICENSE").unwrap_or_default();
+    assert_eq!(
+        unsafe { idelink_language_id(unknown.as_ptr(), &mut id) },
+        IdelinkStatus::IdelinkOk
+    );
+    assert!(id.is_null());
+}

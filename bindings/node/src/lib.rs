@@ -26,6 +26,7 @@
 pub mod convert;
 pub mod engine;
 pub mod error;
+pub mod helpers;
 pub mod host_rules;
 pub mod lockfile;
 pub mod registry;

@@ -38,8 +38,10 @@
 
 mod convert;
 mod engine;
+mod helpers;
 mod host_rules;
 mod types;
 
 pub use engine::Engine;
+pub use helpers::{language_id, terminal_env};
 pub use host_rules::{PumpPolicyJs, lock_file_name, lock_port_from_file_name, stale_lock_owner};

@@ -678,3 +678,68 @@ fn execute_code_is_a_request_only_when_enabled() {
         Event::ToolCall { request: ToolRequest::ExecuteCode { code }, .. } if code == "1+1"
     )));
 }
+
+/// The server's text frame carrying `json` (unmasked; 126 to 65 535 bytes use RFC 6455
+/// §5.2's 16-bit length).
+fn server_text(json: &str) -> Vec<u8> {
+    let mut out = vec![0x81];
+    match u16::try_from(json.len()) {
+        Ok(n) if n < 126 => out.push(n as u8),
+        Ok(n) => {
+            out.push(126);
+            out.extend_from_slice(&n.to_be_bytes());
+        }
+        Err(_) => unreachable!("test messages are short"),
+    }
+    out.extend_from_slice(json.as_bytes());
+    out
+}
+
+#[test]
+fn closing_the_active_document_pushes_no_file_once() {
+    let (mut engine, conn, _) = connected(|c| c.ready_delay_ms = 0);
+    let mut drained = Drained::default();
+    engine.handle_timeout(at(0));
+    drain(&mut engine, &mut drained);
+    assert!(
+        drained
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::SessionReady { .. })),
+        "{drained:?}"
+    );
+    let activated = EditorEvent::DocumentActivated {
+        path: "/w/a.rs".into(),
+    };
+    engine.handle_editor_event(at(10), &activated);
+    engine.handle_timeout(at(200));
+    let mut opened = Drained::default();
+    drain(&mut engine, &mut opened);
+    assert_eq!(
+        opened.bytes[&conn],
+        server_text(
+            r#"{"jsonrpc":"2.0","method":"selection_changed","params":{"text":"","filePath":"/w/a.rs","fileUrl":"file:///w/a.rs","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":0},"isEmpty":true}}}"#
+        )
+    );
+    let closed = EditorEvent::DocumentClosed {
+        path: "/w/a.rs".into(),
+    };
+    engine.handle_editor_event(at(300), &closed);
+    engine.handle_timeout(at(500));
+    let mut none = Drained::default();
+    drain(&mut engine, &mut none);
+    assert_eq!(
+        none.bytes[&conn],
+        server_text(
+            r#"{"jsonrpc":"2.0","method":"selection_changed","params":{"text":"","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":0},"isEmpty":true}}}"#
+        ),
+        "no filePath: the CLI stops attaching the closed file"
+    );
+    // Nothing active stays nothing: closing another document pushes nothing more, and a client
+    // that becomes ready now gets no selection at all.
+    engine.handle_editor_event(at(600), &closed);
+    engine.handle_timeout(at(900));
+    let mut quiet = Drained::default();
+    drain(&mut engine, &mut quiet);
+    assert!(quiet.bytes.is_empty(), "{quiet:?}");
+}

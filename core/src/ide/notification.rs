@@ -41,6 +41,41 @@ impl SelectionChanged {
     }
 }
 
+/// The `selection_changed` params that tell the CLI no file is open any more (the active
+/// document closed): `{"text":"","selection":{"start":{"line":0,"character":0},"end":{..},"isEmpty":true}}`.
+///
+/// The CLI 2.1.332 replaces its IDE selection with every `selection_changed` that has
+/// `selection.start` and `selection.end` (one without them is ignored, so the range is
+/// required), and attaches "the user opened F" or "the user selected lines a to b of F" to the
+/// next prompt only when `filePath` is present. Leaving `filePath` (and `fileUrl`) out clears
+/// the file it would otherwise keep attaching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NoFileSelected {
+    /// Always empty.
+    pub text: &'static str,
+    /// An empty range at 0:0.
+    pub selection: SelectionRange,
+}
+
+impl NoFileSelected {
+    /// The params (the same every time).
+    pub const PARAMS: NoFileSelected = NoFileSelected {
+        text: "",
+        selection: SelectionRange {
+            start: Position {
+                line: 0,
+                character: 0,
+            },
+            end: Position {
+                line: 0,
+                character: 0,
+            },
+            is_empty: true,
+        },
+    };
+}
+
 /// A selection's range with its emptiness spelled out:
 /// `{"start":{..},"end":{..},"isEmpty":bool}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,6 +145,14 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&caret).unwrap(),
             r#"{"text":"","filePath":"C:/a.rs","fileUrl":"file:///C:/a.rs","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":0},"isEmpty":true}}"#
+        );
+    }
+
+    #[test]
+    fn no_file_has_a_range_and_no_path() {
+        assert_eq!(
+            serde_json::to_string(&NoFileSelected::PARAMS).unwrap(),
+            r#"{"text":"","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":0},"isEmpty":true}}"#
         );
     }
 

@@ -67,12 +67,11 @@ pub fn serving_port(dir: &str) -> Result<u16, Box<dyn Error>> {
 pub fn run(args: ClaudeArgs) -> Result<ExitCode, Box<dyn Error>> {
     let dir = workspace_dir(args.dir.as_deref())?;
     let port = serving_port(&path_text(&dir)?)?;
-    let no_proxy = std::env::var("no_proxy")
-        .or_else(|_| std::env::var("NO_PROXY"))
-        .ok();
+    let no_proxy = std::env::var("no_proxy").ok();
+    let no_proxy_upper = std::env::var("NO_PROXY").ok();
     let mut command = Command::new(&args.claude);
     command.args(&args.args).current_dir(&dir);
-    for (name, value) in env_cmd::variables(port, no_proxy.as_deref()) {
+    for (name, value) in env_cmd::variables(port, no_proxy.as_deref(), no_proxy_upper.as_deref()) {
         command.env(name, value);
     }
     let _interrupts = ignore_terminal_interrupts()?;

@@ -3,6 +3,7 @@
 
 use crate::args::Shell;
 use crate::workspace::{path_text, workspace_dir};
+use idelink_core::terminal_env::TerminalEnv;
 use std::error::Error;
 
 /// Prints the export lines for `port`, or for the server serving the current folder.
@@ -11,39 +12,27 @@ pub fn run(port: Option<u16>, shell: Shell) -> Result<(), Box<dyn Error>> {
         Some(port) => port,
         None => crate::claude_cmd::serving_port(&path_text(&workspace_dir(None)?)?)?,
     };
-    let no_proxy = std::env::var("no_proxy")
-        .or_else(|_| std::env::var("NO_PROXY"))
-        .ok();
-    crate::print_stdout(render(shell, &variables(port, no_proxy.as_deref())).as_bytes())?;
+    let no_proxy = std::env::var("no_proxy").ok();
+    let no_proxy_upper = std::env::var("NO_PROXY").ok();
+    let vars = variables(port, no_proxy.as_deref(), no_proxy_upper.as_deref());
+    crate::print_stdout(render(shell, &vars).as_bytes())?;
     Ok(())
 }
 
-/// Loopback names a proxy must never see: the CLI connects to 127.0.0.1, and a proxy
-/// configured for the machine would otherwise swallow the connection.
-const LOOPBACK: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
-
-/// The variables, in order: the port (always matches, docs/protocol.md §1), the flag editors
-/// traditionally export, and the proxy bypass lists extended with loopback.
-pub fn variables(port: u16, no_proxy: Option<&str>) -> Vec<(&'static str, String)> {
-    let mut bypass: Vec<String> = no_proxy
-        .unwrap_or("")
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect();
-    for name in LOOPBACK {
-        if !bypass.iter().any(|b| b == name) {
-            bypass.push(name.to_owned());
-        }
+/// The variables, in order (core's [`TerminalEnv`]): the port (always matches,
+/// docs/protocol.md §1), the flag editors traditionally export, and the proxy bypass lists, each extended with
+/// loopback.
+pub fn variables(
+    port: u16,
+    no_proxy: Option<&str>,
+    no_proxy_upper: Option<&str>,
+) -> Vec<(&'static str, String)> {
+    TerminalEnv {
+        no_proxy,
+        no_proxy_upper,
+        ..TerminalEnv::new(port)
     }
-    let bypass = bypass.join(",");
-    vec![
-        ("CLAUDE_CODE_SSE_PORT", port.to_string()),
-        ("ENABLE_IDE_INTEGRATION", "true".to_owned()),
-        ("no_proxy", bypass.clone()),
-        ("NO_PROXY", bypass),
-    ]
+    .variables()
 }
 
 /// The export lines for `shell`, values quoted for it.
@@ -63,7 +52,7 @@ mod tests {
 
     #[test]
     fn loopback_is_added_once_to_an_existing_bypass_list() {
-        let vars = variables(4242, Some("corp.example, localhost"));
+        let vars = variables(4242, Some("corp.example, localhost"), None);
         assert_eq!(vars[0], ("CLAUDE_CODE_SSE_PORT", "4242".to_owned()));
         assert_eq!(vars[1], ("ENABLE_IDE_INTEGRATION", "true".to_owned()));
         let expected = "corp.example,localhost,127.0.0.1,::1";

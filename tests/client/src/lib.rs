@@ -3,6 +3,7 @@
 //! JSON-RPC message per text frame). Every read has a deadline: a test that waits for an answer
 //! that never comes fails with a message instead of hanging.
 
+pub mod adversarial;
 pub mod backpressure;
 
 use serde_json::{Value, json};

@@ -5,7 +5,7 @@ use crate::engine::calls::PendingCall;
 use crate::engine::connection::Connection;
 use crate::engine::output::{CancelReason, CloseReason, ConnId, Event};
 use crate::engine::writer::Reply;
-use crate::ide::{self, AtMentioned, SelectionChanged};
+use crate::ide::{self, AtMentioned, NoFileSelected, SelectionChanged};
 
 use super::Engine;
 
@@ -33,12 +33,19 @@ impl Engine {
     }
 
     /// Sends `selection_changed` for the current state to one client, or to every ready one.
+    /// With no active document, a client that becomes ready gets nothing (it has no file to
+    /// forget), and a change (the active document closed) is broadcast as "no file"
+    /// ([`NoFileSelected`]), so the CLI stops attaching the closed file to its prompts.
     pub(super) fn send_selection(&mut self, to: Option<ConnId>) {
-        let Some(params) = self.service.state().selection_notification() else {
-            return;
-        };
         self.writer.clear();
-        if !self.writer.notification(SelectionChanged::METHOD, &params) {
+        let written = match self.service.state().selection_notification() {
+            Some(params) => self.writer.notification(SelectionChanged::METHOD, &params),
+            None if to.is_none() => self
+                .writer
+                .notification(SelectionChanged::METHOD, &NoFileSelected::PARAMS),
+            None => return,
+        };
+        if !written {
             return;
         }
         match to {

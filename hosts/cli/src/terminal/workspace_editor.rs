@@ -114,7 +114,7 @@ fn open_file(path: String, make_frontmost: bool) -> Decision {
         Err(message) => return failed(message),
     };
     let line_count = u32::try_from(text.lines().count()).unwrap_or(u32::MAX);
-    let language_id = language_id(&path).map(str::to_owned);
+    let language_id = idelink_core::language::language_id(&path).map(str::to_owned);
     let mut events = vec![EditorEvent::DocumentOpened {
         path: path.clone(),
         language_id: language_id.clone(),
@@ -131,38 +131,6 @@ fn open_file(path: String, make_frontmost: bool) -> Decision {
             line_count: Some(line_count),
         },
     )
-}
-
-/// The VS Code language id for a file name, when we know it.
-fn language_id(path: &str) -> Option<&'static str> {
-    let extension = Path::new(path).extension()?.to_str()?;
-    Some(match extension {
-        "rs" => "rust",
-        "ts" | "mts" | "cts" => "typescript",
-        "tsx" => "typescriptreact",
-        "js" | "mjs" | "cjs" => "javascript",
-        "jsx" => "javascriptreact",
-        "py" => "python",
-        "go" => "go",
-        "c" | "h" => "c",
-        "cc" | "cpp" | "cxx" | "hpp" | "hh" => "cpp",
-        "java" => "java",
-        "kt" => "kotlin",
-        "swift" => "swift",
-        "rb" => "ruby",
-        "php" => "php",
-        "cs" => "csharp",
-        "json" => "json",
-        "toml" => "toml",
-        "yaml" | "yml" => "yaml",
-        "md" => "markdown",
-        "html" => "html",
-        "css" => "css",
-        "sh" | "bash" => "shellscript",
-        "lua" => "lua",
-        "sql" => "sql",
-        _ => return None,
-    })
 }
 
 #[cfg(test)]

@@ -253,3 +253,55 @@ pub(crate) fn excerpt(text: &str, needle: &str) -> String {
         .map(|(_, c)| c)
         .collect()
 }
+
+/// "No file": once the editor closes the document it had selected in, the CLI's footer drops
+/// the selection and the next prompt carries no IDE file context (neither the selection nor
+/// "the user opened the file"). idelink pushes a `selection_changed` without `filePath`.
+#[test]
+fn a_closed_document_leaves_no_file_context() {
+    let Some(claude) = claude::locate("a_closed_document_leaves_no_file_context") else {
+        return;
+    };
+    let mut scene = Scene::new("no-file", claude);
+    let port = scene.serve_sidecar();
+    let path = scene::text(&scene.file);
+    for event in scene::select_on_first_line(&path, "hello from the workspace") {
+        scene.idelink().send(&event);
+    }
+    scene.start_claude(port);
+    scene.wait_connected();
+    scene.idelink().wait_message("sessionReady", |m| {
+        m["method"] == "idelink/event" && m["params"]["event"] == "sessionReady"
+    });
+    // The selection reached the CLI: its footer shows it.
+    scene.wait_screen("1 line selected");
+
+    scene
+        .idelink()
+        .send(&json!({"jsonrpc": "2.0", "method": "editor/event",
+        "params": {"type": "documentClosed", "path": path}}));
+    wait::until(
+        "the CLI's footer to drop the closed file's selection",
+        || {
+            let screen = scene.terminal().screen();
+            (!screen.contains("line selected") && !screen.contains(&format!("In {FILE_NAME}")))
+                .then_some(())
+        },
+    );
+
+    scene.terminal().submit(PROMPT);
+    let turn = all_text(&scene.first_turn());
+    let selected = format!(
+        "selected the {} from {path}",
+        scene.claude.expect.first_line_selection
+    );
+    for context in [selected.as_str(), "The user opened the file"] {
+        assert!(
+            !turn.contains(context),
+            "after the document closed, the prompt should carry no IDE file context, yet it \
+             says {context:?}: {}",
+            excerpt(&turn, context)
+        );
+    }
+    scene.assert_stayed_on_loopback();
+}

@@ -1,0 +1,194 @@
+//! The editor's side of the host: the [`Host`] handle, the [`Events`] it receives and the
+//! [`ToolReply`] oneshot of each tool call.
+
+use crate::server::{Command, Server};
+use idelink_core::{
+    AuthToken, ConnId, EditorEvent, EngineError, Event, ToolCallId, ToolOutcome, ToolRequest,
+};
+use idelink_mio::{HostConfig, HostError};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+/// What the host hands the editor, in the engine's order. Two kinds only (a match needs no
+/// catch-all): tool calls, with their oneshot, and every other engine event.
+#[derive(Debug)]
+pub enum HostEvent {
+    /// The editor must carry out `request` and answer through `reply` (once, from any task,
+    /// now or later). A [`Event::ToolCallCancelled`] with this `id` means the answer is no
+    /// longer wanted (the client left, the diff tab was closed or replaced).
+    ToolCall {
+        /// The call's id (as in the cancellation, and for [`Host::handle_tool_outcome`]).
+        id: ToolCallId,
+        /// The client that asked.
+        conn: ConnId,
+        /// What to do.
+        request: ToolRequest,
+        /// The oneshot that answers it.
+        reply: ToolReply,
+    },
+    /// Every other engine event: `Connected`, `SessionReady`, `ToolCallCancelled`,
+    /// `ToolServed`, `Closed`.
+    Engine(Event),
+}
+
+/// The receiving end of the host's events. `None` from [`recv`](mpsc::UnboundedReceiver::recv)
+/// means the host stopped.
+pub type Events = mpsc::UnboundedReceiver<HostEvent>;
+
+/// Answers one tool call. Consumed by [`send`](Self::send); dropped unanswered, it leaves the
+/// call to the engine's deadline.
+#[derive(Debug)]
+pub struct ToolReply {
+    id: ToolCallId,
+    commands: mpsc::UnboundedSender<Command>,
+}
+
+impl ToolReply {
+    pub(crate) fn new(id: ToolCallId, commands: mpsc::UnboundedSender<Command>) -> Self {
+        ToolReply { id, commands }
+    }
+
+    /// The call this answers.
+    pub fn id(&self) -> ToolCallId {
+        self.id
+    }
+
+    /// Sends the editor's outcome; the client gets its answer at once. An answer to a call the
+    /// engine cancelled or already answered (its deadline) is dropped: use
+    /// [`Host::handle_tool_outcome`] to learn about it.
+    pub fn send(self, outcome: ToolOutcome) {
+        let _ = self.commands.send(Command::Outcome {
+            id: self.id,
+            outcome,
+            done: None,
+        });
+    }
+}
+
+/// A running host. Cheap to clone: every clone talks to the same engine task.
+///
+/// Methods, in the order an editor uses them: [`start`](Self::start); getters
+/// [`port`](Self::port), [`auth_token`](Self::auth_token), [`lock_path`](Self::lock_path);
+/// inputs [`handle_editor_event`](Self::handle_editor_event),
+/// [`handle_tool_outcome`](Self::handle_tool_outcome); the command
+/// [`shutdown`](Self::shutdown).
+#[derive(Clone)]
+pub struct Host {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    port: u16,
+    token: AuthToken,
+    lock_path: Option<PathBuf>,
+    commands: mpsc::UnboundedSender<Command>,
+    task: std::sync::Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Host {
+    /// Binds 127.0.0.1, mints the token, writes the lock file and spawns the engine task on the
+    /// current tokio runtime (call it from inside one: it panics otherwise, as `tokio::spawn`
+    /// does). Refuses a headless run that did not opt in, as the mio host does.
+    pub fn start(config: HostConfig) -> Result<(Host, Events), HostError> {
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let (commands, commands_rx) = mpsc::unbounded_channel();
+        let server = Server::bind(config, events_tx, commands.clone(), commands_rx)?;
+        let (port, token) = (server.port(), server.token().clone());
+        let lock_path = server.lock_path().map(Path::to_owned);
+        let task = tokio::spawn(server.run());
+        let inner = Inner {
+            port,
+            token,
+            lock_path,
+            commands,
+            task: std::sync::Mutex::new(Some(task)),
+        };
+        Ok((
+            Host {
+                inner: Arc::new(inner),
+            },
+            events,
+        ))
+    }
+
+    /// The port the CLI connects to.
+    pub fn port(&self) -> u16 {
+        self.inner.port
+    }
+
+    /// The auth token in the lock file.
+    pub fn auth_token(&self) -> &AuthToken {
+        &self.inner.token
+    }
+
+    /// The lock file, unless the host was configured without one.
+    pub fn lock_path(&self) -> Option<&Path> {
+        self.inner.lock_path.as_deref()
+    }
+
+    /// An editor event (selection, documents, diagnostics, folders, a mention), applied in the
+    /// order sent; resolves once the engine applied it (and the lock was rewritten when the
+    /// folders changed). An `Err` is the lock rewrite's failure, or [`HostError::Io`] when the
+    /// host has stopped.
+    pub async fn handle_editor_event(&self, event: EditorEvent) -> Result<(), HostError> {
+        let (done, result) = oneshot::channel();
+        self.command(Command::Editor { event, done })?;
+        result.await.map_err(|_| stopped())?
+    }
+
+    /// Answers the tool call `id` (an alternative to its [`ToolReply`]); an `Err` says the
+    /// engine did not take it (unknown, cancelled, already answered).
+    pub async fn handle_tool_outcome(
+        &self,
+        id: ToolCallId,
+        outcome: ToolOutcome,
+    ) -> Result<(), EngineError> {
+        let (done, result) = oneshot::channel();
+        let command = Command::Outcome {
+            id,
+            outcome,
+            done: Some(done),
+        };
+        if self.inner.commands.send(command).is_err() {
+            return Err(EngineError::UnknownToolCall(id));
+        }
+        result
+            .await
+            .unwrap_or(Err(EngineError::UnknownToolCall(id)))
+    }
+
+    /// Closes every client (close code 1001), gives them up to `grace` to finish, removes the
+    /// lock file and waits for the engine task to end. The events receiver then yields `None`.
+    pub async fn shutdown(&self, grace: Duration) {
+        let _ = self.inner.commands.send(Command::Shutdown { grace });
+        let task = self
+            .inner
+            .task
+            .lock()
+            .map(|mut task| task.take())
+            .unwrap_or(None);
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+    }
+
+    fn command(&self, command: Command) -> Result<(), HostError> {
+        self.inner.commands.send(command).map_err(|_| stopped())
+    }
+}
+
+impl Drop for Inner {
+    /// The last handle is gone: stop the task (it closes the clients and removes the lock).
+    fn drop(&mut self) {
+        let _ = self.commands.send(Command::Shutdown {
+            grace: Duration::ZERO,
+        });
+    }
+}
+
+fn stopped() -> HostError {
+    HostError::Io(std::io::Error::other("the host has stopped"))
+}

@@ -1,0 +1,366 @@
+//! The engine task: owns the [`Engine`], the listener, the lock file and the connections, and
+//! serves them in one `select!` loop (accepts, bytes in, commands from the editor, the
+//! engine's deadline, closing connections' linger, the lock check).
+
+use crate::conn::{Connection, Inbound};
+use crate::host::{HostEvent, ToolReply};
+use idelink_core::host_rules::{PumpPolicy, lock_life};
+use idelink_core::lockfile::LockFile;
+use idelink_core::{
+    AuthToken, ConnId, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId,
+    ToolOutcome,
+};
+use idelink_mio::lock::{LockFileGuard, default_lock_dir};
+use idelink_mio::{HostConfig, HostError, LockPlacement, PortChoice};
+use std::collections::HashMap;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+/// At most this many chunks read and not yet handed to the engine, over all connections: a
+/// bound on input held in flight, so the pump policy's count of unsent answers keeps up with
+/// what was read.
+const INBOUND_CHUNKS: usize = 8;
+
+/// After a failed accept (out of descriptors, say), accepting waits this long instead of
+/// spinning on the same error; the sockets already open are served meanwhile.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+
+/// What the editor's handles send the engine task.
+pub(crate) enum Command {
+    Editor {
+        event: EditorEvent,
+        done: oneshot::Sender<Result<(), HostError>>,
+    },
+    Outcome {
+        id: ToolCallId,
+        outcome: ToolOutcome,
+        done: Option<oneshot::Sender<Result<(), EngineError>>>,
+    },
+    Shutdown {
+        grace: Duration,
+    },
+}
+
+pub(crate) struct Server {
+    engine: Engine,
+    listener: TcpListener,
+    port: u16,
+    token: AuthToken,
+    lock: Option<LockFileGuard>,
+    policy: PumpPolicy,
+    origin: Instant,
+    conns: HashMap<ConnId, Connection>,
+    inbound_tx: mpsc::Sender<Inbound>,
+    inbound: mpsc::Receiver<Inbound>,
+    events: mpsc::UnboundedSender<HostEvent>,
+    commands_tx: mpsc::UnboundedSender<Command>,
+    commands: mpsc::UnboundedReceiver<Command>,
+    /// Set by a shutdown: stop serving once every connection is gone or at this instant.
+    stop_at: Option<Instant>,
+    /// Set by a failed accept: accept again from this instant.
+    accept_after: Option<Instant>,
+}
+
+impl Server {
+    /// Binds, mints the token and writes the lock file (the mio host's rules and calls).
+    pub(crate) fn bind(
+        config: HostConfig,
+        events: mpsc::UnboundedSender<HostEvent>,
+        commands_tx: mpsc::UnboundedSender<Command>,
+        commands: mpsc::UnboundedReceiver<Command>,
+    ) -> Result<Server, HostError> {
+        if config.headless && !config.serve_when_headless {
+            return Err(HostError::HeadlessNotEnabled);
+        }
+        let mut entropy = [0u8; 16];
+        getrandom::fill(&mut entropy).map_err(|e| HostError::Entropy(e.to_string()))?;
+        let token = AuthToken::from_entropy(entropy);
+        let listener = bind(config.port)?;
+        let port = listener.local_addr().map_err(HostError::Io)?.port();
+        let mut engine_config = config.engine;
+        engine_config.port = port;
+        engine_config.workspace_folders = config.workspace_folders.clone();
+        let lock = match &config.lock {
+            LockPlacement::None => None,
+            placement => {
+                let dir = match placement {
+                    LockPlacement::At(dir) => dir.clone(),
+                    _ => default_lock_dir()?,
+                };
+                let contents = LockFile {
+                    pid: config.pid,
+                    workspace_folders: config.workspace_folders,
+                    ide_name: config.ide_name,
+                    auth_token: token.as_str().to_owned(),
+                    running_in_windows: config.running_in_windows,
+                };
+                Some(LockFileGuard::create(&dir, port, contents)?)
+            }
+        };
+        let (inbound_tx, inbound) = mpsc::channel(INBOUND_CHUNKS);
+        Ok(Server {
+            engine: Engine::new(engine_config, token.clone()),
+            listener,
+            port,
+            token,
+            lock,
+            policy: config.pump,
+            origin: Instant::now(),
+            conns: HashMap::new(),
+            inbound_tx,
+            inbound,
+            events,
+            commands_tx,
+            commands,
+            stop_at: None,
+            accept_after: None,
+        })
+    }
+
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub(crate) fn token(&self) -> &AuthToken {
+        &self.token
+    }
+
+    pub(crate) fn lock_path(&self) -> Option<&Path> {
+        self.lock.as_ref().map(LockFileGuard::path)
+    }
+
+    /// Serves until a shutdown finishes; then removes the lock file (the guard drops).
+    pub(crate) async fn run(mut self) {
+        let mut lock_check = tokio::time::interval(Duration::from_millis(
+            self.policy.lock_check_interval_ms.max(1),
+        ));
+        lock_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            if let Some(stop_at) = self.stop_at
+                && (self.conns.is_empty() || Instant::now() >= stop_at)
+            {
+                break;
+            }
+            let wake = self.next_deadline();
+            tokio::select! {
+                accepted = self.listener.accept(),
+                    if self.stop_at.is_none() && self.accept_after.is_none() =>
+                {
+                    match accepted {
+                        Ok((stream, _)) => self.accept(stream),
+                        Err(_) => self.accept_after = Some(Instant::now() + ACCEPT_RETRY),
+                    }
+                }
+                Some(inbound) = self.inbound.recv() => self.inbound(inbound),
+                Some(command) = self.commands.recv() => self.command(command),
+                () = sleep_until(wake), if wake.is_some() => self.timers(),
+                _ = lock_check.tick(), if self.lock.is_some() => self.check_lock(),
+            }
+            self.drain();
+        }
+        self.conns.clear();
+        self.lock = None;
+    }
+
+    fn now(&self) -> Timestamp {
+        let ms = u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX);
+        Timestamp::from_millis(ms)
+    }
+
+    fn instant(&self, at: Timestamp) -> Instant {
+        self.origin + Duration::from_millis(at.as_millis())
+    }
+
+    /// The engine's deadline, the earliest linger of a closing connection, the end of a
+    /// shutdown's grace, or the accept retry.
+    fn next_deadline(&self) -> Option<Instant> {
+        let engine = self.engine.poll_timeout().map(|at| self.instant(at));
+        let linger = self
+            .conns
+            .values()
+            .filter_map(Connection::closing_since)
+            .map(|since| self.instant(self.policy.linger_deadline(since)))
+            .min();
+        [engine, linger, self.stop_at, self.accept_after]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn accept(&mut self, stream: tokio::net::TcpStream) {
+        let now = self.now();
+        let conn = self.engine.handle_accept(now);
+        let connection = Connection::spawn(conn, stream, self.policy, self.inbound_tx.clone());
+        self.conns.insert(conn, connection);
+    }
+
+    fn inbound(&mut self, inbound: Inbound) {
+        let now = self.now();
+        match inbound {
+            Inbound::Bytes(conn, bytes) => {
+                let open = self
+                    .conns
+                    .get(&conn)
+                    .is_some_and(|c| c.closing_since().is_none());
+                if open {
+                    let _ = self.engine.handle_bytes(now, conn, &bytes);
+                }
+            }
+            Inbound::Gone(conn) => self.forget(conn),
+            Inbound::Written(conn) => self.transmit(conn, false),
+        }
+    }
+
+    fn command(&mut self, command: Command) {
+        let now = self.now();
+        match command {
+            Command::Editor { event, done } => {
+                let mut result = Ok(());
+                if let Some(lock) = self.lock.as_mut()
+                    && let Some(contents) = lock_life::rewritten_for(lock.lock(), &event)
+                {
+                    result = lock.rewrite(contents).map_err(HostError::from);
+                }
+                self.engine.handle_editor_event(now, &event);
+                let _ = done.send(result);
+            }
+            Command::Outcome { id, outcome, done } => {
+                let result = self.engine.handle_tool_outcome(now, id, &outcome);
+                if let Some(done) = done {
+                    let _ = done.send(result);
+                }
+            }
+            Command::Shutdown { grace } => {
+                if self.stop_at.is_none() {
+                    self.engine.shutdown(now);
+                    self.stop_at = Some(Instant::now() + grace);
+                }
+            }
+        }
+    }
+
+    /// The engine's deadline, closing connections whose linger ran out, the accept retry.
+    fn timers(&mut self) {
+        if self.accept_after.is_some_and(|at| Instant::now() >= at) {
+            self.accept_after = None;
+        }
+        let now = self.now();
+        if self.engine.poll_timeout().is_some_and(|at| at <= now) {
+            self.engine.handle_timeout(now);
+        }
+        let expired: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| {
+                c.closing_since()
+                    .is_some_and(|since| self.policy.linger_expired(since, now))
+            })
+            .map(|(conn, _)| *conn)
+            .collect();
+        for conn in expired {
+            self.forget(conn);
+        }
+    }
+
+    /// Restores the lock file when someone deleted it. A failure is retried on the next check.
+    fn check_lock(&mut self) {
+        if let Some(lock) = self.lock.as_mut() {
+            let _ = lock.restore_if_missing();
+        }
+    }
+
+    /// The socket is gone: drop it and tell the engine.
+    fn forget(&mut self, conn: ConnId) {
+        if self.conns.remove(&conn).is_some() {
+            let _ = self.engine.handle_closed(self.now(), conn);
+        }
+    }
+
+    /// Hands the connection's outbound bytes to its writer, unless its writer already holds
+    /// the pump policy's pause mark (then they stay in the engine, whose `max_outbound_bytes`
+    /// cap applies, until the writer reports [`Inbound::Written`]); `all` hands them over
+    /// regardless (before a close).
+    fn transmit(&mut self, conn: ConnId, all: bool) {
+        let Some(connection) = self.conns.get(&conn) else {
+            return;
+        };
+        if !all && !self.policy.may_read(connection.unsent()) {
+            return;
+        }
+        let bytes = self.engine.outbound(conn).to_vec();
+        if bytes.is_empty() {
+            return;
+        }
+        let _ = self.engine.handle_sent(conn, bytes.len());
+        connection.send(bytes);
+    }
+
+    /// Performs the engine's outputs: bytes to the writers, closes, events to the editor.
+    fn drain(&mut self) {
+        while let Some(output) = self.engine.poll_output() {
+            match output {
+                Output::Transmit { conn } => self.transmit(conn, false),
+                Output::CloseTransport { conn } => {
+                    // Its last bytes go to the writer ahead of the close, whatever its backlog.
+                    self.transmit(conn, true);
+                    let now = self.now();
+                    if let Some(connection) = self.conns.get_mut(&conn) {
+                        connection.close(now);
+                    }
+                }
+                Output::Event(Event::ToolCall { id, conn, request }) => {
+                    let reply = ToolReply::new(id, self.commands_tx.clone());
+                    let _ = self.events.send(HostEvent::ToolCall {
+                        id,
+                        conn,
+                        request,
+                        reply,
+                    });
+                }
+                Output::Event(event) => {
+                    let _ = self.events.send(HostEvent::Engine(event));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    if let Some(at) = at {
+        tokio::time::sleep_until(at).await;
+    }
+}
+
+/// Binds 127.0.0.1 on the configured port (the first free one of a range).
+fn bind(choice: PortChoice) -> Result<TcpListener, HostError> {
+    let (first, last) = match choice {
+        PortChoice::Ephemeral => (0, 0),
+        PortChoice::Fixed(port) => (port, port),
+        PortChoice::Range(first, last) => (first, last),
+    };
+    let mut last_error = io::Error::new(io::ErrorKind::InvalidInput, "empty port range");
+    for port in first..=last {
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        match std::net::TcpListener::bind(addr) {
+            Ok(listener) => {
+                listener.set_nonblocking(true).map_err(HostError::Io)?;
+                return TcpListener::from_std(listener).map_err(HostError::Io);
+            }
+            Err(e) => last_error = e,
+        }
+    }
+    Err(HostError::Bind {
+        ports: if first == last {
+            first.to_string()
+        } else {
+            format!("{first}-{last}")
+        },
+        source: last_error,
+    })
+}
