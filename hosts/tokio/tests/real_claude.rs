@@ -1,7 +1,7 @@
 //! The drift alarm for the tokio host: the pinned real `claude` CLI against the
 //! `buffer_editor` example (a tokio editor on idelink-tokio), through the alarm's harness
-//! (`hosts/cli/tests/real_claude`, reused file by file; only the process under test differs:
-//! [`idelink`] here starts the example where the alarm starts `idelink serve`). The CLI
+//! (the `idelink-real-claude` test crate; only the process under test differs: [`BufferEditor`]
+//! here starts the example where the alarm starts `idelink serve`). The CLI
 //! connects, `/status` names the editor, the session line carries the CLI's version and pid,
 //! and the model's edit goes through `openDiff`, answered through the call's oneshot: the file
 //! is edited.
@@ -13,30 +13,13 @@
     reason = "a test and the alarm's harness: anything unexpected must fail loudly"
 )]
 
-#[allow(dead_code, reason = "the alarm's harness; this test uses part of it")]
-#[path = "../../cli/tests/real_claude/claude.rs"]
-mod claude;
-#[allow(dead_code, reason = "the alarm's harness; this test uses part of it")]
-#[path = "../../cli/tests/real_claude/expect.rs"]
-mod expect;
-#[allow(dead_code, reason = "the alarm's harness; this test uses part of it")]
-#[path = "../../cli/tests/real_claude/fake_api.rs"]
-mod fake_api;
-#[allow(dead_code, reason = "the alarm's harness; this test uses part of it")]
-#[path = "real_claude/idelink.rs"]
-mod idelink;
-#[allow(dead_code, reason = "the alarm's harness; this test uses part of it")]
-#[path = "../../cli/tests/real_claude/scene.rs"]
-mod scene;
-#[allow(dead_code, reason = "the alarm's harness; this test uses part of it")]
-#[path = "../../cli/tests/real_claude/terminal.rs"]
-mod terminal;
-#[allow(dead_code, reason = "the alarm's harness; this test uses part of it")]
-#[path = "../../cli/tests/real_claude/wait.rs"]
-mod wait;
+#[path = "real_claude/buffer_editor.rs"]
+mod buffer_editor;
 
-use fake_api::FINAL_TEXT;
-use scene::{EDITED, Scene};
+use buffer_editor::{BufferEditor, IDE_NAME};
+use idelink_real_claude::fake_api::FINAL_TEXT;
+use idelink_real_claude::scene::{self, EDITED, Scene};
+use idelink_real_claude::{claude, wait};
 
 /// What the user types.
 const PROMPT: &str = "Please change hello to goodbye in greeting.txt";
@@ -46,14 +29,14 @@ fn a_tokio_hosted_session_connects_and_its_accepted_diff_edits_the_file() {
     let Some(claude) = claude::locate("tokio_real_claude") else {
         return;
     };
-    let mut scene = Scene::new("tokio-accept", claude);
+    let mut scene = Scene::new("tokio-accept", claude, Box::new(BufferEditor::locate()));
     let port = scene.serve_terminal("accept");
     scene.start_claude(port);
     scene.wait_connected();
 
     let pid = scene.claude_pid();
     let version = scene.claude.version.clone();
-    let (_, ready) = scene.idelink().wait_line(0, "session ready:");
+    let (_, ready) = scene.ide().wait_line(0, "session ready:");
     assert!(
         ready.contains(&format!("claude-code {version}"))
             && ready.contains(&format!(", pid {pid} ")),
@@ -61,7 +44,7 @@ fn a_tokio_hosted_session_connects_and_its_accepted_diff_edits_the_file() {
     );
 
     scene.terminal().submit("/status");
-    let connected = format!("Connected to {} extension", idelink::IDE_NAME);
+    let connected = format!("Connected to {} extension", IDE_NAME);
     scene.wait_screen(&connected);
     scene
         .terminal()
@@ -71,11 +54,11 @@ fn a_tokio_hosted_session_connects_and_its_accepted_diff_edits_the_file() {
         (!scene.terminal().screen().contains(&connected)).then_some(())
     });
 
-    let before = scene.idelink().lines().len();
+    let before = scene.ide().lines().len();
     scene.terminal().submit(PROMPT);
-    let (close_all, _) = scene.idelink().wait_line(before, "closeAllDiffTabs");
+    let (close_all, _) = scene.ide().wait_line(before, "closeAllDiffTabs");
     let (open_diff, _) = scene
-        .idelink()
+        .ide()
         .wait_line(before, &format!("openDiff {}", scene::FILE_NAME));
     assert!(
         close_all < open_diff,

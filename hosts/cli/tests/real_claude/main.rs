@@ -262,22 +262,22 @@ fn a_closed_document_leaves_no_file_context() {
     let Some(claude) = claude::locate("a_closed_document_leaves_no_file_context") else {
         return;
     };
-    let mut scene = Scene::new("no-file", claude);
+    let mut scene = Scene::new("no-file", claude, Box::new(Serve));
     let port = scene.serve_sidecar();
     let path = scene::text(&scene.file);
     for event in scene::select_on_first_line(&path, "hello from the workspace") {
-        scene.idelink().send(&event);
+        scene.ide().send(&event);
     }
     scene.start_claude(port);
     scene.wait_connected();
-    scene.idelink().wait_message("sessionReady", |m| {
+    scene.ide().wait_message("sessionReady", |m| {
         m["method"] == "idelink/event" && m["params"]["event"] == "sessionReady"
     });
     // The selection reached the CLI: its footer shows it.
     scene.wait_screen("1 line selected");
 
     scene
-        .idelink()
+        .ide()
         .send(&json!({"jsonrpc": "2.0", "method": "editor/event",
         "params": {"type": "documentClosed", "path": path}}));
     wait::until(
