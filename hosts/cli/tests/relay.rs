@@ -430,6 +430,55 @@ fn a_page_that_does_not_read_pauses_claude_within_the_pump_policy_bound() {
 }
 
 #[test]
+fn a_claude_that_does_not_read_pauses_the_page_within_the_pump_policy_bound() {
+    // The page answers far more than claude reads: the relay stops reading the page once
+    // claude's unread bytes reach core's PumpPolicy mark (8 MiB) instead of buffering them, then
+    // delivers every byte once claude reads, and claude's connection stays open.
+    const TOTAL: usize = 256 << 20;
+    const BOUND: usize = 64 << 20;
+    let relay = Relay::start("backpressure-claude");
+    let (mut link, _) = relay.link(&relay.secret, None);
+    let mut stream = claude(relay.claude_port);
+    let open = next_text(&mut link);
+    let conn = u32::try_from(open["conn"].as_u64().unwrap()).unwrap();
+    link.socket()
+        .set_write_timeout(Some(std::time::Duration::from_secs(1)))
+        .unwrap();
+    let message = data(conn, &vec![b'y'; 1 << 20]);
+    let frame = idelink_test_client::client_frame(0x82, &message);
+    let mut sent = 0;
+    let mut written = 0;
+    'writing: while sent < TOTAL {
+        while written < frame.len() {
+            match link.socket().write(&frame[written..]) {
+                Ok(n) => written += n,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    break 'writing;
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        written = 0;
+        sent += message.len() - 4;
+    }
+    assert!(
+        sent < TOTAL,
+        "the relay kept reading the page: {sent} bytes taken"
+    );
+    let peak = peak_rss(relay.child.id());
+    assert!(peak < BOUND, "relay peak RSS {peak} bytes, bound {BOUND}");
+    // claude reads: every whole message the page sent arrives, in order.
+    let got = read_exactly(&mut stream, sent);
+    assert!(got.iter().all(|b| *b == b'y'));
+    relay.stop();
+}
+
+#[test]
 fn the_demo_page_is_served_with_a_strict_policy() {
     let relay = Relay::start("page");
     let request = format!(

@@ -278,6 +278,12 @@ impl Client {
         self.stream.write_all(bytes).is_ok()
     }
 
+    /// The TCP stream itself, for tests that pace raw writes (a write timeout to see when the
+    /// server stops reading).
+    pub fn socket(&mut self) -> &mut TcpStream {
+        &mut self.stream
+    }
+
     /// Closes our side for writing (the server reads end of stream).
     pub fn shutdown_write(&self) -> io::Result<()> {
         self.stream.shutdown(std::net::Shutdown::Write)

@@ -65,6 +65,11 @@ impl ClaudeConns {
         }
     }
 
+    /// Bytes the page sent that claude has not read yet, over every connection.
+    pub fn unread(&self) -> usize {
+        self.conns.values().map(|conn| conn.out.len()).sum()
+    }
+
     /// Whether `token` is a claude connection.
     pub fn contains(&self, token: usize) -> bool {
         self.conns.contains_key(&token)

@@ -91,6 +91,10 @@ pub struct PageLink {
     clock: Instant,
     read_buf: Box<[u8]>,
     events: Vec<PageEvent>,
+    /// Bytes the page sent for claude that claude has not read yet (the relay loop keeps it
+    /// current, [`PageLink::set_downstream`]): the link counts them as its own unsent bytes, so
+    /// the page is not read while claude does not read its answers.
+    downstream: usize,
 }
 
 impl PageLink {
@@ -115,6 +119,38 @@ impl PageLink {
             clock: Instant::now(),
             read_buf: vec![0; policy.read_chunk_bytes].into_boxed_slice(),
             events: Vec::new(),
+            downstream: 0,
+        }
+    }
+
+    /// Claude's unread answers changed to `bytes`: reading the link pauses at the pump policy's
+    /// mark and resumes below its resume mark, as for any connection whose answers back up.
+    pub fn set_downstream(&mut self, bytes: usize) {
+        self.downstream = bytes;
+        if let Some(token) = self.link
+            && self.table.resume(Token(token), self.unsent(token))
+        {
+            self.read(token);
+        }
+    }
+
+    /// What counts as `token`'s unsent bytes for the pump policy: its own queue, and for the
+    /// link also what claude has not read of the page's answers, including the data the loop
+    /// has not handed to claude yet (one readiness event may bring many messages).
+    fn unsent(&self, token: usize) -> usize {
+        let own = self.conns.get(&token).map_or(0, |conn| conn.out.len());
+        if self.link == Some(token) {
+            let pending: usize = self
+                .events
+                .iter()
+                .map(|event| match event {
+                    PageEvent::Data { bytes, .. } => bytes.len(),
+                    _ => 0,
+                })
+                .sum();
+            own + self.downstream + pending
+        } else {
+            own
         }
     }
 
@@ -175,13 +211,11 @@ impl PageLink {
     /// Reads `token` until it would block (or pauses), then writes what it has queued.
     fn read(&mut self, token: usize) {
         loop {
+            let unsent = self.unsent(token);
             let Some(conn) = self.conns.get_mut(&token) else {
                 return;
             };
-            match self
-                .table
-                .read(Token(token), &mut self.read_buf, conn.out.len())
-            {
+            match self.table.read(Token(token), &mut self.read_buf, unsent) {
                 Read::Data(n) => {
                     let bytes = &self.read_buf[..n];
                     match &mut conn.stage {
@@ -424,7 +458,7 @@ impl PageLink {
         };
         if done {
             self.drop_conn(token);
-        } else if self.table.resume(t, conn.out.len()) {
+        } else if self.table.resume(t, self.unsent(token)) {
             self.read(token);
         }
     }

@@ -98,6 +98,7 @@ impl Relay {
                     Token(t) if self.claude.contains(t) => {
                         self.claude
                             .ready(self.poll.registry(), event, &mut self.page);
+                        self.page.set_downstream(self.claude.unread());
                     }
                     Token(t) if self.page.contains(t) => {
                         self.page.ready(event);
@@ -135,9 +136,20 @@ impl Relay {
         }
     }
 
-    /// Carries out what the page asked for.
+    /// Carries out what the page asked for, until it asks for nothing more (handing claude the
+    /// page's bytes can resume reading the page, which can ask for more).
     fn page_events(&mut self) {
-        for event in self.page.take_events() {
+        loop {
+            let events = self.page.take_events();
+            if events.is_empty() {
+                return;
+            }
+            self.carry_out(events);
+        }
+    }
+
+    fn carry_out(&mut self, events: Vec<PageEvent>) {
+        for event in events {
             let registry = self.poll.registry();
             match event {
                 PageEvent::Linked => {
@@ -152,6 +164,7 @@ impl Relay {
                 }
                 PageEvent::Data { conn, bytes } => {
                     self.claude.write(registry, conn, &bytes, &mut self.page);
+                    self.page.set_downstream(self.claude.unread());
                 }
                 PageEvent::Close { conn } => self.claude.close(registry, conn, &mut self.page),
             }
