@@ -1,10 +1,9 @@
 //! The host: a loopback listener and its sockets, pumped into one [`Engine`].
 
-use crate::config::{HostConfig, LockPlacement};
-use crate::lock::{LockFileGuard, default_lock_dir};
+use crate::config::HostConfig;
+use crate::lock::LockFileGuard;
 use crate::sockets::SocketTable;
 use idelink_core::host_rules::lock_life;
-use idelink_core::lockfile::LockFile;
 use idelink_core::{
     AuthToken, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId, ToolOutcome,
 };
@@ -75,12 +74,7 @@ pub struct Host {
 impl Host {
     /// Binds 127.0.0.1, mints the token from OS entropy and writes the lock file.
     pub fn start(config: HostConfig) -> Result<Host, HostError> {
-        if config.headless && !config.serve_when_headless {
-            return Err(HostError::HeadlessNotEnabled);
-        }
-        let mut entropy = [0u8; 16];
-        getrandom::fill(&mut entropy).map_err(|e| HostError::Entropy(e.to_string()))?;
-        let token = AuthToken::from_entropy(entropy);
+        let token = crate::setup::token_for(&config)?;
         let mut listener = bind(config.port)?;
         let port = listener.local_addr().map_err(HostError::Io)?.port();
         let poll = Poll::new().map_err(HostError::Io)?;
@@ -88,26 +82,7 @@ impl Host {
             .register(&mut listener, LISTENER, mio::Interest::READABLE)
             .map_err(HostError::Io)?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(HostError::Io)?);
-        let mut engine_config = config.engine;
-        engine_config.port = port;
-        engine_config.workspace_folders = config.workspace_folders.clone();
-        let lock = match &config.lock {
-            LockPlacement::None => None,
-            placement => {
-                let dir = match placement {
-                    LockPlacement::At(dir) => dir.clone(),
-                    _ => default_lock_dir()?,
-                };
-                let contents = LockFile {
-                    pid: config.pid,
-                    workspace_folders: config.workspace_folders,
-                    ide_name: config.ide_name,
-                    auth_token: token.as_str().to_owned(),
-                    running_in_windows: config.running_in_windows,
-                };
-                Some(LockFileGuard::create(&dir, port, contents)?)
-            }
-        };
+        let (engine_config, lock) = crate::setup::engine_and_lock(&config, port, &token)?;
         Ok(Host {
             engine: Engine::new(engine_config, token.clone()),
             poll,

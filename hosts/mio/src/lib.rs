@@ -20,6 +20,7 @@ mod config;
 mod error;
 mod host;
 pub mod lock;
+pub mod setup;
 pub mod sockets;
 #[cfg(windows)]
 #[allow(unsafe_code)]

@@ -5,13 +5,12 @@
 use crate::conn::{Connection, Inbound};
 use crate::host::{HostEvent, ToolReply};
 use idelink_core::host_rules::{PumpPolicy, lock_life};
-use idelink_core::lockfile::LockFile;
 use idelink_core::{
     AuthToken, ConnId, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId,
     ToolOutcome,
 };
-use idelink_mio::lock::{LockFileGuard, default_lock_dir};
-use idelink_mio::{HostConfig, HostError, LockPlacement, PortChoice};
+use idelink_mio::lock::LockFileGuard;
+use idelink_mio::{HostConfig, HostError, PortChoice};
 use std::collections::HashMap;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -74,34 +73,10 @@ impl Server {
         commands_tx: mpsc::UnboundedSender<Command>,
         commands: mpsc::UnboundedReceiver<Command>,
     ) -> Result<Server, HostError> {
-        if config.headless && !config.serve_when_headless {
-            return Err(HostError::HeadlessNotEnabled);
-        }
-        let mut entropy = [0u8; 16];
-        getrandom::fill(&mut entropy).map_err(|e| HostError::Entropy(e.to_string()))?;
-        let token = AuthToken::from_entropy(entropy);
+        let token = idelink_mio::setup::token_for(&config)?;
         let listener = bind(config.port)?;
         let port = listener.local_addr().map_err(HostError::Io)?.port();
-        let mut engine_config = config.engine;
-        engine_config.port = port;
-        engine_config.workspace_folders = config.workspace_folders.clone();
-        let lock = match &config.lock {
-            LockPlacement::None => None,
-            placement => {
-                let dir = match placement {
-                    LockPlacement::At(dir) => dir.clone(),
-                    _ => default_lock_dir()?,
-                };
-                let contents = LockFile {
-                    pid: config.pid,
-                    workspace_folders: config.workspace_folders,
-                    ide_name: config.ide_name,
-                    auth_token: token.as_str().to_owned(),
-                    running_in_windows: config.running_in_windows,
-                };
-                Some(LockFileGuard::create(&dir, port, contents)?)
-            }
-        };
+        let (engine_config, lock) = idelink_mio::setup::engine_and_lock(&config, port, &token)?;
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_CHUNKS);
         Ok(Server {
             engine: Engine::new(engine_config, token.clone()),
