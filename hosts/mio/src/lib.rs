@@ -11,7 +11,9 @@
 //! documents change, [`Host::handle_tool_outcome`] when the user accepts or rejects a diff.
 //!
 //! Its socket loop is a public [`sockets::SocketTable`] (reads, writes with back-pressure, read
-//! pauses, linger), which other mio loops over sockets can reuse.
+//! pauses, linger), which other mio loops over sockets can reuse. What any native host does
+//! around binding its port (the token, the engine's setup, the lock file) is public too, in
+//! [`setup`] and [`lock`], so a host on another runtime (`idelink-tokio`) shares it.
 //!
 //! A headless or automated run opens no socket and writes no lock unless it opts in
 //! ([`HostConfig::serve_when_headless`]).
