@@ -125,7 +125,7 @@ fn pid_alive(_pid: u32) -> bool {
     true
 }
 
-/// Owner and mode problems (DESIGN.md security rules): the directory must be a real directory
+/// Owner and mode problems (idelink-core's "Security" docs): the directory must be a real directory
 /// of this user, mode 0700.
 #[cfg(unix)]
 fn dir_problems(dir: &Path) -> Vec<String> {
