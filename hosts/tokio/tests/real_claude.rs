@@ -1,6 +1,6 @@
 //! The drift alarm for the tokio host: the pinned real `claude` CLI against the
 //! `buffer_editor` example (a tokio editor on idelink-tokio), through the alarm's harness
-//! (the `idelink-real-claude` test crate; only the process under test differs: [`BufferEditor`]
+//! (the `idelink-real-claude` test crate; only the process under test differs: [`buffer_editor::buffer_editor`]
 //! here starts the example where the alarm starts `idelink serve`). The CLI
 //! connects, `/status` names the editor, the session line carries the CLI's version and pid,
 //! and the model's edit goes through `openDiff`, answered through the call's oneshot: the file
@@ -16,7 +16,7 @@
 #[path = "real_claude/buffer_editor.rs"]
 mod buffer_editor;
 
-use buffer_editor::{BufferEditor, IDE_NAME};
+use buffer_editor::IDE_NAME;
 use idelink_real_claude::fake_api::FINAL_TEXT;
 use idelink_real_claude::scene::{self, EDITED, Scene};
 use idelink_real_claude::{claude, wait};
@@ -29,7 +29,11 @@ fn a_tokio_hosted_session_connects_and_its_accepted_diff_edits_the_file() {
     let Some(claude) = claude::locate("tokio_real_claude") else {
         return;
     };
-    let mut scene = Scene::new("tokio-accept", claude, Box::new(BufferEditor::locate()));
+    let mut scene = Scene::new(
+        "tokio-accept",
+        claude,
+        Box::new(buffer_editor::buffer_editor()),
+    );
     let port = scene.serve_terminal("accept");
     scene.start_claude(port);
     scene.wait_connected();

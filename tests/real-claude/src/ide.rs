@@ -23,6 +23,32 @@ pub trait IdeSide {
     fn command(&self, args: &[&str], lock_dir: &Path, workspace: &Path) -> Command;
 }
 
+/// An editor program that takes the harness's `args`, then `--name NAME --lock-dir DIR
+/// WORKSPACE` (the C binding's frame_editor, the tokio host's buffer_editor).
+#[derive(Clone, Debug)]
+pub struct NamedProgram {
+    /// The executable.
+    pub program: PathBuf,
+    /// The name it serves as.
+    pub name: &'static str,
+}
+
+impl IdeSide for NamedProgram {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn command(&self, args: &[&str], lock_dir: &Path, workspace: &Path) -> Command {
+        let mut command = Command::new(&self.program);
+        command
+            .args(args)
+            .args(["--name", self.name, "--lock-dir"])
+            .arg(lock_dir)
+            .arg(workspace);
+        command
+    }
+}
+
 /// A running IDE process.
 pub struct Ide {
     name: String,

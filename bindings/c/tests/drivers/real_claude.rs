@@ -1,6 +1,6 @@
 //! frame_editor (the C++ example) against the pinned real `claude` CLI, through the drift
 //! alarm's harness (the `idelink-real-claude` crate; only the IDE under test differs:
-//! [`frame_editor::FrameEditor`] here where the alarm starts `idelink serve`).
+//! [`frame_editor::frame_editor`] here where the alarm starts `idelink serve`).
 //! Two runs: the CLI connects, `/status` shows the editor, and its diff is accepted (the file
 //! is edited); then a diff is rejected (the file is left alone).
 //!
@@ -14,8 +14,8 @@
 #[path = "real_claude/frame_editor.rs"]
 mod frame_editor;
 
-use frame_editor::FrameEditor;
 use idelink_real_claude::fake_api::FINAL_TEXT;
+use idelink_real_claude::ide::NamedProgram;
 use idelink_real_claude::scene::{EDITED, FILE_NAME, ORIGINAL, Scene};
 use idelink_real_claude::{claude, wait};
 use std::path::PathBuf;
@@ -27,7 +27,7 @@ fn main() {
     let program = std::env::args()
         .nth(1)
         .unwrap_or_else(|| panic!("usage: real_claude <path to frame_editor>"));
-    let editor = FrameEditor::new(PathBuf::from(program));
+    let editor = frame_editor::frame_editor(PathBuf::from(program));
     let Some(claude) = claude::locate("frame_editor_real_claude") else {
         return;
     };
@@ -39,7 +39,7 @@ fn main() {
 }
 
 /// Connects, checks the session line and `/status`, and accepts the diff.
-fn accepted(claude: claude::Claude, editor: FrameEditor) {
+fn accepted(claude: claude::Claude, editor: NamedProgram) {
     let mut scene = Scene::new("c-accept", claude, Box::new(editor));
     let port = scene.serve_terminal("accept");
     scene.start_claude(port);
@@ -64,7 +64,7 @@ fn accepted(claude: claude::Claude, editor: FrameEditor) {
 }
 
 /// Connects and rejects the diff: the CLI says so and leaves the file alone.
-fn rejected(claude: claude::Claude, editor: FrameEditor) {
+fn rejected(claude: claude::Claude, editor: NamedProgram) {
     let mut scene = Scene::new("c-reject", claude, Box::new(editor));
     let port = scene.serve_terminal("reject");
     scene.start_claude(port);
