@@ -1,47 +1,16 @@
-//! Value conversions between JS and the core types, and the one error helper.
+//! Number conversions between JS and the core types, and the one error helper (structured
+//! values: `input.rs`, `output.rs`).
 
 use idelink_core::Timestamp;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use std::fmt::Display;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen]
-extern "C" {
-    /// The JS engine's `JSON.stringify`; throws for a cycle or a `BigInt`.
-    #[wasm_bindgen(js_namespace = JSON, js_name = stringify, catch)]
-    fn json_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
-
-    /// The JS engine's `JSON.parse`.
-    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
-    fn json_parse(text: &str) -> Result<JsValue, JsValue>;
-}
-
 /// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
-const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+pub(crate) const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// The one way this binding reports host misuse: a JS `Error` with `what` went wrong.
 pub(crate) fn host_error(what: impl Display) -> JsError {
     JsError::new(&what.to_string())
-}
-
-/// Reads a plain JS object in a core type's JSON form; `what` names the argument in errors.
-pub(crate) fn from_js<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, JsError> {
-    let text = json_stringify(value)
-        .ok()
-        .and_then(|text| text.as_string())
-        .ok_or_else(|| {
-            host_error(format_args!(
-                "{what} must be a plain object that JSON.stringify accepts"
-            ))
-        })?;
-    serde_json::from_str(&text).map_err(|e| host_error(format_args!("{what}: {e}")))
-}
-
-/// A core value as a plain JS object in its JSON form.
-pub(crate) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    let text = serde_json::to_string(value).map_err(host_error)?;
-    json_parse(&text).map_err(|_| host_error("JSON.parse refused the engine's own output"))
 }
 
 /// A `now` argument: milliseconds on the host's monotonic clock, fraction dropped.

@@ -1,7 +1,8 @@
 //! The `Engine` class: one method per core input or output, converting and nothing else.
 
-use crate::convert::{from_js, host_error, id_number, integer, millis_number, timestamp, to_js};
-use idelink_core::{AuthToken, Config, ConnId, EditorEvent, ToolCallId, ToolOutcome};
+use crate::convert::{host_error, id_number, integer, millis_number, timestamp};
+use crate::{input, output};
+use idelink_core::{AuthToken, ConnId, ToolCallId};
 use wasm_bindgen::prelude::*;
 
 /// One protocol endpoint (one port, one token, any number of client connections). Feed it
@@ -22,7 +23,7 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "Config")] config: JsValue,
         #[wasm_bindgen(js_name = authToken)] auth_token: &str,
     ) -> Result<Engine, JsError> {
-        let config: Config = from_js("config", &config)?;
+        let config = input::config(config)?;
         let token = AuthToken::parse(auth_token).map_err(host_error)?;
         Ok(Engine {
             inner: idelink_core::Engine::new(config, token),
@@ -75,7 +76,7 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "EditorEvent")] event: JsValue,
     ) -> Result<(), JsError> {
         let now = timestamp(now)?;
-        let event: EditorEvent = from_js("event", &event)?;
+        let event = input::editor_event(event)?;
         self.inner.handle_editor_event(now, &event);
         Ok(())
     }
@@ -91,7 +92,7 @@ impl Engine {
     ) -> Result<(), JsError> {
         let now = timestamp(now)?;
         let id = ToolCallId::from_u64(integer("id", id)?);
-        let outcome: ToolOutcome = from_js("outcome", &outcome)?;
+        let outcome = input::tool_outcome(outcome)?;
         self.inner
             .handle_tool_outcome(now, id, &outcome)
             .map_err(host_error)
@@ -109,7 +110,7 @@ impl Engine {
     #[wasm_bindgen(js_name = pollOutput, unchecked_return_type = "Output | null")]
     pub fn poll_output(&mut self) -> Result<JsValue, JsError> {
         match self.inner.poll_output() {
-            Some(output) => to_js(&output),
+            Some(out) => output::output(&out),
             None => Ok(JsValue::NULL),
         }
     }

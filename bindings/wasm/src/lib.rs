@@ -27,10 +27,10 @@
 //!   fractional part is dropped. Ids and byte counts are non-negative integer numbers.
 //! - Bytes are `Uint8Array` (copied across the boundary in both directions).
 //! - Structured values (the config, editor events, tool outcomes, outputs) are plain objects in
-//!   the JSON forms the core crate documents. They cross as JSON text through the JS engine's
-//!   own `JSON.stringify` / `JSON.parse` and `serde_json`: the forms are then exactly those the
-//!   transcript vectors, the Node binding and the stdio sidecar use (`null` for an absent
-//!   option, plain objects for maps), and the module links no second serializer.
+//!   the JSON forms the core crate documents, the same the transcript vectors, the Node binding
+//!   and the stdio sidecar use (`null` for an absent option). They are read and built field by
+//!   field through the JS engine's `Reflect` (`js.rs`), not through serde: the derived
+//!   deserializers of these forms were a third of the module's size.
 //! - Core's host rules a JS host needs (lock names, the stale rule, the pump policy) are
 //!   exported too: `lockFileName`, `lockPortFromFileName`, `staleLockOwner`, `PumpPolicy`.
 //! - Host misuse (an unknown connection, a malformed event, a tool call answered twice)
@@ -40,6 +40,9 @@ mod convert;
 mod engine;
 mod helpers;
 mod host_rules;
+mod input;
+mod js;
+mod output;
 mod types;
 
 pub use engine::Engine;

@@ -1,0 +1,300 @@
+//! The JSON forms the host hands in (`Config`, `EditorEvent`, `ToolOutcome`), read from plain
+//! JS objects field by field ([`crate::js::Obj`]) into core's types, with the rules core's
+//! serde forms have: a config refuses unknown fields and defaults the rest, events and
+//! outcomes are tagged by `type` / `outcome` and ignore fields they do not know.
+//!
+//! A variant added to one of these core enums needs its line here (and in `output.rs` for
+//! outputs); the transcript vectors and `test/engine.test.mjs` exercise every one.
+
+use crate::js::Obj;
+use idelink_core::engine::SessionPolicy;
+use idelink_core::ide::{Diagnostic, PathStyle, Position, Range, Severity};
+use idelink_core::mcp::ServerInfo;
+use idelink_core::rpc::RpcLimits;
+use idelink_core::ws::WsConfig;
+use idelink_core::{Config, EditorEvent, ToolOutcome};
+use wasm_bindgen::prelude::*;
+
+const U16: u64 = u16::MAX as u64;
+const U32: u64 = u32::MAX as u64;
+const USIZE: u64 = usize::MAX as u64;
+const U64: u64 = u64::MAX;
+
+/// The `Config` JSON form: every field optional (defaults of `Config::new`), unknown refused.
+pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
+    let obj = Obj::root("config", value)?;
+    obj.deny_unknown(&[
+        "port",
+        "serverInfo",
+        "workspaceFolders",
+        "pathStyle",
+        "maxHeadBytes",
+        "handshakeTimeoutMs",
+        "ws",
+        "rpc",
+        "maxConnections",
+        "maxHandshakes",
+        "maxOutboundBytes",
+        "maxPendingCalls",
+        "maxDocuments",
+        "maxDiagnostics",
+        "maxQueuedMentions",
+        "sessionPolicy",
+        "readyDelayMs",
+        "selectionDebounceMs",
+        "mentionTtlMs",
+        "toolDeadlineMs",
+        "diffDeadlineMs",
+        "executeCode",
+    ])?;
+    let mut c = Config::new(0);
+    let usize_field = |name, slot: &mut usize| -> Result<(), JsError> {
+        if let Some(n) = obj.opt_integer(name, USIZE, false)? {
+            *slot = n as usize;
+        }
+        Ok(())
+    };
+    let u64_field = |name, slot: &mut u64| -> Result<(), JsError> {
+        if let Some(n) = obj.opt_integer(name, U64, false)? {
+            *slot = n;
+        }
+        Ok(())
+    };
+    if let Some(port) = obj.opt_integer("port", U16, false)? {
+        c.port = port as u16;
+    }
+    if let Some(info) = obj.object("serverInfo")? {
+        info.deny_unknown(&["name", "version"])?;
+        c.server_info = ServerInfo {
+            name: info.string("name")?,
+            version: info.string("version")?,
+        };
+    }
+    if let Some(folders) = obj.strings("workspaceFolders")? {
+        c.workspace_folders = folders;
+    }
+    if let Some(style) = obj.opt_string("pathStyle")? {
+        c.path_style = match style.as_str() {
+            "posix" => PathStyle::Posix,
+            "windows" => PathStyle::Windows,
+            other => return Err(obj.unknown_variant(other, &["posix", "windows"])),
+        };
+    }
+    usize_field("maxHeadBytes", &mut c.max_head_bytes)?;
+    u64_field("handshakeTimeoutMs", &mut c.handshake_timeout_ms)?;
+    if let Some(ws) = obj.object("ws")? {
+        c.ws = ws_config(&ws)?;
+    }
+    if let Some(rpc) = obj.object("rpc")? {
+        rpc.deny_unknown(&["maxDepth"])?;
+        let mut limits = RpcLimits::default();
+        if let Some(n) = rpc.opt_integer("maxDepth", USIZE, false)? {
+            limits.max_depth = n as usize;
+        }
+        c.rpc = limits;
+    }
+    usize_field("maxConnections", &mut c.max_connections)?;
+    usize_field("maxHandshakes", &mut c.max_handshakes)?;
+    usize_field("maxOutboundBytes", &mut c.max_outbound_bytes)?;
+    usize_field("maxPendingCalls", &mut c.max_pending_calls)?;
+    usize_field("maxDocuments", &mut c.max_documents)?;
+    usize_field("maxDiagnostics", &mut c.max_diagnostics)?;
+    usize_field("maxQueuedMentions", &mut c.max_queued_mentions)?;
+    if let Some(policy) = obj.opt_string("sessionPolicy")? {
+        c.session_policy = match policy.as_str() {
+            "multi" => SessionPolicy::Multi,
+            "single" => SessionPolicy::Single,
+            other => return Err(obj.unknown_variant(other, &["multi", "single"])),
+        };
+    }
+    u64_field("readyDelayMs", &mut c.ready_delay_ms)?;
+    u64_field("selectionDebounceMs", &mut c.selection_debounce_ms)?;
+    u64_field("mentionTtlMs", &mut c.mention_ttl_ms)?;
+    for (name, slot) in [
+        ("toolDeadlineMs", &mut c.tool_deadline_ms),
+        ("diffDeadlineMs", &mut c.diff_deadline_ms),
+    ] {
+        if obj.get(name)?.is_some() {
+            *slot = obj.opt_integer(name, U64, true)?;
+        }
+    }
+    if let Some(on) = obj.opt_bool("executeCode")? {
+        c.execute_code = on;
+    }
+    Ok(c)
+}
+
+fn ws_config(ws: &Obj) -> Result<WsConfig, JsError> {
+    ws.deny_unknown(&[
+        "maxMessageBytes",
+        "maxFragments",
+        "keepaliveIntervalMs",
+        "keepaliveTimeoutMs",
+        "closeTimeoutMs",
+        "acceptBinary",
+    ])?;
+    let mut c = WsConfig::default();
+    for (name, slot) in [
+        ("maxMessageBytes", &mut c.max_message_bytes),
+        ("maxFragments", &mut c.max_fragments),
+    ] {
+        if let Some(n) = ws.opt_integer(name, USIZE, false)? {
+            *slot = n as usize;
+        }
+    }
+    for (name, slot) in [
+        ("keepaliveIntervalMs", &mut c.keepalive_interval_ms),
+        ("keepaliveTimeoutMs", &mut c.keepalive_timeout_ms),
+        ("closeTimeoutMs", &mut c.close_timeout_ms),
+    ] {
+        if let Some(n) = ws.opt_integer(name, U64, false)? {
+            *slot = n;
+        }
+    }
+    if let Some(on) = ws.opt_bool("acceptBinary")? {
+        c.accept_binary = on;
+    }
+    Ok(c)
+}
+
+/// The variants of [`EditorEvent`] by their `type`.
+const EVENT_TYPES: [&str; 9] = [
+    "documentOpened",
+    "documentClosed",
+    "documentActivated",
+    "documentDirtyChanged",
+    "documentSaved",
+    "selectionChanged",
+    "diagnosticsChanged",
+    "workspaceFoldersChanged",
+    "mention",
+];
+
+/// An `EditorEvent` in its JSON form, tagged by `type`.
+pub(crate) fn editor_event(value: JsValue) -> Result<EditorEvent, JsError> {
+    let e = Obj::root("event", value)?;
+    let kind = e.tag("type")?;
+    Ok(match kind.as_str() {
+        "documentOpened" => EditorEvent::DocumentOpened {
+            path: e.string("path")?,
+            language_id: e.opt_string("languageId")?,
+            is_dirty: e.opt_bool("isDirty")?.unwrap_or(false),
+            is_untitled: e.opt_bool("isUntitled")?.unwrap_or(false),
+        },
+        "documentClosed" => EditorEvent::DocumentClosed {
+            path: e.string("path")?,
+        },
+        "documentActivated" => EditorEvent::DocumentActivated {
+            path: e.string("path")?,
+        },
+        "documentDirtyChanged" => EditorEvent::DocumentDirtyChanged {
+            path: e.string("path")?,
+            is_dirty: e
+                .opt_bool("isDirty")?
+                .ok_or_else(|| e.error("missing field `isDirty`"))?,
+        },
+        "documentSaved" => EditorEvent::DocumentSaved {
+            path: e.string("path")?,
+        },
+        "selectionChanged" => EditorEvent::SelectionChanged {
+            path: e.string("path")?,
+            text: e.string("text")?,
+            selection: range(&e.required_object("selection")?)?,
+        },
+        "diagnosticsChanged" => EditorEvent::DiagnosticsChanged {
+            path: e.string("path")?,
+            diagnostics: e
+                .objects("diagnostics")?
+                .ok_or_else(|| e.error("missing field `diagnostics`"))?
+                .iter()
+                .map(diagnostic)
+                .collect::<Result<_, _>>()?,
+        },
+        "workspaceFoldersChanged" => EditorEvent::WorkspaceFoldersChanged {
+            folders: e
+                .strings("folders")?
+                .ok_or_else(|| e.error("missing field `folders`"))?,
+        },
+        "mention" => EditorEvent::Mention {
+            path: e.string("path")?,
+            line_start: line(&e, "lineStart")?,
+            line_end: line(&e, "lineEnd")?,
+        },
+        other => return Err(e.unknown_variant(other, &EVENT_TYPES)),
+    })
+}
+
+fn line(e: &Obj, name: &str) -> Result<Option<u32>, JsError> {
+    Ok(e.opt_integer(name, U32, true)?.map(|n| n as u32))
+}
+
+fn position(p: &Obj) -> Result<Position, JsError> {
+    Ok(Position {
+        line: p.integer("line", U32)? as u32,
+        character: p.integer("character", U32)? as u32,
+    })
+}
+
+fn range(r: &Obj) -> Result<Range, JsError> {
+    Ok(Range {
+        start: position(&r.required_object("start")?)?,
+        end: position(&r.required_object("end")?)?,
+    })
+}
+
+fn diagnostic(d: &Obj) -> Result<Diagnostic, JsError> {
+    let severity = d.string("severity")?;
+    Ok(Diagnostic {
+        message: d.string("message")?,
+        severity: match severity.as_str() {
+            "Error" => Severity::Error,
+            "Warning" => Severity::Warning,
+            "Info" => Severity::Info,
+            "Hint" => Severity::Hint,
+            other => {
+                return Err(d.unknown_variant(other, &["Error", "Warning", "Info", "Hint"]));
+            }
+        },
+        range: range(&d.required_object("range")?)?,
+        source: d.opt_string("source")?,
+        code: d.opt_code("code")?,
+    })
+}
+
+/// A `ToolOutcome` in its JSON form, tagged by `outcome`.
+pub(crate) fn tool_outcome(value: JsValue) -> Result<ToolOutcome, JsError> {
+    let o = Obj::root("outcome", value)?;
+    let kind = o.tag("outcome")?;
+    Ok(match kind.as_str() {
+        "fileOpened" => ToolOutcome::FileOpened {
+            language_id: o.opt_string("languageId")?,
+            line_count: o.opt_integer("lineCount", U32, true)?.map(|n| n as u32),
+        },
+        "diffSaved" => ToolOutcome::DiffSaved {
+            final_text: o.string("finalText")?,
+        },
+        "diffRejected" => ToolOutcome::DiffRejected,
+        "documentSaved" => ToolOutcome::DocumentSaved,
+        "codeExecuted" => ToolOutcome::CodeExecuted {
+            outputs: o
+                .strings("outputs")?
+                .ok_or_else(|| o.error("missing field `outputs`"))?,
+        },
+        "failed" => ToolOutcome::Failed {
+            message: o.string("message")?,
+        },
+        other => {
+            return Err(o.unknown_variant(
+                other,
+                &[
+                    "fileOpened",
+                    "diffSaved",
+                    "diffRejected",
+                    "documentSaved",
+                    "codeExecuted",
+                    "failed",
+                ],
+            ));
+        }
+    })
+}
