@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/: the release module through wasm-bindgen for browsers
-# (pkg/web, ES module + init) and for Node (pkg/nodejs, CommonJS), each shrunk with
-# wasm-opt -Oz from npm `binaryen` (Debian's binaryen 108 emits modules that fail to load),
-# then prints the sizes. Needs: the wasm32-unknown-unknown target, wasm-bindgen-cli of the
-# same version as the wasm-bindgen crate, and `npm ci` run here.
+# (pkg/web: ES module + init(), with the relay link client js/link.*), for bundlers that load
+# .wasm imports (pkg/bundler) and for Node (pkg/nodejs, CommonJS). The three modules are the
+# same bytes, shrunk once with wasm-opt -Oz from npm `binaryen` (Debian's binaryen 108 emits
+# modules that fail to load); the size is printed. Needs: the wasm32-unknown-unknown target,
+# wasm-bindgen-cli of the same version as the wasm-bindgen crate, and `npm ci` run here.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -25,17 +26,23 @@ fi
 cargo build -p idelink-wasm --target wasm32-unknown-unknown --profile wasm-release
 module="$target_dir/wasm32-unknown-unknown/wasm-release/idelink_wasm.wasm"
 
-for target in web nodejs; do
-  out="$here/pkg/$target"
-  rm -rf "$out"
-  wasm-bindgen --target "$target" --out-dir "$out" --out-name idelink_wasm "$module"
-  if [ "$target" = nodejs ]; then
-    # The package is "type": "module"; this build is CommonJS.
-    echo '{ "type": "commonjs" }' >"$out/package.json"
-  fi
-  bg="$out/idelink_wasm_bg.wasm"
-  before=$(stat -c %s "$bg")
-  "$wasm_opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-    --enable-mutable-globals --enable-reference-types --enable-multivalue "$bg" -o "$bg"
-  echo "pkg/$target/idelink_wasm_bg.wasm: $before bytes after wasm-bindgen, $(stat -c %s "$bg") after wasm-opt -Oz"
+rm -rf "$here/pkg"
+for target in web bundler nodejs; do
+  wasm-bindgen --target "$target" --out-dir "$here/pkg/$target" --out-name idelink_wasm "$module"
 done
+# The package is "type": "module"; the nodejs build is CommonJS.
+echo '{ "type": "commonjs" }' >"$here/pkg/nodejs/package.json"
+cp "$here/js/link.js" "$here/js/link.d.ts" "$here/pkg/web/"
+
+bg="$here/pkg/web/idelink_wasm_bg.wasm"
+for target in bundler nodejs; do
+  cmp -s "$bg" "$here/pkg/$target/idelink_wasm_bg.wasm" ||
+    { echo "wasm-bindgen wrote a different module for --target $target: optimize each" >&2; exit 1; }
+done
+before=$(stat -c %s "$bg")
+# --low-memory-unused: Rust places its stack first, so the first KiB of memory is never used.
+"$wasm_opt" -Oz --converge --low-memory-unused --strip-producers \
+  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue "$bg" -o "$bg"
+for target in bundler nodejs; do cp "$bg" "$here/pkg/$target/idelink_wasm_bg.wasm"; done
+echo "idelink_wasm_bg.wasm: $before bytes after wasm-bindgen, $(stat -c %s "$bg") after wasm-opt -Oz (pkg/web, pkg/bundler, pkg/nodejs)"

@@ -1,0 +1,89 @@
+// The page side of the `idelink relay` link (`idelink-wasm/link`). Protocol: docs/relay.md.
+import type { Config, EditorEvent, Engine, InitInput, Output, ToolOutcome } from './idelink_wasm.js';
+
+/** An engine output that is an event for the editor (`{kind: 'event', event: 'toolCall', ...}`). */
+export type EditorFacingEvent = Extract<Output, { kind: 'event' }>;
+
+/** Why the link closed. */
+export interface LinkClosed {
+  /** The WebSocket close code (the relay's: 1001, 1008, 4000, 4001, 4002; or the browser's). */
+  code: number;
+  /** The close reason the relay gave, if any. */
+  reason: string;
+  /** What it means for the user, with what to do. */
+  message: string;
+}
+
+/** The relay's welcome: how the engine is configured. */
+export interface Welcome {
+  type: 'welcome';
+  /** The port claude connects to (the engine checks `Host` against it). */
+  claudePort: number;
+  /** The token of the lock file (the engine checks it on every claude upgrade). */
+  authToken: string;
+  /** The workspace folder (absolute, forward slashes). */
+  workspace: string;
+  /** The name claude shows. */
+  ideName: string;
+  /** The token a reload of this tab links again with (kept in `storage`). */
+  resume: string;
+}
+
+export interface RelayLinkOptions {
+  /** The link secret. Default: `secret` in this page's URL fragment (`#secret=<hex>`). */
+  secret?: string;
+  /** The link's WebSocket URL. Default: `ws://<this page's host>/link` (the relay serves the page). */
+  url?: string;
+  /** The wasm module, as `init()` takes it (URL, Response, bytes). Default: next to the package's JS. */
+  wasm?: InitInput | Promise<InitInput>;
+  /** Engine configuration beyond what the relay sets (`port` and `workspaceFolders` come from it). */
+  config?: Omit<Config, 'port' | 'workspaceFolders'>;
+  /** Where the resume token is kept. Default: `sessionStorage` (one tab, survives reloads); `null`: nowhere. */
+  storage?: Pick<Storage, 'getItem' | 'setItem'> | null;
+  /** Unsent link bytes (`bufferedAmount`) at which claude's answers are held in the engine. Default 4 MiB; resumes below half. */
+  highWaterBytes?: number;
+  /** Every engine event: `connected`, `sessionReady`, `toolCall` (answer it with `answer`), `toolCallCancelled`, `toolServed`, `closed`. */
+  onEvent?: (event: EditorFacingEvent) => void;
+  /** The link closed (after `connect` resolved); every claude connection is closed with it. */
+  onClose?: (closed: LinkClosed) => void;
+  /** A problem the relay reports that answers no request (the lock file could not be written). */
+  onError?: (message: string) => void;
+  /** The monotonic clock in ms. Default: `performance.now()`. */
+  now?: () => number;
+  /** The WebSocket constructor. Default: the global one. */
+  WebSocket?: { new (url: string): WebSocket };
+}
+
+/** Messages for the relay's own close codes (docs/relay.md). */
+export const LINK_CLOSE_MESSAGES: Readonly<Record<number, string>>;
+
+/** The link secret in a URL fragment `#secret=<hex>` (default: this page's), or null. */
+export function secretFromHash(hash?: string): string | null;
+
+/** One page's link to `idelink relay`, with the engine that serves claude through it. */
+export class RelayLink {
+  /**
+   * Loads the engine, links to the relay and resolves once it welcomed this page. Rejects when
+   * there is no secret, the engine does not load, or the relay refuses the link (the error says why).
+   */
+  static connect(options?: RelayLinkOptions): Promise<RelayLink>;
+  private constructor();
+  /** The engine (driven by the link: feed it through `editorEvent` and `answer`). */
+  readonly engine: Engine;
+  /** The relay's welcome. */
+  readonly welcome: Welcome;
+  /** Claude connections the relay holds for this page. */
+  readonly connections: number;
+  /** Whether claude's answers are held back because the browser's send buffer is full. */
+  readonly paused: boolean;
+  /** Feeds an editor event to the engine. Throws when the event is malformed. */
+  editorEvent(event: EditorEvent): void;
+  /** Answers tool request `id`. Throws when the id is unknown, answered or cancelled. */
+  answer(id: number, outcome: ToolOutcome): void;
+  /** The workspace's files, relative to its folder (at most 5,000; `truncated` when more exist). */
+  listFiles(): Promise<{ files: string[]; truncated: boolean }>;
+  /** A workspace file's text, by absolute or workspace-relative path; `path` comes back absolute. */
+  readFile(path: string): Promise<{ path: string; text: string }>;
+  /** Closes the link. */
+  close(): void;
+}
