@@ -32,7 +32,7 @@ export interface Welcome {
 export interface RelayLinkOptions {
   /** The link secret. Default: `secret` in this page's URL fragment (`#secret=<hex>`). */
   secret?: string;
-  /** The link's WebSocket URL. Default: `ws://<this page's host>/link` (the relay serves the page). */
+  /** The link's WebSocket URL. Default: `link` in the URL fragment (a dev server's page), else `ws://<this page's host>/link` (the relay serves the page). */
   url?: string;
   /** The wasm module, as `init()` takes it (URL, Response, bytes). Default: next to the package's JS. */
   wasm?: InitInput | Promise<InitInput>;
@@ -59,6 +59,9 @@ export const LINK_CLOSE_MESSAGES: Readonly<Record<number, string>>;
 
 /** The link secret in a URL fragment `#secret=<hex>` (default: this page's), or null. */
 export function secretFromHash(hash?: string): string | null;
+
+/** The loopback link address in a URL fragment `&link=ws://127.0.0.1:<port>/link` (default: this page's), or null. */
+export function linkFromHash(hash?: string): string | null;
 
 /** One page's link to `idelink relay`, with the engine that serves claude through it. */
 export class RelayLink {

@@ -32,6 +32,16 @@ export function secretFromHash(hash = globalThis.location?.hash ?? '') {
   return new URLSearchParams(hash.replace(/^#/, '')).get('secret');
 }
 
+/**
+ * The relay's link address from a URL fragment `&link=ws://127.0.0.1:<port>/link` (what
+ * `idelink relay --allow-origin` prints for a dev server's page), or null. Only a loopback
+ * relay is taken from a URL.
+ */
+export function linkFromHash(hash = globalThis.location?.hash ?? '') {
+  const link = new URLSearchParams(hash.replace(/^#/, '')).get('link');
+  return link && /^ws:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/link$/.test(link) ? link : null;
+}
+
 const monotonicNow = () => Math.floor(performance.now());
 
 export class RelayLink {
@@ -76,7 +86,7 @@ export class RelayLink {
     /** The relay's welcome: `{claudePort, authToken, workspace, ideName, resume}`. */
     this.welcome = null;
     const Socket = options.WebSocket ?? globalThis.WebSocket;
-    const url = options.url ?? `ws://${globalThis.location.host}/link`;
+    const url = options.url ?? linkFromHash() ?? `ws://${globalThis.location.host}/link`;
     const ws = new Socket(url);
     ws.binaryType = 'arraybuffer';
     this.#ws = ws;

@@ -10,7 +10,7 @@ import { deadline } from '../testkit/claude-client.mjs';
 
 const web = join(dirname(fileURLToPath(import.meta.url)), '..', 'pkg', 'web');
 assert.ok(existsSync(join(web, 'link.js')), `${web}/link.js is missing: build with bash bindings/wasm/build.sh`);
-const { RelayLink } = await import(join(web, 'link.js'));
+const { RelayLink, linkFromHash, secretFromHash } = await import(join(web, 'link.js'));
 const wasm = readFileSync(join(web, 'idelink_wasm_bg.wasm'));
 const TOKEN = '00112233445566778899aabbccddeeff';
 const WAIT_MS = 5_000;
@@ -158,4 +158,11 @@ test('a refused hello rejects connect with what to do', async () => {
   relay.close(1008, 'wrong link secret');
   await assert.rejects(connecting, /wrong link secret, open the URL/);
   await assert.rejects(RelayLink.connect({ secret: '', WebSocket: FakeRelay, wasm }), /no link secret/);
+});
+
+test('the fragment gives the secret and only a loopback link address', () => {
+  assert.equal(secretFromHash('#secret=cafe&link=ws://127.0.0.1:4100/link'), 'cafe');
+  assert.equal(linkFromHash('#secret=cafe&link=ws://127.0.0.1:4100/link'), 'ws://127.0.0.1:4100/link');
+  assert.equal(linkFromHash('#secret=cafe&link=ws://evil.example:4100/link'), null);
+  assert.equal(linkFromHash('#secret=cafe'), null);
 });

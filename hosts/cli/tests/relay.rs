@@ -335,6 +335,7 @@ fn wasm_package(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join("idelink_wasm.js"), "export default 1;\n").unwrap();
     std::fs::write(dir.join("idelink_wasm_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    std::fs::write(dir.join("link.js"), "export class RelayLink {}\n").unwrap();
 }
 
 #[test]
@@ -359,7 +360,11 @@ fn a_binary_outside_the_checkout_serves_its_page_and_the_wasm_it_is_given() {
     assert!(page.starts_with(b"<!doctype html>"));
     let (status, app) = fetch(&relay, "/app.js");
     assert_eq!(status, "HTTP/1.1 200 OK");
-    assert!(String::from_utf8(app).unwrap().contains("type: 'hello'"));
+    assert!(
+        String::from_utf8(app)
+            .unwrap()
+            .contains("RelayLink.connect")
+    );
     let (status, wasm) = fetch(&relay, "/pkg/idelink_wasm_bg.wasm");
     assert_eq!(
         (status.as_str(), wasm.as_slice()),
@@ -573,5 +578,114 @@ fn spawn(command: &mut Command) -> Child {
             }
             result => return result.unwrap(),
         }
+    }
+}
+
+#[test]
+fn page_dir_serves_the_users_page_instead_of_the_demo() {
+    let page = std::env::temp_dir().join(format!("idelink-relay-page-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&page);
+    std::fs::create_dir_all(page.join("dist")).unwrap();
+    std::fs::write(
+        page.join("index.html"),
+        "<!doctype html><title>mine</title>",
+    )
+    .unwrap();
+    std::fs::write(page.join("dist/app.js"), "import './chunk.js';").unwrap();
+    let mut command = idelink(&["relay", "--page-dir"]);
+    command.arg(&page);
+    let relay = Relay::start_with("page-dir", command);
+    let (status, body) = fetch(&relay, "/");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert_eq!(body, b"<!doctype html><title>mine</title>");
+    let (status, body) = fetch(&relay, "/dist/app.js?v=2");
+    assert_eq!(
+        (status.as_str(), body.as_slice()),
+        ("HTTP/1.1 200 OK", &b"import './chunk.js';"[..])
+    );
+    for gone in [
+        "/app.js",
+        "/pkg/idelink_wasm.js",
+        "/../index.html",
+        "/dist/",
+    ] {
+        assert_eq!(fetch(&relay, gone).0, "HTTP/1.1 404 Not Found", "{gone}");
+    }
+    // The link is the relay's, with every rule: a page of the folder links with the secret.
+    let (mut link, welcome) = relay.link(&relay.secret, None);
+    assert_eq!(welcome["claudePort"], relay.claude_port);
+    link.send_text(r#"{"type":"list","id":1}"#).unwrap();
+    assert_eq!(next_text(&mut link)["files"][0], "hello.txt");
+    relay.stop();
+    std::fs::remove_dir_all(page).unwrap();
+}
+
+#[test]
+fn an_allowed_dev_server_origin_links_under_the_same_rules() {
+    let relay = Relay::start_with(
+        "allow-origin",
+        idelink(&["relay", "--allow-origin", "http://localhost:5173"]),
+    );
+    let printed = wait_for_line(&relay.out, "or open http://localhost:5173/");
+    assert_eq!(
+        printed,
+        format!(
+            "or open http://localhost:5173/#secret={}&link=ws://127.0.0.1:{}/link",
+            relay.secret, relay.http_port
+        )
+    );
+    let dev = "http://localhost:5173";
+    for (origin, host, status) in [
+        (Some(dev), None, "101"),
+        (Some(relay.own_origin()).as_deref(), None, "101"),
+        (Some("http://localhost:5174"), None, "403"),
+        (Some("http://localhost:5173/"), None, "403"),
+        (None, None, "403"),
+        // The Host check stays: a rebound name is refused whatever the origin.
+        (Some(dev), Some("rebound.example"), "403"),
+    ] {
+        let request = relay.link_request("/link", origin, host);
+        let (_, head) = Client::open(relay.http_port, &request).unwrap();
+        assert_eq!(status_of(&head), status, "{request:?} got {head}");
+    }
+    // Upgraded from the dev server, it still needs the secret first.
+    let hello = |secret: &str| {
+        let request = relay.link_request("/link", Some(dev), None);
+        let (mut link, _) = Client::open(relay.http_port, &request).unwrap();
+        let hello = serde_json::json!({ "type": "hello", "secret": secret, "resume": null });
+        link.send_text(&hello.to_string()).unwrap();
+        link
+    };
+    let mut wrong = hello(&"0".repeat(32));
+    assert_eq!(close_of(&mut wrong).0, Some(1008));
+    let mut linked = hello(&relay.secret);
+    assert_eq!(next_text(&mut linked)["type"], "welcome");
+    relay.stop();
+}
+
+#[test]
+fn bad_page_flags_say_what_is_wrong_and_how_to_fix_it() {
+    let missing = std::env::temp_dir().join(format!("idelink-no-such-page-{}", std::process::id()));
+    for (args, expected) in [
+        (
+            vec!["--allow-origin", "http://localhost:5173/"],
+            "--allow-origin \"http://localhost:5173/\": an origin has no path, query or fragment: write http://localhost:5173",
+        ),
+        (vec!["--allow-origin", "*"], "never a wildcard"),
+        (
+            vec!["--page-dir", missing.to_str().unwrap()],
+            "pass the folder holding your page's index.html",
+        ),
+        (
+            vec!["--page-dir", ".", "--wasm-dir", "."],
+            "cannot be used with",
+        ),
+    ] {
+        let mut command = idelink(&["relay"]);
+        command.args(&args).stdin(Stdio::null());
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?} started");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }

@@ -1,220 +1,76 @@
 // The browser demo editor. The whole Claude Code IDE protocol runs here, in the wasm engine;
 // `idelink relay` only owns the sockets and the lock file and forwards claude's raw bytes over
-// the page link (protocol: docs/relay.md; messages: hosts/cli/src/relay/link.rs).
-import init, { Engine } from '/pkg/idelink_wasm.js';
+// the page link, which the package's link client speaks (`idelink-wasm/link`, served here as
+// /pkg/link.js; protocol: docs/relay.md). This file is only the editor.
+import { RelayLink, secretFromHash } from '/pkg/link.js';
 
 const $ = (id) => document.getElementById(id);
-/** Where this tab keeps the relay's resume token, so that a reload links again. */
-const RESUME_KEY = 'idelink-relay-resume';
-/** Largest data message sent to the relay (it accepts 8 MiB). */
-const CHUNK_BYTES = 1 << 20;
 const LANGUAGES = {
   rs: 'rust', js: 'javascript', mjs: 'javascript', ts: 'typescript', py: 'python', md: 'markdown',
   json: 'json', toml: 'toml', html: 'html', css: 'css', txt: 'plaintext', sh: 'shellscript',
 };
 
 const state = {
-  engine: null,
   link: null,
   linkState: 'connecting',
   workspace: null,
-  /** relay connection id → engine connection id, and back */
-  toEngine: new Map(),
-  toRelay: new Map(),
+  /** engine connections claude opened, and those whose session is ready */
+  connected: new Set(),
   ready: new Set(),
   /** the open document: { path, text, dirty } */
   doc: null,
   lastSelection: '',
-  /** answers to list/read, by request id */
-  waiting: new Map(),
-  nextRequest: 1,
-  timer: null,
 };
 
-const now = () => Math.floor(performance.now());
-
 function showStatus() {
-  const clients = state.toRelay.size;
-  const ready = state.ready.size;
-  $('status').textContent = `relay link: ${state.linkState} · claude clients: ${clients} connected, ${ready} ready` +
+  $('status').textContent = `relay link: ${state.linkState} · claude clients: ${state.connected.size} connected, ${state.ready.size} ready` +
     (state.doc ? ` · ${state.doc.path}${state.doc.dirty ? ' (modified)' : ''}` : '');
   document.body.dataset.link = state.linkState === 'linked' ? 'linked' : 'down';
-  document.body.dataset.ready = String(ready);
+  document.body.dataset.ready = String(state.ready.size);
 }
 
 // ---- the page link ----------------------------------------------------------------------
 
 async function start() {
-  const secret = new URLSearchParams(location.hash.slice(1)).get('secret');
-  if (!secret) {
+  if (!secretFromHash()) {
     state.linkState = 'no secret in this URL: open the URL `idelink relay` printed';
     return showStatus();
   }
   try {
-    await init();
+    state.link = await RelayLink.connect({
+      onEvent,
+      onClose: (closed) => {
+        state.linkState = closed.message;
+        state.connected.clear();
+        state.ready.clear();
+        showStatus();
+      },
+      onError: (message) => {
+        state.linkState = `linked, but: ${message}`;
+        showStatus();
+      },
+    });
   } catch (e) {
-    state.linkState = `cannot load the wasm engine (${e.message}): run bash bindings/wasm/build.sh`;
+    state.linkState = e.message;
     return showStatus();
   }
-  // The secret never goes into a URL the browser requests: it is the link's first message.
-  const ws = new WebSocket(`ws://${location.host}/link`);
-  ws.binaryType = 'arraybuffer';
-  ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', secret, resume: sessionStorage.getItem(RESUME_KEY) }));
-  ws.onmessage = (m) => (typeof m.data === 'string' ? onText(JSON.parse(m.data)) : onData(new Uint8Array(m.data)));
-  ws.onclose = (e) => linkLost(e);
-  state.link = ws;
+  state.workspace = state.link.welcome.workspace;
+  state.linkState = 'linked';
+  document.title = `${state.link.welcome.ideName} — ${state.workspace}`;
   showStatus();
-}
-
-function linkSend(message) {
-  if (state.link && state.link.readyState === WebSocket.OPEN) state.link.send(message);
-}
-
-function request(message) {
-  const id = state.nextRequest++;
-  return new Promise((resolve, reject) => {
-    state.waiting.set(id, { resolve, reject });
-    linkSend(JSON.stringify({ ...message, id }));
-  });
-}
-
-/** The waiter of the request `id` answers, taken out of the table. */
-function answered(id) {
-  const waiter = state.waiting.get(id);
-  state.waiting.delete(id);
-  return waiter;
-}
-
-function onText(message) {
-  switch (message.type) {
-    case 'welcome':
-      sessionStorage.setItem(RESUME_KEY, message.resume);
-      state.workspace = message.workspace;
-      state.engine = new Engine({ port: message.claudePort, workspaceFolders: [message.workspace] }, message.authToken);
-      state.linkState = 'linked';
-      document.title = `${message.ideName} — ${message.workspace}`;
-      listFiles();
-      break;
-    case 'open': {
-      const conn = state.engine.handleAccept(now());
-      state.toEngine.set(message.conn, conn);
-      state.toRelay.set(conn, message.conn);
-      break;
-    }
-    case 'closed': {
-      const conn = state.toEngine.get(message.conn);
-      if (conn !== undefined) {
-        forget(conn);
-        state.engine.handleClosed(now(), conn);
-      }
-      break;
-    }
-    case 'files':
-    case 'file':
-      answered(message.id)?.resolve(message);
-      break;
-    case 'error': {
-      const waiter = message.id === null ? undefined : answered(message.id);
-      if (waiter) waiter.reject(new Error(message.message));
-      else state.linkState = `linked, but: ${message.message}`;
-      break;
-    }
-    default:
-      console.warn('unknown relay message', message);
-  }
-  pump();
-}
-
-function onData(message) {
-  const relayConn = new DataView(message.buffer, message.byteOffset).getUint32(0);
-  const conn = state.toEngine.get(relayConn);
-  if (conn === undefined) return;
-  state.engine.handleBytes(now(), conn, message.subarray(4));
-  pump();
-}
-
-/** What the relay's own close codes mean for the user (docs/relay.md). */
-const LINK_CLOSED = {
-  1008: 'refused: wrong link secret, open the URL idelink relay printed',
-  4000: 'moved to a reload of this page',
-  4001: 'refused: another page holds the link. Type r and Enter in the idelink relay terminal, then open the new URL',
-  4002: 'closed: the link secret was rotated. Open the new URL idelink relay printed',
-};
-
-function linkLost(event) {
-  const why = event.reason ? `${event.code} ${event.reason}` : `${event.code}`;
-  state.linkState = LINK_CLOSED[event.code] ?? `lost (${why}): restart idelink relay and open the URL it prints`;
-  for (const waiter of state.waiting.values()) waiter.reject(new Error('the relay link is gone'));
-  state.waiting.clear();
-  if (state.engine) {
-    for (const conn of [...state.toRelay.keys()]) {
-      forget(conn);
-      state.engine.handleClosed(now(), conn);
-    }
-    pump();
-  }
-  showStatus();
-}
-
-function forget(conn) {
-  const relayConn = state.toRelay.get(conn);
-  state.toRelay.delete(conn);
-  state.toEngine.delete(relayConn);
-  state.ready.delete(conn);
-}
-
-// ---- the engine's run loop --------------------------------------------------------------
-
-/** Drains the engine after every input, then arms its timer. */
-function pump() {
-  const engine = state.engine;
-  if (!engine) return showStatus();
-  for (let out = engine.pollOutput(); out !== null; out = engine.pollOutput()) {
-    if (out.kind === 'transmit') {
-      transmit(out.conn);
-    } else if (out.kind === 'closeTransport') {
-      transmit(out.conn);
-      const relayConn = state.toRelay.get(out.conn);
-      if (relayConn !== undefined) linkSend(JSON.stringify({ type: 'close', conn: relayConn }));
-      forget(out.conn);
-      engine.handleClosed(now(), out.conn);
-    } else {
-      onEvent(out);
-    }
-  }
-  clearTimeout(state.timer);
-  const at = engine.pollTimeout();
-  if (at !== undefined) {
-    state.timer = setTimeout(() => {
-      engine.handleTimeout(now());
-      pump();
-    }, Math.max(0, at - now()));
-  }
-  showStatus();
-}
-
-/** Sends everything the engine holds for `conn` to claude, through the relay. */
-function transmit(conn) {
-  const relayConn = state.toRelay.get(conn);
-  const bytes = state.engine.outbound(conn);
-  if (relayConn !== undefined) {
-    for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
-      const part = bytes.subarray(at, at + CHUNK_BYTES);
-      const message = new Uint8Array(4 + part.length);
-      new DataView(message.buffer).setUint32(0, relayConn);
-      message.set(part, 4);
-      linkSend(message);
-    }
-  }
-  state.engine.handleSent(conn, bytes.length);
+  listFiles();
 }
 
 function onEvent(out) {
   switch (out.event) {
+    case 'connected':
+      state.connected.add(out.conn);
+      break;
     case 'sessionReady':
       state.ready.add(out.conn);
       break;
     case 'closed':
+      state.connected.delete(out.conn);
       state.ready.delete(out.conn);
       break;
     case 'toolCall':
@@ -227,15 +83,15 @@ function onEvent(out) {
     default:
       break;
   }
+  showStatus();
 }
 
 function answer(id, outcome) {
   try {
-    state.engine.handleToolOutcome(now(), id, outcome);
+    state.link.answer(id, outcome);
   } catch (e) {
     console.warn(`tool call ${id}: ${e.message}`);
   }
-  pump();
 }
 
 function toolCall(id, request) {
@@ -256,7 +112,7 @@ function toolCall(id, request) {
 // ---- the editor ------------------------------------------------------------------------
 
 async function listFiles() {
-  const { files, truncated } = await request({ type: 'list' });
+  const { files, truncated } = await state.link.listFiles();
   const list = $('file-list');
   list.replaceChildren(...files.map((name) => {
     const item = document.createElement('li');
@@ -271,7 +127,7 @@ async function listFiles() {
 }
 
 async function openFile(path) {
-  const file = await request({ type: 'read', path });
+  const file = await state.link.readFile(path);
   state.doc = { path: file.path, text: file.text, dirty: false };
   state.lastSelection = '';
   const editor = $('editor');
@@ -284,7 +140,7 @@ async function openFile(path) {
     b.classList.toggle('active', `${state.workspace}/${b.dataset.path}` === file.path);
   }
   renderGutter();
-  state.engine.handleEditorEvent(now(), { type: 'documentOpened', path: file.path, languageId: language(file.path) });
+  state.link.editorEvent({ type: 'documentOpened', path: file.path, languageId: language(file.path) });
   selectionChanged();
   return state.doc;
 }
@@ -319,22 +175,20 @@ function currentSelection() {
 }
 
 function selectionChanged() {
-  if (!state.doc || !state.engine) return;
+  if (!state.doc || !state.link) return;
   const { text, selection } = currentSelection();
   const key = JSON.stringify([state.doc.path, text, selection]);
   if (key === state.lastSelection) return;
   state.lastSelection = key;
-  state.engine.handleEditorEvent(now(), { type: 'selectionChanged', path: state.doc.path, text, selection });
-  pump();
+  state.link.editorEvent({ type: 'selectionChanged', path: state.doc.path, text, selection });
 }
 
 function mention() {
-  if (!state.doc || !state.engine) return;
+  if (!state.doc || !state.link) return;
   const { selection } = currentSelection();
-  state.engine.handleEditorEvent(now(), {
+  state.link.editorEvent({
     type: 'mention', path: state.doc.path, lineStart: selection.start.line, lineEnd: selection.end.line,
   });
-  pump();
 }
 
 function edited() {
@@ -343,7 +197,7 @@ function edited() {
   renderGutter();
   if (!state.doc.dirty) {
     state.doc.dirty = true;
-    state.engine.handleEditorEvent(now(), { type: 'documentDirtyChanged', path: state.doc.path, isDirty: true });
+    state.link.editorEvent({ type: 'documentDirtyChanged', path: state.doc.path, isDirty: true });
   }
   selectionChanged();
 }
@@ -357,7 +211,7 @@ async function showDiff(id, proposal) {
     oldText = state.doc.text;
   } else {
     try {
-      oldText = (await request({ type: 'read', path: proposal.oldFilePath })).text;
+      oldText = (await state.link.readFile(proposal.oldFilePath)).text;
     } catch (e) {
       note = ` (new file: ${e.message})`;
     }

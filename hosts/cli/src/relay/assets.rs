@@ -1,9 +1,11 @@
-//! The files the relay serves to the browser: the demo editor (this crate's `web/` folder,
-//! compiled into the binary, so `cargo package` ships it) and the wasm engine package (a build
-//! output of `bindings/wasm/build.sh`, `bindings/wasm/pkg/web`), read from disk on each request
-//! from the folder `--wasm-dir` names, else the `wasm` folder next to the idelink executable.
-//! No path of the build machine is compiled in.
+//! The files the relay serves to the browser: either a user's own page (`--page-dir`,
+//! [`PageDir`]), or the demo editor (this crate's `web/` folder, compiled into the binary, so
+//! `cargo package` ships it) with the wasm engine package (a build output of
+//! `bindings/wasm/build.sh`, `bindings/wasm/pkg/web`: the engine and its relay link client),
+//! read from disk on each request from the folder `--wasm-dir` names, else the `wasm` folder
+//! next to the idelink executable. No path of the build machine is compiled in.
 
+use super::page_dir::PageDir;
 use std::path::{Path, PathBuf};
 
 /// The demo editor's own files, by URL path.
@@ -26,7 +28,7 @@ const EMBEDDED: [(&str, &str, &str); 3] = [
 ];
 
 /// The wasm package's files, by URL path, as named in its folder.
-const PACKAGE: [(&str, &str, &str); 2] = [
+const PACKAGE: [(&str, &str, &str); 3] = [
     (
         "/pkg/idelink_wasm.js",
         "idelink_wasm.js",
@@ -37,6 +39,7 @@ const PACKAGE: [(&str, &str, &str); 2] = [
         "idelink_wasm_bg.wasm",
         "application/wasm",
     ),
+    ("/pkg/link.js", "link.js", "text/javascript; charset=utf-8"),
 ];
 
 /// The folder the wasm package is looked for without `--wasm-dir`: `wasm` next to the running
@@ -48,22 +51,31 @@ pub fn default_package_dir() -> std::io::Result<PathBuf> {
 }
 
 /// What the relay serves.
-pub struct Assets {
-    package_dir: PathBuf,
+pub enum Assets {
+    /// The demo editor, with the wasm package from this folder (`pkg/web` of the wasm binding).
+    Demo {
+        /// The package folder.
+        package_dir: PathBuf,
+    },
+    /// A user's page.
+    Page(PageDir),
 }
 
 impl Assets {
-    /// Serves the wasm package from `package_dir` (`pkg/web` of the wasm binding).
+    /// Serves the demo with the wasm package from `package_dir` (`pkg/web` of the wasm binding).
     pub fn new(package_dir: PathBuf) -> Self {
-        Assets { package_dir }
+        Assets::Demo { package_dir }
     }
 
-    /// The package folder, when it holds a build; else the command that makes one.
+    /// The package folder of the demo, when it holds a build; else the command that makes one.
     pub fn check(&self) -> Result<(), String> {
+        let Assets::Demo { package_dir } = self else {
+            return Ok(());
+        };
         let missing: Vec<&str> = PACKAGE
             .iter()
             .map(|(_, name, _)| *name)
-            .filter(|name| !self.package_dir.join(name).is_file())
+            .filter(|name| !package_dir.join(name).is_file())
             .collect();
         if missing.is_empty() {
             return Ok(());
@@ -71,13 +83,17 @@ impl Assets {
         Err(format!(
             "{} lacks {}: build the package with `bash bindings/wasm/build.sh` and pass \
              --wasm-dir bindings/wasm/pkg/web (or copy that folder there)",
-            self.package_dir.display(),
+            package_dir.display(),
             missing.join(", ")
         ))
     }
 
     /// The content type and bytes of `path`, or why it cannot be served.
     pub fn get(&self, path: &str) -> Result<(&'static str, Vec<u8>), String> {
+        let package_dir = match self {
+            Assets::Demo { package_dir } => package_dir,
+            Assets::Page(page) => return page.get(path),
+        };
         if let Some((_, kind, text)) = EMBEDDED.iter().find(|(p, ..)| *p == path) {
             return Ok((kind, text.as_bytes().to_vec()));
         }
@@ -85,7 +101,7 @@ impl Assets {
             .iter()
             .find(|(p, ..)| *p == path)
             .ok_or_else(|| format!("{path} is not served"))?;
-        let file = self.package_dir.join(name);
+        let file = package_dir.join(name);
         let bytes = std::fs::read(&file).map_err(|e| {
             format!(
                 "cannot read {}: {e}; build it with `bash bindings/wasm/build.sh` and pass \
@@ -116,6 +132,8 @@ mod tests {
         );
         std::fs::write(dir.join("idelink_wasm.js"), "export {}").unwrap();
         std::fs::write(dir.join("idelink_wasm_bg.wasm"), b"\0asm").unwrap();
+        assert!(assets.check().unwrap_err().contains("lacks link.js"));
+        std::fs::write(dir.join("link.js"), "export {}").unwrap();
         assert_eq!(assets.check(), Ok(()));
         let (kind, bytes) = assets.get("/pkg/idelink_wasm_bg.wasm").unwrap();
         assert_eq!(

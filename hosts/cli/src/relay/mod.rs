@@ -7,15 +7,18 @@
 //! - listens on 127.0.0.1 for claude, and writes the lock file (with a fresh token) while a page
 //!   is linked — so claude only ever finds an editor that is there — restoring it when deleted
 //!   and removing it when the page goes, on exit and on SIGINT / SIGTERM / SIGHUP;
-//! - serves the demo editor and the page link (a WebSocket at `/link`) on a second loopback
-//!   port, and prints `http://127.0.0.1:<port>/#secret=<hex>`;
+//! - serves the demo editor, or the user's own page (`--page-dir`), and the page link (a
+//!   WebSocket at `/link`) on a second loopback port, and prints
+//!   `http://127.0.0.1:<port>/#secret=<hex>`; a page from a dev server the user names
+//!   (`--allow-origin`) may open the link too, under the same rules;
 //! - multiplexes claude connections onto the link as open / bytes / close messages
 //!   ([`link`]), parsing none of claude's bytes.
 //!
 //! The link is authenticated on its own ([`hello`]; the protocol: docs/relay.md). The secret
 //! (128 bits of OS entropy) travels in the URL fragment, which browsers never send over HTTP;
-//! the link socket's upgrade must come from the relay's own page (`Origin`) to its own address
-//! (`Host`) ([`page_http`]), and the page then sends the secret as its first message. Only then
+//! the link socket's upgrade must come from the relay's own page or an allowed origin (`Origin`,
+//! exact) to its own address (`Host`) ([`page_http`]), and the page then sends the secret as
+//! its first message. Only then
 //! does the page receive the claude token, which its engine checks on every claude upgrade. The
 //! secret links one page: a second page with the same URL is refused while the first keeps the
 //! link; the same tab reloaded links again with its resume token; typing `r` + Enter in the
@@ -29,7 +32,9 @@ mod files;
 mod hello;
 mod link;
 mod lock;
+mod origin;
 mod page;
+mod page_dir;
 mod page_http;
 mod server;
 mod session;
@@ -43,6 +48,7 @@ use idelink_core::host_rules::PumpPolicy;
 use idelink_mio::lock::default_lock_dir;
 use lock::{LinkLock, LockSpec};
 use page::PageLink;
+use page_dir::PageDir;
 use server::{Relay, bind};
 use session::{Session, Welcome};
 use std::error::Error;
@@ -69,8 +75,16 @@ pub struct RelayArgs {
     pub lock_dir: Option<PathBuf>,
     /// The wasm engine package to serve (`bindings/wasm/pkg/web`, made by
     /// bindings/wasm/build.sh) [default: the `wasm` folder next to the idelink executable].
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "page_dir")]
     pub wasm_dir: Option<PathBuf>,
+    /// Serve your own page from DIR (its index.html at /, every file under DIR by its path)
+    /// instead of the demo editor; it links with the `idelink-wasm/link` client.
+    #[arg(long, value_name = "DIR")]
+    pub page_dir: Option<PathBuf>,
+    /// Also accept the page link from pages of ORIGIN (exactly as the browser sends it, e.g.
+    /// http://localhost:5173 for a dev server); repeat for more. The secret is still required.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
 }
 
 /// Runs `idelink relay` until a signal.
@@ -81,11 +95,16 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
         Some(dir) => dir,
         None => default_lock_dir()?,
     };
-    let wasm_dir = match args.wasm_dir {
-        Some(dir) => dir,
-        None => assets::default_package_dir()?,
+    let allowed_origins = args
+        .allow_origin
+        .iter()
+        .map(|text| origin::parse_origin(text))
+        .collect::<Result<Vec<_>, _>>()?;
+    let assets = match (args.page_dir, args.wasm_dir) {
+        (Some(dir), _) => Assets::Page(PageDir::open(&dir)?),
+        (None, Some(dir)) => Assets::new(dir),
+        (None, None) => Assets::new(assets::default_package_dir()?),
     };
-    let assets = Assets::new(wasm_dir);
     if let Err(why) = assets.check() {
         eprintln!("idelink: warning: the page will not load its engine: {why}");
     }
@@ -123,12 +142,17 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
         http_port,
         session,
         assets,
+        allowed_origins,
     );
     let url = page.url();
+    let allowed_urls = page.allowed_urls();
     let mut relay = Relay::new(policy, poll, claude, http, page, lock)?;
     let stop = signals::install(relay.waker())?;
     println!("idelink relay: serving {folder}; claude port {claude_port}");
     println!("open {url}");
+    for url in allowed_urls {
+        println!("or open {url}");
+    }
     if console::readable() {
         println!("(type r and Enter here for a new link URL: it unlinks the page)");
     }

@@ -85,7 +85,8 @@ pub struct PageLink {
     /// The connection that holds the link, if any.
     link: Option<usize>,
     port: u16,
-    origin: String,
+    /// The origins whose pages may open the link: the relay's own page's first.
+    origins: Vec<String>,
     session: Session,
     assets: Assets,
     clock: Instant,
@@ -99,21 +100,24 @@ pub struct PageLink {
 
 impl PageLink {
     /// The page side of a relay whose HTTP listener is on `port`, pumping by `policy`, its link
-    /// speaking `session`.
+    /// speaking `session` and open to pages from its own origin and `allowed_origins`.
     pub fn new(
         policy: PumpPolicy,
         registry: Registry,
         port: u16,
         session: Session,
         assets: Assets,
+        allowed_origins: Vec<String>,
     ) -> Self {
+        let mut origins = vec![format!("http://127.0.0.1:{port}")];
+        origins.extend(allowed_origins);
         PageLink {
             registry,
             table: SocketTable::new(policy),
             conns: BTreeMap::new(),
             link: None,
             port,
-            origin: format!("http://127.0.0.1:{port}"),
+            origins,
             session,
             assets,
             clock: Instant::now(),
@@ -157,7 +161,22 @@ impl PageLink {
     /// The URL that opens the editor page, the secret in the fragment (which a browser never
     /// sends over HTTP; the page sends it as its first message on the link).
     pub fn url(&self) -> String {
-        format!("{}/#secret={}", self.origin, self.session.secret().as_str())
+        format!(
+            "{}/#secret={}",
+            self.origins[0],
+            self.session.secret().as_str()
+        )
+    }
+
+    /// The URLs that open a page of an allowed origin (a dev server): the secret, and the link
+    /// address the page must connect to, in the fragment (`link`, read by the link client).
+    pub fn allowed_urls(&self) -> Vec<String> {
+        let secret = self.session.secret().as_str();
+        let port = self.port;
+        self.origins[1..]
+            .iter()
+            .map(|origin| format!("{origin}/#secret={secret}&link=ws://127.0.0.1:{port}/link"))
+            .collect()
     }
 
     /// Tells the linked page about a problem of the relay's (an error answering no request).
@@ -322,7 +341,7 @@ impl PageLink {
         let Some(conn) = self.conns.get_mut(&token) else {
             return;
         };
-        match page_http::answer(&conn.inbuf, self.port, &self.origin, &self.assets) {
+        match page_http::answer(&conn.inbuf, self.port, &self.origins, &self.assets) {
             Answer::Partial => {}
             Answer::Close(bytes) => {
                 conn.out = bytes;

@@ -2,13 +2,14 @@
 //!
 //! Every rule is core's ([`idelink_core::http::parse_request`]) under the page link's policy:
 //! the link is `GET /link` upgraded to a WebSocket, whose `Origin` must be exactly the relay's
-//! own page (`http://127.0.0.1:<port>`, 403: another site's page) and whose credential is not
-//! in the request at all but in the first message on the socket ([`super::hello`]); any other
-//! `GET` from a client naming our `Host` (403 otherwise: DNS rebinding) is a demo file or 404.
+//! own page (`http://127.0.0.1:<port>`) or one the user allowed with `--allow-origin` (403:
+//! another site's page) and whose credential is not in the request at all but in the first
+//! message on the socket ([`super::hello`]); any other `GET` from a client naming our `Host`
+//! (403 otherwise: DNS rebinding) is a page file or 404.
 
 use super::assets::Assets;
 use idelink_core::http::{
-    Accepted, Credential, DEFAULT_MAX_HEAD_BYTES, OriginRule, Request, UpgradePolicy,
+    Accepted, Credential, DEFAULT_MAX_HEAD_BYTES, OriginRule, Rejection, Request, UpgradePolicy,
     parse_request, write_rejection,
 };
 
@@ -37,10 +38,18 @@ pub fn link_policy(port: u16, origin: &str) -> UpgradePolicy<'_> {
     }
 }
 
-/// Decides on the head at the start of `buf` for a relay listening on `port` with its page at
-/// `origin`, serving `assets`.
-pub fn answer(buf: &[u8], port: u16, origin: &str, assets: &Assets) -> Answer {
-    match parse_request(buf, &link_policy(port, origin)) {
+/// Decides on the head at the start of `buf` for a relay listening on `port` whose link may be
+/// opened from `origins` (its own page's first, then those the user allowed), serving
+/// `assets`. Every rule but the origin is checked the same for each origin.
+pub fn answer(buf: &[u8], port: u16, origins: &[String], assets: &Assets) -> Answer {
+    let mut request = Request::Partial;
+    for origin in origins {
+        request = parse_request(buf, &link_policy(port, origin));
+        if !matches!(request, Request::Rejected(Rejection::OriginNotOwn)) {
+            break;
+        }
+    }
+    match request {
         Request::Partial => Answer::Partial,
         Request::Upgrade(accepted) => Answer::Link(accepted),
         Request::Rejected(rejection) => {
@@ -86,6 +95,10 @@ mod tests {
     const PORT: u16 = 4100;
     const ORIGIN: &str = "http://127.0.0.1:4100";
 
+    fn origins() -> Vec<String> {
+        vec![ORIGIN.to_owned()]
+    }
+
     fn assets() -> Assets {
         Assets::new(PathBuf::from("/nonexistent"))
     }
@@ -99,7 +112,7 @@ mod tests {
 
     fn get(target: &str, host: &str) -> Answer {
         let request = format!("GET {target} HTTP/1.1\r\nHost: {host}\r\n\r\n");
-        answer(request.as_bytes(), PORT, ORIGIN, &assets())
+        answer(request.as_bytes(), PORT, &origins(), &assets())
     }
 
     #[test]
@@ -134,27 +147,45 @@ mod tests {
                  Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
             )
         };
-        let up = answer(link("/link", ORIGIN).as_bytes(), PORT, ORIGIN, &assets());
+        let up = answer(
+            link("/link", ORIGIN).as_bytes(),
+            PORT,
+            &origins(),
+            &assets(),
+        );
         assert!(
             matches!(up, Answer::Link(ref a) if &a.accept_key == b"s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
         );
         let other = text(answer(
             link("/link", "http://evil.example").as_bytes(),
             PORT,
-            ORIGIN,
+            &origins(),
             &assets(),
         ));
         assert!(other.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{other}");
+        // An allowed dev server's page links too; the relay's own page still does.
+        let allowed = vec![ORIGIN.to_owned(), "http://localhost:5173".to_owned()];
+        for origin in [ORIGIN, "http://localhost:5173"] {
+            let up = answer(link("/link", origin).as_bytes(), PORT, &allowed, &assets());
+            assert!(matches!(up, Answer::Link(_)), "{origin}");
+        }
+        let near = text(answer(
+            link("/link", "http://localhost:5174").as_bytes(),
+            PORT,
+            &allowed,
+            &assets(),
+        ));
+        assert!(near.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{near}");
         // The old query form is no link: the secret never travels in a request.
         let query = text(answer(
             link("/link?secret=00", ORIGIN).as_bytes(),
             PORT,
-            ORIGIN,
+            &origins(),
             &assets(),
         ));
         assert!(query.starts_with("HTTP/1.1 404 Not Found\r\n"), "{query}");
         assert_eq!(
-            answer(b"GET / HTTP/1.1\r\nHo", PORT, ORIGIN, &assets()),
+            answer(b"GET / HTTP/1.1\r\nHo", PORT, &origins(), &assets()),
             Answer::Partial
         );
     }

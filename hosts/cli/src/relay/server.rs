@@ -179,6 +179,9 @@ impl Relay {
                     Ok(entropy) => {
                         self.page.rotate(AuthToken::from_entropy(entropy));
                         println!("link secret rotated; open {}", self.page.url());
+                        for url in self.page.allowed_urls() {
+                            println!("or open {url}");
+                        }
                     }
                     Err(e) => eprintln!("idelink: cannot rotate the link secret: {e}"),
                 },
