@@ -3,9 +3,13 @@
 
 use super::{ActiveView, DiagnosticView, DocumentView, FileDiagnostics, Snapshot, opened};
 use crate::ide::{Diagnostic, EditorEvent, Range};
+use serde::{Deserialize, Serialize};
 
 /// What a snapshot changed, by kind. All `false`: nothing changed and no event was applied.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// JSON form: `{"documents":false,"active":true,"diagnostics":false,"workspaceFolders":false}`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[must_use]
 pub struct SnapshotChanges {
     /// Documents were opened, closed or changed language or flags.
