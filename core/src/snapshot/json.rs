@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use super::{ActiveView, DiagnosticView, DocumentView, FileDiagnostics, Snapshot};
 use crate::ide::{Diagnostic, Range};
 
-/// A snapshot that owns its strings: the JSON form of [`Snapshot`]. Borrow it with
-/// [`with_view`](Self::with_view).
+/// The editor's whole visible state at once, in its JSON form (owning its strings); each call
+/// compares it with the previous one and applies only the difference.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -27,7 +27,7 @@ pub struct EditorSnapshot {
     pub documents: Vec<SnapshotDocument>,
     /// The active document and its selection; absent or `null` when none is active.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub active: Option<SnapshotActive>,
     /// The diagnostics of each file that has some.
     #[serde(default)]
@@ -48,7 +48,7 @@ pub struct SnapshotDocument {
     pub path: String,
     /// The editor's language id, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub language_id: Option<String>,
     /// Whether it has unsaved changes.
     #[serde(default)]
