@@ -1,7 +1,9 @@
 //! The `Engine` class: one method per core input or output, converting and nothing else.
 
 use crate::convert::{from_js, host_error, id_number, integer, millis_number, timestamp, to_js};
-use idelink_core::{AuthToken, Config, ConnId, EditorEvent, ToolCallId, ToolOutcome};
+use idelink_core::{
+    AuthToken, Config, ConnId, EditorEvent, EditorSnapshot, ToolCallId, ToolOutcome,
+};
 use wasm_bindgen::prelude::*;
 
 /// One protocol endpoint (one port, one token, any number of client connections). Feed it
@@ -78,6 +80,23 @@ impl Engine {
         let event: EditorEvent = from_js("event", &event)?;
         self.inner.handle_editor_event(now, &event);
         Ok(())
+    }
+
+    /// The editor's whole visible state, once per frame, in its JSON form (`{documents,
+    /// active, diagnostics, workspaceFolders}`): its difference from the previous snapshot
+    /// acts as the equivalent editor events (nothing when nothing changed; one push when the
+    /// caret moved). Returns what changed (`workspaceFolders: true` means the lock file's
+    /// folders need rewriting). Throws when the object is not a valid snapshot.
+    #[wasm_bindgen(js_name = handleSnapshot, unchecked_return_type = "SnapshotChanges")]
+    pub fn handle_snapshot(
+        &mut self,
+        now: f64,
+        #[wasm_bindgen(unchecked_param_type = "EditorSnapshot")] snapshot: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let now = timestamp(now)?;
+        let snapshot: EditorSnapshot = from_js("snapshot", &snapshot)?;
+        let changes = snapshot.with_view(|view| self.inner.handle_snapshot(now, view));
+        to_js(&changes)
     }
 
     /// The editor's answer to tool request `id` (`{outcome: "diffSaved", finalText}`, ...).
