@@ -2,7 +2,8 @@
 //! frame at 60 Hz with 200 open documents (20 of them with diagnostics), with one ready client.
 //!
 //! `cargo bench -p idelink-benches --bench snapshot` prints one JSON result per line: ns per
-//! frame and allocations per frame, for an unchanged snapshot and for one whose caret moved.
+//! frame and allocations per frame, for an unchanged snapshot, one whose caret moved, and one
+//! where a document's dirty flag flipped.
 //! A frame is what the editor's loop does: the snapshot in, `handle_timeout` at the frame's
 //! time, every output drained. `-- --quick` runs one short round of each (a smoke test).
 
@@ -97,6 +98,26 @@ fn main() {
         "allocs/op",
         &[allocs],
     );
+
+    let mut flipped = documents.clone();
+    flipped[150].is_dirty = !flipped[150].is_dirty;
+    let dirty = [
+        Snapshot {
+            documents: &flipped,
+            ..unchanged
+        },
+        unchanged,
+    ];
+    let mut next = 0;
+    let mut edited = |editor: &mut Editor| {
+        next = (next + 1) % dirty.len();
+        editor.frame(&dirty[next])
+    };
+    let name = "200 documents, one dirty flag flipped";
+    let ns = time_op(rounds, round, || edited(&mut editor));
+    emit("snapshot", name, "", "ns/op", &ns);
+    let allocs = editor.allocations(&mut edited);
+    emit("snapshot", name, "", "allocs/op", &[allocs]);
 }
 
 fn range(line: u32, from: u32, to: u32) -> Range {

@@ -26,8 +26,10 @@
 //! the new body).
 //!
 //! Cost: an unchanged snapshot is compared in place and allocates nothing (the previous one is
-//! kept in storage reused from frame to frame); documents are matched by position first, so a
-//! frame that changes nothing costs one pass over the strings it names.
+//! kept in storage reused from frame to frame); documents and files are matched by position
+//! first, so a frame that changes nothing, or changes entries in place, costs one pass over the
+//! strings it names. A list whose entries moved is matched by search (quadratic in its length,
+//! paid only on that frame).
 //!
 //! Paths are compared as the editor spells them, and each should be listed once. Feeding
 //! events as well works (they change the engine's

@@ -172,8 +172,11 @@ impl SnapshotTracker {
         apply: &mut impl FnMut(EditorEvent),
     ) -> bool {
         let mut active_closed = false;
-        for old in self.documents() {
-            if !next.iter().any(|d| d.path == old.path) {
+        for (i, old) in self.documents().iter().enumerate() {
+            // The same position first, as below.
+            let kept = next.get(i).is_some_and(|d| d.path == old.path)
+                || next.iter().any(|d| d.path == old.path);
+            if !kept {
                 active_closed |= self.has_active && self.active.path == old.path;
                 apply(EditorEvent::DocumentClosed {
                     path: old.path.clone(),
@@ -239,10 +242,10 @@ impl SnapshotTracker {
         apply: &mut impl FnMut(EditorEvent),
     ) -> bool {
         let mut changed = false;
-        for old in self.files() {
-            let gone = next
-                .iter()
-                .rfind(|f| f.path == old.path)
+        for (i, old) in self.files().iter().enumerate() {
+            let now = next.get(i).filter(|f| f.path == old.path);
+            let gone = now
+                .or_else(|| next.iter().rfind(|f| f.path == old.path))
                 .is_none_or(|f| f.diagnostics.is_empty());
             if gone && !old.diagnostics.is_empty() {
                 changed = true;
