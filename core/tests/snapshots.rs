@@ -148,12 +148,13 @@ fn range(line: u32, width: u32) -> Range {
     }
 }
 
-/// Two choices for each part of a snapshot: frames mix them, so consecutive frames often
-/// share some parts and differ in others (the active document kept while its tab closes, the
-/// documents kept while the caret moves, ...).
+/// Two choices for each part of a snapshot (and the first tab list reversed as a third):
+/// frames mix them, so consecutive frames often share some parts and differ in others (the
+/// active document kept while its tab closes, the documents kept while the caret moves, the
+/// same tabs reordered, ...).
 #[derive(Clone, Debug)]
 struct Pool {
-    documents: [Vec<SnapshotDocument>; 2],
+    documents: [Vec<SnapshotDocument>; 3],
     active: [Option<SnapshotActive>; 2],
     diagnostics: [Vec<SnapshotFileDiagnostics>; 2],
     folders: [Vec<String>; 2],
@@ -260,8 +261,8 @@ fn a_pool() -> impl Strategy<Value = Pool> {
         [diagnostics(), diagnostics()],
         [folders.clone(), folders],
     )
-        .prop_map(|(documents, active, diagnostics, folders)| Pool {
-            documents,
+        .prop_map(|([first, second], active, diagnostics, folders)| Pool {
+            documents: [first.clone(), second, first.into_iter().rev().collect()],
             active,
             diagnostics,
             folders,
@@ -270,7 +271,7 @@ fn a_pool() -> impl Strategy<Value = Pool> {
 
 fn a_frame() -> impl Strategy<Value = Frame> {
     (
-        [0..2usize, 0..2usize, 0..2usize, 0..2usize],
+        [0..3usize, 0..2usize, 0..2usize, 0..2usize],
         0..250u64,
         any::<bool>(),
     )

@@ -296,3 +296,26 @@ fn the_json_form_borrows_into_the_same_snapshot() {
         r#"{"documents":[],"diagnostics":[],"workspaceFolders":[]}"#
     );
 }
+
+#[test]
+fn a_reordered_tab_list_applies_nothing() {
+    let mut tracker = SnapshotTracker::default();
+    let docs = [doc("/w/a.cpp"), doc("/w/b.cpp")];
+    let _ = events(
+        &mut tracker,
+        &Snapshot {
+            documents: &docs,
+            ..Snapshot::default()
+        },
+    );
+    let swapped = [doc("/w/b.cpp"), doc("/w/a.cpp")];
+    let (none, changes) = events(
+        &mut tracker,
+        &Snapshot {
+            documents: &swapped,
+            ..Snapshot::default()
+        },
+    );
+    assert!(none.is_empty(), "{none:?}");
+    assert!(!changes.any());
+}

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[must_use]
 pub struct SnapshotChanges {
-    /// Documents were opened, closed or changed language or flags.
+    /// Documents were opened, closed or changed language or flags (a tab list only reordered
+    /// changes nothing: tabs keep the order documents first appeared in).
     pub documents: bool,
     /// The active document or its selection changed (a `selection_changed` push follows).
     pub active: bool,
@@ -132,8 +133,7 @@ impl SnapshotTracker {
         }
         let mut active_closed = false;
         if !self.documents_match(next.documents) {
-            active_closed = self.apply_documents(next.documents, &mut apply);
-            changes.documents = true;
+            (changes.documents, active_closed) = self.apply_documents(next.documents, &mut apply);
         }
         changes.active = self.apply_active(next.active, active_closed, &mut apply);
         if !self.files_match(next.diagnostics) {
@@ -164,13 +164,15 @@ impl SnapshotTracker {
                 .all(|(s, f)| s.path == f.path && s.matches(f.diagnostics))
     }
 
-    /// Steps 2 and 3: closes, then opens and updates; stores `next`. Returns whether the
-    /// previous active document was closed.
+    /// Steps 2 and 3: closes, then opens and updates; stores `next`. Returns whether an event
+    /// was applied (a list only reordered applies none) and whether the previous active
+    /// document was closed.
     fn apply_documents(
         &mut self,
         next: &[DocumentView<'_>],
         apply: &mut impl FnMut(EditorEvent),
-    ) -> bool {
+    ) -> (bool, bool) {
+        let mut applied = false;
         let mut active_closed = false;
         for (i, old) in self.documents().iter().enumerate() {
             // The same position first, as below.
@@ -178,6 +180,7 @@ impl SnapshotTracker {
                 || next.iter().any(|d| d.path == old.path);
             if !kept {
                 active_closed |= self.has_active && self.active.path == old.path;
+                applied = true;
                 apply(EditorEvent::DocumentClosed {
                     path: old.path.clone(),
                 });
@@ -189,6 +192,7 @@ impl SnapshotTracker {
             let previous =
                 previous.or_else(|| self.documents().iter().rfind(|s| s.path == doc.path));
             if !previous.is_some_and(|s| s.matches(doc)) {
+                applied = true;
                 apply(opened(doc));
             }
         }
@@ -200,7 +204,7 @@ impl SnapshotTracker {
             stored.store(doc);
         }
         self.document_count = next.len();
-        active_closed
+        (applied, active_closed)
     }
 
     /// Step 4; stores `next`. Returns whether an event was applied.
