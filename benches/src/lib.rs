@@ -8,6 +8,8 @@
 //!   `selection_changed` fan-out to 50 clients, and `memcpy` of the same buffers as the floor.
 //!   `--callgrind-round-trips N` runs only N round trips, for an instruction count.
 //! - `benches/engine_allocs.rs`: heap allocations per operation of the same operations.
+//! - `benches/snapshot.rs`: one 60 Hz frame of an editor with 200 open documents calling
+//!   `Engine::handle_snapshot`, unchanged and with the caret moved: ns and allocations per frame.
 //! - `benches/loopback.rs`: one load client against three server processes over loopback:
 //!   `idelink-mio` (examples/bench_server_idelink.rs), tokio + tokio-tungstenite + serde_json
 //!   `Value` (examples/bench_server_tungstenite.rs) and a raw TCP echo

@@ -12,6 +12,8 @@ import type {
   EngineEvent,
   Output,
   Config,
+  EditorSnapshot,
+  SnapshotChanges,
 } from './protocol';
 
 // The engine's JSON forms, generated from its Rust types (`cargo run -p idelink-types`).
@@ -47,6 +49,12 @@ export class Engine {
   shutdown(now: number): void;
   /** An editor event (selection, documents, diagnostics, folders, a mention). */
   handleEditorEvent(now: number, event: EditorEvent): void;
+  /**
+   * The editor's whole visible state, once per frame: its difference from the previous snapshot
+   * acts as the equivalent editor events (nothing when nothing changed; one push when the caret
+   * moved). `workspaceFolders` in the result means the lock file's folders need rewriting.
+   */
+  handleSnapshot(now: number, snapshot: EditorSnapshot): SnapshotChanges;
   /** The editor's answer to the tool call `id` from a `toolCall` event. */
   handleToolOutcome(now: number, id: number, outcome: ToolOutcome): void;
   /** The deadline from `pollTimeout()` came (early or repeated calls are harmless). */
@@ -173,6 +181,11 @@ export interface IdeServer {
   selectionChanged(selection: Omit<SelectionChangedEvent, 'type'>): void;
   /** Any editor event; `workspaceFoldersChanged` also rewrites the lock file. Throws when malformed. */
   editorEvent(event: EditorEvent): void;
+  /**
+   * The editor's whole visible state, once per frame: only its difference from the previous
+   * snapshot reaches clients; other workspace folders also rewrite the lock file.
+   */
+  snapshot(snapshot: EditorSnapshot): SnapshotChanges;
   /**
    * Removes the lock file, stops listening, closes every client (code 1001) and resolves when
    * the sockets are gone (destroying those still open after `graceMs`, default 1000).

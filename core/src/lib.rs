@@ -61,6 +61,8 @@
 //!   outputs may follow: keep draining `poll_output`.
 //! - [`Engine::handle_editor_event`] — an [`EditorEvent`]: documents, selection,
 //!   diagnostics, workspace folders, an explicit mention.
+//! - [`Engine::handle_snapshot`] — the editor's whole visible state at once (a per-frame
+//!   [`snapshot::Snapshot`]); its difference from the previous one acts as the equivalent events.
 //! - [`Engine::handle_tool_outcome`] — the editor finished a tool request.
 //! - [`Engine::handle_timeout`] — the deadline from [`Engine::poll_timeout`] came.
 //! - [`Engine::close`] / [`Engine::shutdown`] — the host wants connections closed.
@@ -143,6 +145,7 @@ pub mod language;
 pub mod lockfile;
 pub mod mcp;
 pub mod rpc;
+pub mod snapshot;
 pub mod terminal_env;
 pub mod time;
 pub mod token;
@@ -155,5 +158,6 @@ pub use engine::{
     ToolCallId,
 };
 pub use ide::{EditorEvent, ToolOutcome, ToolRequest};
+pub use snapshot::{EditorSnapshot, Snapshot, SnapshotChanges};
 pub use time::Timestamp;
 pub use token::AuthToken;

@@ -4,7 +4,9 @@
     reason = "a test harness: a malformed vector must fail the test loudly"
 )]
 
-use idelink_core::{AuthToken, Config, ConnId, EditorEvent, Engine, Output, Timestamp, ToolCallId};
+use idelink_core::{
+    AuthToken, Config, ConnId, EditorEvent, EditorSnapshot, Engine, Output, Timestamp, ToolCallId,
+};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -64,6 +66,7 @@ fn replay(vector: &Value) -> Vec<Vec<Value>> {
     let mut all = Vec::new();
     for step in vector["steps"].as_array().unwrap() {
         let now = Timestamp::from_millis(step["at"].as_u64().unwrap());
+        let mut outputs = Vec::new();
         let conn = || ConnId::from_u64(step["conn"].as_u64().unwrap());
         match step["do"].as_str().unwrap() {
             "accept" => {
@@ -78,6 +81,12 @@ fn replay(vector: &Value) -> Vec<Vec<Value>> {
                 let event: EditorEvent = serde_json::from_value(step["event"].clone()).unwrap();
                 engine.handle_editor_event(now, &event);
             }
+            "snapshot" => {
+                let snapshot: EditorSnapshot =
+                    serde_json::from_value(step["snapshot"].clone()).unwrap();
+                let changes = snapshot.with_view(|view| engine.handle_snapshot(now, view));
+                outputs.push(json!({ "snapshotChanges": changes }));
+            }
             "outcome" => {
                 let id = ToolCallId::from_u64(step["id"].as_u64().unwrap());
                 let outcome = serde_json::from_value(step["outcome"].clone()).unwrap();
@@ -86,7 +95,6 @@ fn replay(vector: &Value) -> Vec<Vec<Value>> {
             "timeout" => engine.handle_timeout(now),
             other => panic!("unknown input {other:?}"),
         }
-        let mut outputs = Vec::new();
         while let Some(output) = engine.poll_output() {
             outputs.push(match output {
                 Output::Transmit { conn } => {

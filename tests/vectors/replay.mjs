@@ -69,6 +69,7 @@ function expectedSend(item) {
   ]);
 }
 
+/** Runs one input; a `snapshot` step returns what the call reported, as its expect list's first item. */
 function applyInput(engine, step) {
   const now = step.at;
   switch (step.do) {
@@ -77,6 +78,7 @@ function applyInput(engine, step) {
     case 'closed': engine.handleClosed(now, step.conn); break;
     case 'close': engine.close(now, step.conn); break;
     case 'editor': engine.handleEditorEvent(now, step.event); break;
+    case 'snapshot': return { snapshotChanges: engine.handleSnapshot(now, step.snapshot) };
     case 'outcome': engine.handleToolOutcome(now, step.id, step.outcome); break;
     case 'timeout': engine.handleTimeout(now); break;
     default: throw new Error(`unknown input ${JSON.stringify(step.do)}`);
@@ -117,7 +119,7 @@ export function checkOutputs(engine, expected, where) {
 export function defineVectorTests(createEngine, dispose = () => {}) {
   const files = readdirSync(VECTORS).filter((name) => name.endsWith('.json')).sort();
   test('the shared vectors are all there', () => {
-    assert.ok(files.length >= 7, `expected the vector files in ${VECTORS}, found ${files}`);
+    assert.ok(files.length >= 8, `expected the vector files in ${VECTORS}, found ${files}`);
   });
   for (const name of files) {
     test(`vector ${name} replays byte for byte`, () => {
@@ -125,8 +127,11 @@ export function defineVectorTests(createEngine, dispose = () => {}) {
       const engine = createEngine(vector.config, vector.token);
       try {
         vector.steps.forEach((step, index) => {
-          applyInput(engine, step);
-          checkOutputs(engine, step.expect, `${name} step ${index} (${step.do})`);
+          const where = `${name} step ${index} (${step.do})`;
+          const reported = applyInput(engine, step);
+          const [first, ...rest] = step.expect;
+          if (reported) assert.deepEqual(reported, first, `${where}: snapshot changes differ`);
+          checkOutputs(engine, reported ? rest : step.expect, where);
         });
       } finally {
         dispose(engine);

@@ -4,6 +4,9 @@
 use idelink_core::ide::{Diagnostic, PathStyle, Position, Range, Severity, ToolName};
 use idelink_core::mcp::{ClientInfo, ServerInfo};
 use idelink_core::rpc::RpcLimits;
+use idelink_core::snapshot::{
+    EditorSnapshot, SnapshotActive, SnapshotChanges, SnapshotDocument, SnapshotFileDiagnostics,
+};
 use idelink_core::ws::WsConfig;
 use idelink_core::{
     CancelReason, CloseReason, Config, ConnId, EditorEvent, Event, Output, SessionPolicy,
@@ -58,6 +61,16 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
                 item::<Severity>(cfg),
                 item::<Diagnostic>(cfg),
                 item::<EditorEvent>(cfg),
+            ],
+        ),
+        (
+            "Per-frame snapshots (in)",
+            vec![
+                item::<SnapshotDocument>(cfg),
+                item::<SnapshotActive>(cfg),
+                item::<SnapshotFileDiagnostics>(cfg),
+                item::<EditorSnapshot>(cfg),
+                item::<SnapshotChanges>(cfg),
             ],
         ),
         (

@@ -1,16 +1,20 @@
 // frame_editor: a small C++17 "editor" that embeds idelink the way a game editor would.
 //
-// Every frame (60 per second) it reads its console, publishes its active document and
-// selection to idelink when they changed, polls the host with a timeout of 0, and handles
-// the events: an `openDiff` is shown in the console and accepted or rejected (by --diff, or
+// Every frame (60 per second) it reads its console, publishes its whole visible state (open
+// documents, the active one and its selection) to idelink as one snapshot, polls the host with
+// a timeout of 0, and handles the events (the snapshot costs nothing when nothing changed:
+// idelink compares it with the previous frame's and sends only the difference): an `openDiff` is shown in the console and accepted or rejected (by --diff, or
 // by typing `accept` / `reject`). On exit (`quit`, end of a SIGINT/SIGTERM) it shuts the host
 // down, which closes the clients and removes its lock file.
 //
 //   frame_editor [--name NAME] [--lock-dir DIR] [--diff ask|accept|reject] [--headless] WORKSPACE
 //
 // Console commands (one per line on stdin):
-//   open PATH                 make PATH (absolute, or relative to WORKSPACE) the active document
+//   open PATH                 open PATH (absolute, or relative to WORKSPACE) in a tab, if it is
+//                             not open yet, and make it the active document (caret at 0:0)
 //   select LINE FROM TO       select characters FROM..TO of LINE (0-based) in the active document
+//   close PATH                close PATH's tab; closing the active document leaves none active
+//                             (the active document is sticky otherwise), and claude sees no file
 //   accept [TEXT]             accept the diff on screen; with TEXT, the user first appended the
 //                             line TEXT to the proposed contents in the diff view
 //   reject                    reject the diff on screen
@@ -83,16 +87,26 @@ std::vector<std::string> split_lines(const std::string& text) {
     return lines;
 }
 
-// What the editor shows: the active document and its selection.
-struct EditorView {
+// An open document (a tab).
+struct Document {
     std::string path;
     std::string contents;
+    std::string language_id; // empty when unknown
+};
+
+// The language id idelink derives from a file name ("cpp", "plaintext", ...), or "".
+std::string language_of(const std::string& path) {
+    char* id = nullptr;
+    if (idelink_language_id(path.c_str(), &id) != IDELINK_OK || !id) return "";
+    std::string out = id;
+    idelink_string_free(id);
+    return out;
+}
+
+// The active document's selection, and the text it selects.
+struct Selection {
     unsigned line = 0, from = 0, to = 0;
-    bool has_selection = false;
-    bool operator==(const EditorView& o) const {
-        return path == o.path && line == o.line && from == o.from && to == o.to &&
-               has_selection == o.has_selection;
-    }
+    std::string text;
 };
 
 // A diff the user is looking at.
@@ -146,12 +160,22 @@ private:
         if (verb == "open") {
             std::string path;
             in >> path;
-            view_.path = absolute(path);
-            view_.contents = read_file(view_.path);
-            view_.has_selection = false;
+            open(absolute(path));
         } else if (verb == "select") {
-            in >> view_.line >> view_.from >> view_.to;
-            view_.has_selection = !view_.path.empty();
+            Selection selection;
+            in >> selection.line >> selection.from >> selection.to;
+            if (active_ < documents_.size()) {
+                auto lines = split_lines(documents_[active_].contents);
+                const unsigned line = selection.line, from = selection.from, to = selection.to;
+                if (line < lines.size() && from <= to && to <= lines[line].size())
+                    selection.text = lines[line].substr(from, to - from);
+                selection_ = selection;
+                selected_ = true;
+            }
+        } else if (verb == "close") {
+            std::string path;
+            in >> path;
+            close(absolute(path));
         } else if (verb == "accept" || verb == "reject") {
             std::string extra;
             std::getline(in >> std::ws, extra);
@@ -164,37 +188,54 @@ private:
         return true;
     }
 
-    // Sends the editor events for what changed since the last frame.
-    void publish() {
-        if (view_ == published_) return;
-        Value event = Value::object();
-        if (view_.has_selection) {
-            auto lines = split_lines(view_.contents);
-            std::string text;
-            if (view_.line < lines.size() && view_.from <= view_.to && view_.to <= lines[view_.line].size())
-                text = lines[view_.line].substr(view_.from, view_.to - view_.from);
-            auto position = [](unsigned line, unsigned character) {
-                Value p = Value::object();
-                p.set("line", Value::number(line));
-                p.set("character", Value::number(character));
-                return p;
-            };
-            Value selection = Value::object();
-            selection.set("start", position(view_.line, view_.from));
-            selection.set("end", position(view_.line, view_.to));
-            event.set("type", Value::string("selectionChanged"));
-            event.set("path", Value::string(view_.path));
-            event.set("text", Value::string(text));
-            event.set("selection", selection);
-            say("published selection " + relative(view_.path) + ":" + std::to_string(view_.line) + " " +
-                std::to_string(view_.from) + "-" + std::to_string(view_.to));
-        } else {
-            event.set("type", Value::string("documentActivated"));
-            event.set("path", Value::string(view_.path));
-            say("published active document " + relative(view_.path));
+    // Opens `path` in a tab unless it is open, and makes it the active document.
+    void open(const std::string& path) {
+        active_ = 0;
+        while (active_ < documents_.size() && documents_[active_].path != path) ++active_;
+        if (active_ == documents_.size()) documents_.push_back(Document{path, read_file(path), language_of(path)});
+        selection_ = Selection{};
+        selected_ = false;
+    }
+
+    // Closes `path`'s tab; the active document closing leaves none active.
+    void close(const std::string& path) {
+        for (std::size_t i = 0; i < documents_.size(); ++i) {
+            if (documents_[i].path != path) continue;
+            documents_.erase(documents_.begin() + static_cast<std::ptrdiff_t>(i));
+            if (active_ == i) active_ = kNone;
+            else if (active_ != kNone && active_ > i) --active_;
+            return;
         }
-        if (ok(idelink_host_editor_event(host_, event.dump().c_str()), "idelink_host_editor_event"))
-            published_ = view_;
+    }
+
+    // Publishes the whole visible state as one snapshot. The C structs point into the
+    // editor's own strings, and their vectors keep their capacity from frame to frame: an
+    // unchanged frame allocates nothing here or in idelink.
+    void publish() {
+        tabs_.clear();
+        for (const auto& doc : documents_)
+            tabs_.push_back(IdelinkDocument{doc.path.c_str(),
+                                            doc.language_id.empty() ? nullptr : doc.language_id.c_str(), false, false});
+        folders_.clear();
+        folders_.push_back(workspace_.c_str());
+        IdelinkActiveDocument active{};
+        if (active_ < documents_.size()) {
+            active.path = documents_[active_].path.c_str();
+            active.text = selection_.text.c_str();
+            active.selection = IdelinkRange{{selection_.line, selection_.from}, {selection_.line, selection_.to}};
+        }
+        IdelinkSnapshot snapshot{tabs_.data(), tabs_.size(), active_ < documents_.size() ? &active : nullptr,
+                                 nullptr,      0,            folders_.data(), folders_.size()};
+        IdelinkSnapshotChanges changes{};
+        if (!ok(idelink_host_snapshot(host_, &snapshot, &changes), "idelink_host_snapshot") || !changes.active) return;
+        if (active_ >= documents_.size()) {
+            say("published no active document");
+        } else if (selected_) {
+            say("published selection " + relative(documents_[active_].path) + ":" + std::to_string(selection_.line) +
+                " " + std::to_string(selection_.from) + "-" + std::to_string(selection_.to));
+        } else {
+            say("published active document " + relative(documents_[active_].path));
+        }
     }
 
     void handle(const Value& event) {
@@ -236,9 +277,7 @@ private:
             return;
         }
         if (tool == "openFile") {
-            view_.path = request["path"].as_string();
-            view_.contents = read_file(view_.path);
-            view_.has_selection = false;
+            open(request["path"].as_string());
             outcome.set("outcome", Value::string("fileOpened"));
         } else if (tool == "saveDocument") {
             outcome.set("outcome", Value::string("documentSaved"));
@@ -290,7 +329,14 @@ private:
     std::string workspace_;
     std::string policy_;
     Console console_;
-    EditorView view_, published_;
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::vector<Document> documents_;
+    std::size_t active_ = kNone;
+    Selection selection_;
+    bool selected_ = false;
+    // The snapshot's arrays, reused every frame.
+    std::vector<IdelinkDocument> tabs_;
+    std::vector<const char*> folders_;
     std::optional<PendingDiff> pending_;
 };
 

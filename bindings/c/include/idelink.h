@@ -49,6 +49,18 @@ typedef enum IdelinkOutputKind {
   IDELINK_OUTPUT_EVENT = 3,
 } IdelinkOutputKind;
 
+// A diagnostic's severity: the values of `IdelinkDiagnostic::severity`.
+typedef enum IdelinkSeverity {
+  // An error.
+  IDELINK_SEVERITY_ERROR = 0,
+  // A warning.
+  IDELINK_SEVERITY_WARNING = 1,
+  // Information.
+  IDELINK_SEVERITY_INFO = 2,
+  // A hint.
+  IDELINK_SEVERITY_HINT = 3,
+} IdelinkSeverity;
+
 // An engine (opaque). Created by `idelink_engine_new`, freed by `idelink_engine_free`.
 //
 // **Threads:** not thread-safe. It may move between threads, but calls on one engine must
@@ -65,6 +77,104 @@ typedef struct IdelinkHost IdelinkHost;
 //
 // **Threads:** thread-safe: `idelink_waker_wake` may be called from any thread at any time.
 typedef struct IdelinkWaker IdelinkWaker;
+
+// One open document (one tab).
+typedef struct IdelinkDocument {
+  // Its path, NUL-terminated UTF-8.
+  const char *path;
+  // The editor's language id (`"cpp"`, …), or NULL when unknown.
+  const char *language_id;
+  // Whether it has unsaved changes.
+  bool is_dirty;
+  // Whether it has never been saved to disk.
+  bool is_untitled;
+} IdelinkDocument;
+
+// A position in a document: 0-based line and character (VS Code counts UTF-16 code units).
+typedef struct IdelinkPosition {
+  // 0-based line.
+  uint32_t line;
+  // 0-based character within the line.
+  uint32_t character;
+} IdelinkPosition;
+
+// A range of a document; `start` equal to `end` for a bare caret.
+typedef struct IdelinkRange {
+  // Where it starts.
+  struct IdelinkPosition start;
+  // Where it ends.
+  struct IdelinkPosition end;
+} IdelinkRange;
+
+// The active document and its selection.
+typedef struct IdelinkActiveDocument {
+  // The document's path.
+  const char *path;
+  // The selected text; NULL or `""` for a bare caret.
+  const char *text;
+  // The selection.
+  struct IdelinkRange selection;
+} IdelinkActiveDocument;
+
+// One diagnostic.
+typedef struct IdelinkDiagnostic {
+  // The human-readable message.
+  const char *message;
+  // An `IdelinkSeverity` value (another value fails the call with
+  // `IDELINK_ERROR_INVALID_ARGUMENT`).
+  uint32_t severity;
+  // Where it applies.
+  struct IdelinkRange range;
+  // The tool that produced it (`"clang"`), or NULL.
+  const char *source;
+  // A textual code (`"-Wunused-variable"`), or NULL.
+  const char *code;
+  // With `code` NULL: whether `code_number` is the code.
+  bool has_code_number;
+  // A numeric code, read when `code` is NULL and `has_code_number` is set.
+  int64_t code_number;
+} IdelinkDiagnostic;
+
+// The diagnostics of one file.
+typedef struct IdelinkFileDiagnostics {
+  // The file's path.
+  const char *path;
+  // Its complete list: `diagnostic_count` entries (NULL when 0).
+  const struct IdelinkDiagnostic *diagnostics;
+  // How many.
+  size_t diagnostic_count;
+} IdelinkFileDiagnostics;
+
+// The editor's whole visible state at one moment. Every pointer is the editor's and is only
+// read during the call; an array may be NULL when its count is 0.
+typedef struct IdelinkSnapshot {
+  // The open documents, in tab order (each path listed once).
+  const struct IdelinkDocument *documents;
+  // How many.
+  size_t document_count;
+  // The active document, or NULL when none is active.
+  const struct IdelinkActiveDocument *active;
+  // The diagnostics of each file that has some.
+  const struct IdelinkFileDiagnostics *files;
+  // How many files.
+  size_t file_count;
+  // The workspace folders (absolute paths).
+  const char *const *workspace_folders;
+  // How many.
+  size_t workspace_folder_count;
+} IdelinkSnapshot;
+
+// What a snapshot changed, by kind; all false when nothing changed (nothing was sent).
+typedef struct IdelinkSnapshotChanges {
+  // Documents were opened, closed or changed language or flags.
+  bool documents;
+  // The active document or its selection changed (a push to claude follows).
+  bool active;
+  // Some file's diagnostics changed.
+  bool diagnostics;
+  // The workspace folders changed (the host level rewrote the lock file).
+  bool workspace_folders;
+} IdelinkSnapshotChanges;
 
 // One output of `idelink_engine_poll_output`.
 typedef struct IdelinkOutput {
@@ -179,6 +289,20 @@ enum IdelinkStatus idelink_engine_shutdown(struct IdelinkEngine *engine, uint64_
 enum IdelinkStatus idelink_engine_editor_event(struct IdelinkEngine *engine,
                                                uint64_t now_ms,
                                                const char *event_json);
+
+// The editor's whole visible state, once per frame (see `IdelinkSnapshot`): its difference
+// from the previous snapshot acts as the equivalent editor events (nothing when nothing
+// changed: no allocation, nothing sent; one push when the caret moved). `*changes` (NULL
+// allowed) receives what changed; `workspace_folders` means the editor's lock file needs its
+// folders rewritten. The snapshot is only read during the call.
+//
+// # Safety
+// `engine` is a live handle not in use on another thread; `snapshot` points to a valid
+// `IdelinkSnapshot` (see its fields); `changes` is NULL or writable.
+enum IdelinkStatus idelink_engine_snapshot(struct IdelinkEngine *engine,
+                                           uint64_t now_ms,
+                                           const struct IdelinkSnapshot *snapshot,
+                                           struct IdelinkSnapshotChanges *changes);
 
 // The editor's answer to the tool call `id` (from a `toolCall` event), in the outcome's JSON
 // form: `{"outcome":"diffSaved","finalText":"…"}`, `{"outcome":"diffRejected"}`, … The text is
@@ -322,6 +446,19 @@ enum IdelinkStatus idelink_host_next_event(struct IdelinkHost *host, char **even
 // # Safety
 // `host` is a live handle not in use on another thread; `event_json` is NUL-terminated.
 enum IdelinkStatus idelink_host_editor_event(struct IdelinkHost *host, const char *event_json);
+
+// The editor's whole visible state, once per frame (see `IdelinkSnapshot`): its difference
+// from the previous snapshot acts as the equivalent editor events, sent at once (nothing when
+// nothing changed: no allocation, nothing sent); other workspace folders also rewrite the
+// lock file. `*changes` (NULL allowed) receives what changed. The snapshot is only read
+// during the call.
+//
+// # Safety
+// `host` is a live handle not in use on another thread; `snapshot` points to a valid
+// `IdelinkSnapshot` (see its fields); `changes` is NULL or writable.
+enum IdelinkStatus idelink_host_snapshot(struct IdelinkHost *host,
+                                         const struct IdelinkSnapshot *snapshot,
+                                         struct IdelinkSnapshotChanges *changes);
 
 // The editor's answer to the tool call `id` (the `id` of a `toolCall` event), in the
 // outcome's JSON form: `{"outcome":"diffSaved","finalText":"…"}` (the text the user kept),

@@ -7,6 +7,7 @@
 
 use crate::args::{bytes, json, owned_string, place, text};
 use crate::guard::{Guarded, guard, invalid, misuse, with_handle};
+use crate::snapshot::{IdelinkSnapshot, IdelinkSnapshotChanges};
 use crate::status::IdelinkStatus;
 use idelink_core::{
     AuthToken, Config, ConnId, EditorEvent, Engine, Output, Timestamp, ToolCallId, ToolOutcome,
@@ -260,6 +261,35 @@ pub unsafe extern "C" fn idelink_engine_editor_event(
         on(engine, |e| {
             let event: EditorEvent = json(event_json, "event_json")?;
             e.handle_editor_event(now(now_ms), &event);
+            Ok(())
+        })
+    }
+}
+
+/// The editor's whole visible state, once per frame (see `IdelinkSnapshot`): its difference
+/// from the previous snapshot acts as the equivalent editor events (nothing when nothing
+/// changed: no allocation, nothing sent; one push when the caret moved). `*changes` (NULL
+/// allowed) receives what changed; `workspace_folders` means the editor's lock file needs its
+/// folders rewritten. The snapshot is only read during the call.
+///
+/// # Safety
+/// `engine` is a live handle not in use on another thread; `snapshot` points to a valid
+/// `IdelinkSnapshot` (see its fields); `changes` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn idelink_engine_snapshot(
+    engine: *mut IdelinkEngine,
+    now_ms: u64,
+    snapshot: *const IdelinkSnapshot,
+    changes: *mut IdelinkSnapshotChanges,
+) -> IdelinkStatus {
+    // SAFETY: the caller's obligations, stated above.
+    unsafe {
+        on(engine, |e| {
+            let made =
+                crate::snapshot::read(snapshot, |view| e.handle_snapshot(now(now_ms), view))?;
+            if let Some(out) = changes.as_mut() {
+                *out = made.into();
+            }
             Ok(())
         })
     }

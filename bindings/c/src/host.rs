@@ -9,6 +9,7 @@
 use crate::args::{json, owned_string, place, text};
 use crate::guard::{CallResult, Guarded, guard, invalid, misuse, with_handle};
 use crate::host_config;
+use crate::snapshot::{IdelinkSnapshot, IdelinkSnapshotChanges};
 use crate::status::{IdelinkStatus, fail};
 use idelink_core::{EditorEvent, Event, ToolCallId, ToolOutcome};
 use idelink_mio::{Host, HostError, Waker};
@@ -216,6 +217,34 @@ pub unsafe extern "C" fn idelink_host_editor_event(
         on(host, |s| {
             let event: EditorEvent = json(event_json, "event_json")?;
             s.host.handle_editor_event(&event).map_err(host_error)
+        })
+    }
+}
+
+/// The editor's whole visible state, once per frame (see `IdelinkSnapshot`): its difference
+/// from the previous snapshot acts as the equivalent editor events, sent at once (nothing when
+/// nothing changed: no allocation, nothing sent); other workspace folders also rewrite the
+/// lock file. `*changes` (NULL allowed) receives what changed. The snapshot is only read
+/// during the call.
+///
+/// # Safety
+/// `host` is a live handle not in use on another thread; `snapshot` points to a valid
+/// `IdelinkSnapshot` (see its fields); `changes` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn idelink_host_snapshot(
+    host: *mut IdelinkHost,
+    snapshot: *const IdelinkSnapshot,
+    changes: *mut IdelinkSnapshotChanges,
+) -> IdelinkStatus {
+    // SAFETY: the caller's obligations, stated above.
+    unsafe {
+        on(host, |s| {
+            let made = crate::snapshot::read(snapshot, |view| s.host.handle_snapshot(view))?
+                .map_err(host_error)?;
+            if let Some(out) = changes.as_mut() {
+                *out = made.into();
+            }
+            Ok(())
         })
     }
 }

@@ -10,6 +10,10 @@
 //!   editors with their own event loop and sockets: accept, bytes in, bytes sent, closed,
 //!   outbound, poll output, poll timeout, editor events, tool outcomes.
 //!
+//! Both levels take a per-frame snapshot (`idelink_*_snapshot` with an `IdelinkSnapshot`):
+//! the editor's whole visible state in C structs pointing into its own memory; only the
+//! difference from the previous frame reaches claude, and an unchanged frame allocates nothing.
+//!
 //! ## Conventions
 //! - Every function returns an `IdelinkStatus` (`IDELINK_OK` = 0, failures negative) except
 //!   the `_free` functions and `idelink_last_error_message`, which gives the calling thread's
@@ -28,9 +32,11 @@ mod guard;
 mod helpers;
 mod host;
 mod host_config;
+mod snapshot;
 mod status;
 
 pub use args::idelink_string_free;
+pub use engine::idelink_engine_snapshot;
 pub use engine::{
     IdelinkEngine, IdelinkOutput, IdelinkOutputKind, idelink_engine_accept, idelink_engine_bytes,
     idelink_engine_close, idelink_engine_closed, idelink_engine_editor_event, idelink_engine_free,
@@ -39,10 +45,15 @@ pub use engine::{
     idelink_engine_timeout, idelink_engine_tool_outcome,
 };
 pub use helpers::{idelink_language_id, idelink_terminal_env};
+pub use host::idelink_host_snapshot;
 pub use host::{
     IdelinkHost, IdelinkWaker, idelink_host_editor_event, idelink_host_free,
     idelink_host_next_event, idelink_host_poll, idelink_host_port, idelink_host_shutdown,
     idelink_host_start, idelink_host_tool_outcome, idelink_host_waker, idelink_waker_free,
     idelink_waker_wake,
+};
+pub use snapshot::{
+    IdelinkActiveDocument, IdelinkDiagnostic, IdelinkDocument, IdelinkFileDiagnostics,
+    IdelinkPosition, IdelinkRange, IdelinkSeverity, IdelinkSnapshot, IdelinkSnapshotChanges,
 };
 pub use status::{IdelinkStatus, idelink_last_error_message};

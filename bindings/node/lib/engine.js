@@ -48,6 +48,16 @@ class Engine {
     native.engineHandleEditorEvent(this.#handle, now, event);
   }
 
+  handleSnapshot(now, snapshot) {
+    const bits = native.engineHandleSnapshot(this.#handle, now, snapshot);
+    return {
+      documents: (bits & 1) !== 0,
+      active: (bits & 2) !== 0,
+      diagnostics: (bits & 4) !== 0,
+      workspaceFolders: (bits & 8) !== 0,
+    };
+  }
+
   handleToolOutcome(now, id, outcome) {
     native.engineHandleToolOutcome(this.#handle, now, id, outcome);
   }

@@ -13,7 +13,7 @@ const crypto = require('node:crypto');
 const net = require('node:net');
 const { performance } = require('node:perf_hooks');
 const util = require('node:util');
-const { lockRewrittenFor, pumpPolicy } = require('./addon.js');
+const { lockRewrittenFor, lockRewrittenForSnapshot, pumpPolicy } = require('./addon.js');
 const { Engine } = require('./engine.js');
 const { LockFileGuard, defaultLockDir } = require('./lock.js');
 
@@ -161,6 +161,26 @@ class IdeServer {
     } finally {
       this.#drain();
     }
+  }
+
+  /**
+   * The editor's whole visible state, once per frame: only its difference from the previous
+   * snapshot reaches claude (nothing when nothing changed); other workspace folders also
+   * rewrite the lock file.
+   * @param {import('../index').EditorSnapshot} snapshot
+   * @returns {import('../index').SnapshotChanges}
+   */
+  snapshot(snapshot) {
+    if (this.#closed) throw new Error('idelink: the server is closed');
+    const changes = this.#engine.handleSnapshot(now(), snapshot);
+    try {
+      const rewritten =
+        changes.workspaceFolders && this.#lock && lockRewrittenForSnapshot(this.#lock.fields, snapshot);
+      if (rewritten) this.#lock.rewrite(rewritten);
+    } finally {
+      this.#drain();
+    }
+    return changes;
   }
 
   /**

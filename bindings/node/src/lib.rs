@@ -30,3 +30,4 @@ pub mod helpers;
 pub mod host_rules;
 pub mod lockfile;
 pub mod registry;
+pub mod snapshot;

@@ -81,6 +81,23 @@ impl Engine {
         Ok(())
     }
 
+    /// The editor's whole visible state, once per frame, in its JSON form (`{documents,
+    /// active, diagnostics, workspaceFolders}`): its difference from the previous snapshot
+    /// acts as the equivalent editor events (nothing when nothing changed; one push when the
+    /// caret moved). Returns what changed (`workspaceFolders: true` means the lock file's
+    /// folders need rewriting). Throws when the object is not a valid snapshot.
+    #[wasm_bindgen(js_name = handleSnapshot, unchecked_return_type = "SnapshotChanges")]
+    pub fn handle_snapshot(
+        &mut self,
+        now: f64,
+        #[wasm_bindgen(unchecked_param_type = "EditorSnapshot")] snapshot: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let now = timestamp(now)?;
+        let snapshot = input::editor_snapshot(snapshot)?;
+        let changes = snapshot.with_view(|view| self.inner.handle_snapshot(now, view));
+        Ok(output::snapshot_changes(&changes))
+    }
+
     /// The editor's answer to tool request `id` (`{outcome: "diffSaved", finalText}`, ...).
     /// Throws when the id is unknown, answered or cancelled, or the outcome does not fit.
     #[wasm_bindgen(js_name = handleToolOutcome)]

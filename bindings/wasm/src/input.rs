@@ -1,4 +1,4 @@
-//! The JSON forms the host hands in (`Config`, `EditorEvent`, `ToolOutcome`), read from plain
+//! The JSON forms the host hands in (`Config`, `EditorEvent`, `EditorSnapshot`, `ToolOutcome`), read from plain
 //! JS objects field by field ([`crate::js::Obj`]) into core's types, with the rules core's
 //! serde forms have: a config refuses unknown fields and defaults the rest, events and
 //! outcomes are tagged by `type` / `outcome` and ignore fields they do not know.
@@ -11,8 +11,9 @@ use idelink_core::engine::SessionPolicy;
 use idelink_core::ide::{Diagnostic, PathStyle, Position, Range, Severity};
 use idelink_core::mcp::ServerInfo;
 use idelink_core::rpc::RpcLimits;
+use idelink_core::snapshot::{SnapshotActive, SnapshotDocument, SnapshotFileDiagnostics};
 use idelink_core::ws::WsConfig;
-use idelink_core::{Config, EditorEvent, ToolOutcome};
+use idelink_core::{Config, EditorEvent, EditorSnapshot, ToolOutcome};
 use wasm_bindgen::prelude::*;
 
 const U16: u64 = u16::MAX as u64;
@@ -158,7 +159,7 @@ fn ws_config(ws: &Obj) -> Result<WsConfig, JsError> {
 }
 
 /// The variants of [`EditorEvent`] by their `type`.
-const EVENT_TYPES: [&str; 9] = [
+const EVENT_TYPES: [&str; 10] = [
     "documentOpened",
     "documentClosed",
     "documentActivated",
@@ -167,6 +168,7 @@ const EVENT_TYPES: [&str; 9] = [
     "selectionChanged",
     "diagnosticsChanged",
     "workspaceFoldersChanged",
+    "noDocumentActive",
     "mention",
 ];
 
@@ -215,12 +217,67 @@ pub(crate) fn editor_event(value: JsValue) -> Result<EditorEvent, JsError> {
                 .strings("folders")?
                 .ok_or_else(|| e.error("missing field `folders`"))?,
         },
+        "noDocumentActive" => EditorEvent::NoDocumentActive,
         "mention" => EditorEvent::Mention {
             path: e.string("path")?,
             line_start: line(&e, "lineStart")?,
             line_end: line(&e, "lineEnd")?,
         },
         other => return Err(e.unknown_variant(other, &EVENT_TYPES)),
+    })
+}
+
+/// An `EditorSnapshot` in its JSON form: every field may be left out, `active` may be null.
+pub(crate) fn editor_snapshot(value: JsValue) -> Result<EditorSnapshot, JsError> {
+    let s = Obj::root("snapshot", value)?;
+    let active = match s.get("active")? {
+        Some(value) if value.is_null() => None,
+        Some(_) => Some(s.required_object("active")?),
+        None => None,
+    };
+    Ok(EditorSnapshot {
+        documents: s
+            .objects("documents")?
+            .unwrap_or_default()
+            .iter()
+            .map(|d| {
+                Ok(SnapshotDocument {
+                    path: d.string("path")?,
+                    language_id: d.opt_string("languageId")?,
+                    is_dirty: d.opt_bool("isDirty")?.unwrap_or(false),
+                    is_untitled: d.opt_bool("isUntitled")?.unwrap_or(false),
+                })
+            })
+            .collect::<Result<_, JsError>>()?,
+        active: active
+            .map(|a| {
+                Ok::<_, JsError>(SnapshotActive {
+                    path: a.string("path")?,
+                    text: a.opt_string("text")?.unwrap_or_default(),
+                    selection: match a.object("selection")? {
+                        Some(r) => range(&r)?,
+                        None => Range::default(),
+                    },
+                })
+            })
+            .transpose()?,
+        diagnostics: s
+            .objects("diagnostics")?
+            .unwrap_or_default()
+            .iter()
+            .map(|f| {
+                Ok(SnapshotFileDiagnostics {
+                    path: f.string("path")?,
+                    diagnostics: f
+                        .objects("diagnostics")?
+                        .ok_or_else(|| f.error("missing field `diagnostics`"))?
+                        .iter()
+                        .map(diagnostic)
+                        .collect::<Result<_, _>>()?,
+                })
+            })
+            .collect::<Result<_, JsError>>()?,
+        workspace_folders: s.strings("workspaceFolders")?.unwrap_or_default(),
     })
 }
 

@@ -5,7 +5,7 @@
 
 use crate::js::Built;
 use idelink_core::mcp::ClientInfo;
-use idelink_core::{CancelReason, CloseReason, Event, Output, ToolRequest};
+use idelink_core::{CancelReason, CloseReason, Event, Output, SnapshotChanges, ToolRequest};
 use wasm_bindgen::prelude::*;
 
 /// Said of an output of a newer core than this binding knows: a build mismatch.
@@ -63,6 +63,16 @@ fn event_fields(b: Built, event: &Event) -> Result<Built, JsError> {
             .value("reason", &close_reason(reason)?),
         _ => return Err(JsError::new(UNKNOWN)),
     })
+}
+
+/// What a snapshot changed (`SnapshotChanges`).
+pub(crate) fn snapshot_changes(changes: &SnapshotChanges) -> JsValue {
+    Built::new()
+        .bool("documents", changes.documents)
+        .bool("active", changes.active)
+        .bool("diagnostics", changes.diagnostics)
+        .bool("workspaceFolders", changes.workspace_folders)
+        .done()
 }
 
 fn client_info(client: &ClientInfo) -> JsValue {

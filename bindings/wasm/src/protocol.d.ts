@@ -76,6 +76,7 @@ export type EditorEvent =
       /** The document's path. */
       path: string;
     }
+  | { type: "noDocumentActive" }
   | {
       type: "documentDirtyChanged";
       /** The document's path. */
@@ -118,6 +119,69 @@ export type EditorEvent =
       /** Last line of the range, 0-based. */
       lineEnd?: number | null;
     };
+
+// -----------------------------------------------------------------------------------------------
+// Per-frame snapshots (in)
+
+/** One open document of an {@link EditorSnapshot}. */
+export type SnapshotDocument = {
+  /** Its path. */
+  path: string;
+  /** The editor's language id, when known. */
+  languageId?: string | null;
+  /** Whether it has unsaved changes. */
+  isDirty?: boolean;
+  /** Whether it has never been saved to disk. */
+  isUntitled?: boolean;
+};
+
+/** The active document of an {@link EditorSnapshot} and its selection. */
+export type SnapshotActive = {
+  /** The document's path. */
+  path: string;
+  /** The selected text (empty for a bare caret). */
+  text?: string;
+  /** The selection (a caret at 0:0 when left out). */
+  selection?: Range;
+};
+
+/** The diagnostics of one file in an {@link EditorSnapshot}. */
+export type SnapshotFileDiagnostics = {
+  /** The file's path. */
+  path: string;
+  /** Its complete list. */
+  diagnostics: Array<Diagnostic>;
+};
+
+/**
+ * The editor's whole visible state at once, in its JSON form (owning its strings); each call
+ * compares it with the previous one and applies only the difference.
+ */
+export type EditorSnapshot = {
+  /** The open documents, in tab order. */
+  documents?: Array<SnapshotDocument>;
+  /** The active document and its selection; absent or `null` when none is active. */
+  active?: SnapshotActive | null;
+  /** The diagnostics of each file that has some. */
+  diagnostics?: Array<SnapshotFileDiagnostics>;
+  /** The workspace folders, absolute paths. */
+  workspaceFolders?: Array<string>;
+};
+
+/**
+ * What a snapshot changed, by kind. All `false`: nothing changed and no event was applied. JSON
+ * form: `{"documents":false,"active":true,"diagnostics":false,"workspaceFolders":false}`.
+ */
+export type SnapshotChanges = {
+  /** Documents were opened, closed or changed language or flags. */
+  documents: boolean;
+  /** The active document or its selection changed (a `selection_changed` push follows). */
+  active: boolean;
+  /** Some file's diagnostics changed. */
+  diagnostics: boolean;
+  /** The workspace folders changed: the host rewrites the lock file. */
+  workspaceFolders: boolean;
+};
 
 // -----------------------------------------------------------------------------------------------
 // Tool requests (out) and outcomes (in)

@@ -14,11 +14,13 @@ use crate::http::UpgradePolicy;
 use crate::ide::{
     self, AtMentioned, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome,
 };
+use crate::snapshot::SnapshotTracker;
 use crate::time::Timestamp;
 use crate::token::AuthToken;
 use crate::ws::close_code;
 
 mod push;
+mod snapshot;
 
 /// The reason text the CLI reads as "a newer session took over: do not reconnect"
 /// (docs/protocol.md §2), sent with close code 4001.
@@ -37,6 +39,7 @@ pub const SUPERSEDED_CODE: u16 = 4001;
 /// - inputs, each taking `now`: [`handle_accept`](Self::handle_accept),
 ///   [`handle_bytes`](Self::handle_bytes), [`handle_sent`](Self::handle_sent),
 ///   [`handle_closed`](Self::handle_closed), [`handle_editor_event`](Self::handle_editor_event),
+///   [`handle_snapshot`](Self::handle_snapshot),
 ///   [`handle_tool_outcome`](Self::handle_tool_outcome),
 ///   [`handle_timeout`](Self::handle_timeout);
 /// - commands: [`close`](Self::close), [`shutdown`](Self::shutdown);
@@ -55,6 +58,8 @@ pub struct Engine {
     /// The connections and the outputs for the host.
     conns: Connections,
     pushes: PushSchedule,
+    /// The previous snapshot, for [`handle_snapshot`](Self::handle_snapshot).
+    snapshots: SnapshotTracker,
     /// Writes every JSON-RPC message the engine sends.
     writer: Writer,
     now: Timestamp,
@@ -71,6 +76,7 @@ impl Engine {
             .with_limits(limits);
         Engine {
             tools_json: ide::tools_json(config.execute_code),
+            snapshots: SnapshotTracker::new(&config.workspace_folders),
             config,
             token,
             service: Service::new(state),

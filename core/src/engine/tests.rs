@@ -743,3 +743,43 @@ fn closing_the_active_document_pushes_no_file_once() {
     drain(&mut engine, &mut quiet);
     assert!(quiet.bytes.is_empty(), "{quiet:?}");
 }
+
+#[test]
+fn no_document_active_pushes_no_file_once_as_closing_the_active_document_does() {
+    let (mut engine, conn, _) = connected(|c| c.ready_delay_ms = 0);
+    engine.handle_timeout(at(0));
+    drain(&mut engine, &mut Drained::default());
+    let selected = EditorEvent::SelectionChanged {
+        path: "/w/a.rs".into(),
+        text: "fn".into(),
+        selection: crate::ide::Range {
+            start: crate::ide::Position {
+                line: 1,
+                character: 0,
+            },
+            end: crate::ide::Position {
+                line: 1,
+                character: 2,
+            },
+        },
+    };
+    engine.handle_editor_event(at(10), &selected);
+    engine.handle_timeout(at(200));
+    drain(&mut engine, &mut Drained::default());
+    engine.handle_editor_event(at(300), &EditorEvent::NoDocumentActive);
+    engine.handle_timeout(at(500));
+    let mut none = Drained::default();
+    drain(&mut engine, &mut none);
+    assert_eq!(
+        none.bytes[&conn],
+        server_text(
+            r#"{"jsonrpc":"2.0","method":"selection_changed","params":{"text":"","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":0},"isEmpty":true}}}"#
+        ),
+        "no filePath: the CLI stops attaching the file"
+    );
+    engine.handle_editor_event(at(600), &EditorEvent::NoDocumentActive);
+    engine.handle_timeout(at(900));
+    let mut quiet = Drained::default();
+    drain(&mut engine, &mut quiet);
+    assert!(quiet.bytes.is_empty(), "{quiet:?}");
+}

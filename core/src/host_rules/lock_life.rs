@@ -7,6 +7,7 @@
 
 use crate::ide::EditorEvent;
 use crate::lockfile::LockFile;
+use crate::snapshot::Snapshot;
 
 /// The pid whose death makes `file_name` (with contents `body`) one of our stale locks, or
 /// `None` when the file is not ours to judge: not a lock name (temporary files included), not a
@@ -68,6 +69,19 @@ pub fn rewritten_for(lock: &LockFile, event: &EditorEvent) -> Option<LockFile> {
     }
 }
 
+/// The lock body to write after a snapshot, or `None` when its workspace folders are the
+/// lock's already (compared in place: nothing is allocated then).
+pub fn rewritten_for_snapshot(lock: &LockFile, snapshot: &Snapshot<'_>) -> Option<LockFile> {
+    let folders = snapshot.workspace_folders;
+    if lock.workspace_folders.iter().eq(folders.iter().copied()) {
+        return None;
+    }
+    Some(LockFile {
+        workspace_folders: folders.iter().map(|&f| f.to_owned()).collect(),
+        ..lock.clone()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +141,22 @@ mod tests {
         let next = rewritten_for(&lock, &other).expect("folders changed");
         assert_eq!(next.workspace_folders, ["/w", "/v"]);
         assert_eq!((next.pid, next.auth_token.as_str()), (9, "t"));
+    }
+
+    #[test]
+    fn only_a_snapshot_with_other_folders_rewrites_the_lock() {
+        let lock = LockFile::parse(&body(9, "ours")).expect("our own body parses");
+        let same = Snapshot {
+            workspace_folders: &["/w"],
+            ..Snapshot::default()
+        };
+        assert_eq!(rewritten_for_snapshot(&lock, &same), None);
+        let other = Snapshot {
+            workspace_folders: &["/w", "/v"],
+            ..Snapshot::default()
+        };
+        let next = rewritten_for_snapshot(&lock, &other).expect("folders changed");
+        assert_eq!(next.workspace_folders, ["/w", "/v"]);
+        assert_eq!(next.pid, 9);
     }
 }

@@ -8,6 +8,7 @@
 //! {"type":"documentOpened","path":"/w/a.rs","languageId":"rust","isDirty":false,"isUntitled":false}
 //! {"type":"documentClosed","path":"/w/a.rs"}
 //! {"type":"documentActivated","path":"/w/a.rs"}
+//! {"type":"noDocumentActive"}
 //! {"type":"documentDirtyChanged","path":"/w/a.rs","isDirty":true}
 //! {"type":"documentSaved","path":"/w/a.rs"}
 //! {"type":"selectionChanged","path":"/w/a.rs","text":"fn","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":2}}}
@@ -60,6 +61,11 @@ pub enum EditorEvent {
         /// The document's path.
         path: String,
     },
+    /// No document is active any more (the editor says so: its last editor closed, or focus
+    /// left every document in an editor whose active document is not sticky). Its documents
+    /// stay open. Claude sees "no file", exactly as when the active document closes with no
+    /// other one to fall back to.
+    NoDocumentActive,
     /// A document gained or lost unsaved changes.
     DocumentDirtyChanged {
         /// The document's path.
@@ -192,6 +198,10 @@ mod tests {
         round_trip(r#"{"type":"documentClosed","path":"/w/a.rs"}"#);
         round_trip(r#"{"type":"documentActivated","path":"/w/a.rs"}"#);
         round_trip(r#"{"type":"documentDirtyChanged","path":"/w/a.rs","isDirty":true}"#);
+        assert_eq!(
+            round_trip(r#"{"type":"noDocumentActive"}"#),
+            EditorEvent::NoDocumentActive
+        );
         round_trip(r#"{"type":"documentSaved","path":"/w/a.rs"}"#);
         assert_eq!(
             round_trip(

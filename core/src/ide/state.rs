@@ -49,6 +49,7 @@ pub enum StateChange {
 /// - The active document stays active until another one is activated or it is closed
 ///   (focus leaving the editor area changes nothing). Closing it activates the most recently
 ///   active document still open, or none when no remaining document was ever active.
+///   [`EditorEvent::NoDocumentActive`] leaves none active and every document open.
 /// - The current selection belongs to the active document and is forgotten when another
 ///   document becomes active. The latest selection survives its document closing.
 /// - Selection text is kept exactly as given (the engine caps message sizes).
@@ -142,6 +143,7 @@ impl EditorState {
                     StateChange::None
                 }
             }
+            EditorEvent::NoDocumentActive => self.deactivate(),
             EditorEvent::DocumentDirtyChanged { path, is_dirty } => {
                 self.set_dirty(path, *is_dirty);
                 StateChange::None
@@ -308,6 +310,17 @@ impl EditorState {
             .max_by_key(|d| d.last_activated)
             .map(|d| d.path.clone());
         StateChange::SelectionOrActiveChanged
+    }
+
+    /// No document is active: the same state as closing the active document with no other
+    /// one to fall back to, except that every document stays open.
+    fn deactivate(&mut self) -> StateChange {
+        self.current = None;
+        if self.active.take().is_some() {
+            StateChange::SelectionOrActiveChanged
+        } else {
+            StateChange::None
+        }
     }
 
     /// Drops the least recently activated document other than the active one; never-activated
@@ -518,6 +531,23 @@ mod tests {
         assert_eq!(state.active_path(), None);
         assert_eq!(state.selection_notification(), None);
         assert_eq!(paths(&state), ["/w/c.rs"]);
+    }
+
+    #[test]
+    fn no_document_active_clears_the_active_one_and_keeps_every_tab() {
+        let mut state = EditorState::new(PathStyle::Posix, vec![]);
+        let _ = state.apply(&opened("/w/a.rs"));
+        let _ = state.apply(&selected("/w/b.rs", "x"));
+        let nothing = EditorEvent::NoDocumentActive;
+        assert_eq!(state.apply(&nothing), StateChange::SelectionOrActiveChanged);
+        assert_eq!(state.active_path(), None);
+        assert_eq!(state.selection_notification(), None);
+        assert_eq!(paths(&state), ["/w/a.rs", "/w/b.rs"]);
+        assert_eq!(state.latest_selection().unwrap().text, "x");
+        assert_eq!(state.apply(&nothing), StateChange::None);
+        // Activating again starts with no selection: the old one is not resurrected.
+        let _ = state.apply(&activated("/w/b.rs"));
+        assert_eq!(state.selection_notification().unwrap().text, "");
     }
 
     #[test]

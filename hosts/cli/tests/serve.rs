@@ -214,3 +214,53 @@ fn stdio_sidecar_bridges_an_editor_to_a_client() {
         "the lock file must be removed when stdin closes"
     );
 }
+
+#[test]
+fn stdio_sidecar_takes_a_snapshot_and_rewrites_the_lock_for_its_folders() {
+    let dir = temp_dir("stdio-snapshot");
+    let work = dir.join("work").canonicalize().unwrap();
+    let lock_dir = dir.join("ide");
+    let mut child = idelink(&["serve", "--stdio", "--lock-dir"])
+        .arg(&lock_dir)
+        .arg(&work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let from_sidecar = frames(child.stdout.take().unwrap());
+    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
+    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
+    let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
+    let token = token_from_lock(&lock);
+
+    let root = support::claude_path(&work);
+    let path = format!("{root}/main.cpp");
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "method": "editor/snapshot", "params": {
+            "documents": [{"path": path, "languageId": "cpp", "isDirty": true}],
+            "active": {"path": path, "text": "int", "selection": {
+                "start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 3}}},
+            "workspaceFolders": [root, "/shared"]}}),
+    );
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": "i1", "method": "idelink/info"}),
+    );
+    wait_for_frame(&from_sidecar, |m| m["id"] == "i1");
+    let body: Value = serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
+    assert_eq!(body["workspaceFolders"], json!([root, "/shared"]), "{body}");
+
+    let mut client = Client::connect_initialized(port, &token).unwrap();
+    let selection = client.call_tool("getLatestSelection", json!({})).unwrap();
+    let selection: Value = serde_json::from_str(&texts(&selection)[0]).unwrap();
+    assert_eq!(selection["text"], "int");
+    let dirty = client
+        .call_tool("checkDocumentDirty", json!({"filePath": path}))
+        .unwrap();
+    assert!(texts(&dirty)[0].contains(r#""isDirty":true"#), "{dirty}");
+
+    drop(stdin);
+    assert!(wait_exit(&mut child).success());
+}

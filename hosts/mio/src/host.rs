@@ -7,6 +7,7 @@ use idelink_core::host_rules::lock_life;
 use idelink_core::{
     AuthToken, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId, ToolOutcome,
 };
+use idelink_core::{Snapshot, SnapshotChanges};
 use mio::net::TcpListener;
 use mio::{Events, Poll, Token, Waker};
 use std::io;
@@ -30,7 +31,8 @@ use pump::bind;
 ///   [`lock_path`](Self::lock_path), [`engine`](Self::engine), [`waker`](Self::waker);
 /// - **inputs from the editor**, applied at once, their effects sent on the next
 ///   [`poll`](Self::poll): [`handle_editor_event`](Self::handle_editor_event) (selection,
-///   documents, diagnostics, folders, mentions), [`handle_tool_outcome`](Self::handle_tool_outcome)
+///   documents, diagnostics, folders, mentions), [`handle_snapshot`](Self::handle_snapshot) (the
+///   whole visible state, once per frame), [`handle_tool_outcome`](Self::handle_tool_outcome)
 ///   (the editor's answer to an [`Event::ToolCall`]);
 /// - **commands**: [`shutdown`](Self::shutdown);
 /// - **poll**: [`poll`](Self::poll) waits for sockets and timers, serves them and hands over
@@ -138,6 +140,26 @@ impl Host {
         self.engine.handle_editor_event(now, event);
         self.drain();
         Ok(())
+    }
+
+    /// The editor's whole visible state, once per frame (the engine's
+    /// [`Engine::handle_snapshot`]): its difference from the previous snapshot acts as the
+    /// equivalent editor events, and other workspace folders rewrite the lock file (core decides
+    /// when: [`lock_life::rewritten_for_snapshot`]). An unchanged snapshot costs no allocation
+    /// and writes nothing.
+    pub fn handle_snapshot(
+        &mut self,
+        snapshot: &Snapshot<'_>,
+    ) -> Result<SnapshotChanges, HostError> {
+        if let Some(lock) = self.lock.as_mut()
+            && let Some(contents) = lock_life::rewritten_for_snapshot(lock.lock(), snapshot)
+        {
+            lock.rewrite(contents)?;
+        }
+        let now = self.now();
+        let changes = self.engine.handle_snapshot(now, snapshot);
+        self.drain();
+        Ok(changes)
     }
 
     /// The editor's outcome of a tool request from an [`Event::ToolCall`] (the engine's

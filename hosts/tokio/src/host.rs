@@ -5,6 +5,7 @@ use crate::server::{Command, Server};
 use idelink_core::{
     AuthToken, ConnId, EditorEvent, EngineError, Event, ToolCallId, ToolOutcome, ToolRequest,
 };
+use idelink_core::{EditorSnapshot, SnapshotChanges};
 use idelink_mio::{HostConfig, HostError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -136,6 +137,21 @@ impl Host {
     pub async fn handle_editor_event(&self, event: EditorEvent) -> Result<(), HostError> {
         let (done, result) = oneshot::channel();
         self.command(Command::Editor { event, done })?;
+        result.await.map_err(|_| stopped())?
+    }
+
+    /// The editor's whole visible state at once (the engine's `handle_snapshot`): its
+    /// difference from the previous snapshot is applied as the equivalent editor events, and
+    /// other workspace folders rewrite the lock file. Resolves with what changed once applied;
+    /// an `Err` as for [`handle_editor_event`](Self::handle_editor_event). The snapshot crosses
+    /// the channel owned: an editor that publishes every frame and wants no allocation calls
+    /// `Engine::handle_snapshot` through `idelink-mio` or the engine directly.
+    pub async fn handle_snapshot(
+        &self,
+        snapshot: EditorSnapshot,
+    ) -> Result<SnapshotChanges, HostError> {
+        let (done, result) = oneshot::channel();
+        self.command(Command::Snapshot { snapshot, done })?;
         result.await.map_err(|_| stopped())?
     }
 

@@ -9,6 +9,7 @@ use idelink_core::{
     AuthToken, ConnId, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId,
     ToolOutcome,
 };
+use idelink_core::{EditorSnapshot, SnapshotChanges};
 use idelink_mio::lock::LockFileGuard;
 use idelink_mio::{HostConfig, HostError, PortChoice};
 use std::collections::HashMap;
@@ -34,6 +35,10 @@ pub(crate) enum Command {
     Editor {
         event: EditorEvent,
         done: oneshot::Sender<Result<(), HostError>>,
+    },
+    Snapshot {
+        snapshot: EditorSnapshot,
+        done: oneshot::Sender<Result<SnapshotChanges, HostError>>,
     },
     Outcome {
         id: ToolCallId,
@@ -202,6 +207,19 @@ impl Server {
                     result = lock.rewrite(contents).map_err(HostError::from);
                 }
                 self.engine.handle_editor_event(now, &event);
+                let _ = done.send(result);
+            }
+            Command::Snapshot { snapshot, done } => {
+                let result = snapshot.with_view(|view| {
+                    let mut rewritten = Ok(());
+                    if let Some(lock) = self.lock.as_mut()
+                        && let Some(contents) = lock_life::rewritten_for_snapshot(lock.lock(), view)
+                    {
+                        rewritten = lock.rewrite(contents).map_err(HostError::from);
+                    }
+                    let changes = self.engine.handle_snapshot(now, view);
+                    rewritten.map(|()| changes)
+                });
                 let _ = done.send(result);
             }
             Command::Outcome { id, outcome, done } => {

@@ -1,5 +1,6 @@
 /* Links libidelink through find_package(idelink) and makes one engine-level round trip in
- * plain C: a connection without the token is refused with 401. Exit 0 on success. */
+ * plain C: a connection without the token is refused with 401; a per-frame snapshot filled in
+ * C structs reports its changes once. Exit 0 on success. */
 #include <idelink.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +23,17 @@ int main(void) {
     /* A misuse is a status and a message, not a crash. */
     int misuse = idelink_engine_sent(engine, 99, 1) == IDELINK_ERROR_MISUSE &&
                  strlen(idelink_last_error_message()) > 0;
+    /* The same snapshot twice: the first opens the document, the second changes nothing. */
+    IdelinkDocument doc = {"/p/main.c", "c", false, false};
+    IdelinkActiveDocument active = {"/p/main.c", NULL, {{3, 0}, {3, 0}}};
+    const char *folders[] = {"/p"};
+    IdelinkSnapshot snapshot = {&doc, 1, &active, NULL, 0, folders, 1};
+    IdelinkSnapshotChanges first, second;
+    int snapshots = idelink_engine_snapshot(engine, 0, &snapshot, &first) == IDELINK_OK &&
+                    idelink_engine_snapshot(engine, 16, &snapshot, &second) == IDELINK_OK &&
+                    first.documents && first.active && first.workspace_folders &&
+                    !second.documents && !second.active && !second.workspace_folders;
     idelink_engine_free(engine);
-    printf("consumer: refused=%d misuse=%d\n", refused, misuse);
-    return refused && misuse ? 0 : 1;
+    printf("consumer: refused=%d misuse=%d snapshots=%d\n", refused, misuse, snapshots);
+    return refused && misuse && snapshots ? 0 : 1;
 }

@@ -102,6 +102,88 @@ std::string printable(const Bytes& bytes) {
     return out;
 }
 
+// A `snapshot` step's EditorSnapshot JSON as the C structs an editor would fill in; the
+// strings point into `json`, which outlives the call.
+struct CSnapshot {
+    std::vector<IdelinkDocument> documents;
+    IdelinkActiveDocument active{};
+    bool has_active = false;
+    std::vector<IdelinkDiagnostic> diagnostics;
+    std::vector<IdelinkFileDiagnostics> files;
+    std::vector<const char*> folders;
+
+    static const char* optional(const Value& v) { return v.is_string() ? v.as_string().c_str() : nullptr; }
+    static IdelinkRange range(const Value& v) {
+        auto at = [](const Value& p) {
+            return IdelinkPosition{static_cast<std::uint32_t>(p["line"].as_u64()),
+                                   static_cast<std::uint32_t>(p["character"].as_u64())};
+        };
+        if (v.is_null()) return IdelinkRange{};
+        return IdelinkRange{at(v["start"]), at(v["end"])};
+    }
+    static std::uint32_t severity(const std::string& name) {
+        if (name == "Error") return IDELINK_SEVERITY_ERROR;
+        if (name == "Warning") return IDELINK_SEVERITY_WARNING;
+        if (name == "Info") return IDELINK_SEVERITY_INFO;
+        if (name == "Hint") return IDELINK_SEVERITY_HINT;
+        throw Failure("unknown severity " + name);
+    }
+
+    explicit CSnapshot(const Value& json) {
+        if (json.find("documents"))
+            for (const auto& d : json["documents"].items())
+                documents.push_back(IdelinkDocument{d["path"].as_string().c_str(), optional(d["languageId"]),
+                                                    d.find("isDirty") && d["isDirty"].as_bool(),
+                                                    d.find("isUntitled") && d["isUntitled"].as_bool()});
+        if (json.find("active") && !json["active"].is_null()) {
+            const Value& a = json["active"];
+            active = IdelinkActiveDocument{a["path"].as_string().c_str(), optional(a["text"]), range(a["selection"])};
+            has_active = true;
+        }
+        std::vector<std::size_t> counts;
+        if (json.find("diagnostics"))
+            for (const auto& file : json["diagnostics"].items()) {
+                counts.push_back(file["diagnostics"].items().size());
+                for (const auto& d : file["diagnostics"].items()) {
+                    const Value& code = d["code"];
+                    diagnostics.push_back(IdelinkDiagnostic{
+                        d["message"].as_string().c_str(), severity(d["severity"].as_string()), range(d["range"]),
+                        optional(d["source"]), optional(code), code.is_number(),
+                        code.is_number() ? static_cast<std::int64_t>(code.as_u64()) : 0});
+                }
+            }
+        std::size_t start = 0, i = 0;
+        if (json.find("diagnostics"))
+            for (const auto& file : json["diagnostics"].items()) {
+                files.push_back(IdelinkFileDiagnostics{file["path"].as_string().c_str(),
+                                                       diagnostics.data() + start, counts[i]});
+                start += counts[i++];
+            }
+        if (json.find("workspaceFolders"))
+            for (const auto& f : json["workspaceFolders"].items()) folders.push_back(f.as_string().c_str());
+    }
+
+    IdelinkSnapshot view() const {
+        return IdelinkSnapshot{documents.data(), documents.size(), has_active ? &active : nullptr,
+                               files.data(),     files.size(),     folders.data(), folders.size()};
+    }
+};
+
+// A `snapshot` step: the snapshot through the C structs, and the changes it reported in the
+// JSON form the vector expects first.
+Value apply_snapshot(IdelinkEngine* engine, const Value& step) {
+    CSnapshot snapshot(step["snapshot"]);
+    IdelinkSnapshot view = snapshot.view();
+    IdelinkSnapshotChanges changes{};
+    check(idelink_engine_snapshot(engine, step["at"].as_u64(), &view, &changes), "idelink_engine_snapshot");
+    Value reported = Value::object();
+    reported.set("documents", Value::boolean(changes.documents));
+    reported.set("active", Value::boolean(changes.active));
+    reported.set("diagnostics", Value::boolean(changes.diagnostics));
+    reported.set("workspaceFolders", Value::boolean(changes.workspace_folders));
+    return reported;
+}
+
 // Runs one input through the C API.
 void apply(IdelinkEngine* engine, const Value& step) {
     static const unsigned char kMask[4] = {0x37, 0xfa, 0x21, 0x3d};
@@ -135,10 +217,11 @@ void apply(IdelinkEngine* engine, const Value& step) {
     }
 }
 
-// Drains the outputs after one input and compares them with `expect`, item by item.
-void drain_and_compare(IdelinkEngine* engine, const Value& expect) {
+// Drains the outputs after one input and compares them with `expect`, item by item, from
+// item `first` on.
+void drain_and_compare(IdelinkEngine* engine, const Value& expect, std::size_t first = 0) {
     const auto& expected = expect.items();
-    std::size_t i = 0;
+    std::size_t i = first;
     while (true) {
         IdelinkOutput out{};
         check(idelink_engine_poll_output(engine, &out), "idelink_engine_poll_output");
@@ -190,8 +273,18 @@ void replay(const std::filesystem::path& file) {
     std::size_t index = 0;
     for (const auto& step : vector["steps"].items()) {
         try {
-            apply(engine.ptr, step);
-            drain_and_compare(engine.ptr, step["expect"]);
+            if (step["do"].as_string() == "snapshot") {
+                Value changes = apply_snapshot(engine.ptr, step);
+                const auto& expected = step["expect"].items();
+                if (expected.empty() || !expected[0].find("snapshotChanges") || expected[0]["snapshotChanges"] != changes)
+                    throw Failure("snapshot changes differ\n  expected: " +
+                                  (expected.empty() ? std::string("nothing") : expected[0].dump()) +
+                                  "\n  actual:   " + changes.dump());
+                drain_and_compare(engine.ptr, step["expect"], 1);
+            } else {
+                apply(engine.ptr, step);
+                drain_and_compare(engine.ptr, step["expect"]);
+            }
         } catch (const std::exception& e) {
             throw Failure("step " + std::to_string(index) + " (" + step["do"].as_string() + "): " + e.what());
         }

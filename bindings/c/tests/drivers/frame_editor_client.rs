@@ -88,6 +88,18 @@ fn main() {
     let answer = client.response(id).unwrap();
     assert_eq!(texts(&answer), ["DIFF_REJECTED", "diff two"], "{answer}");
 
+    // Closing the active document (its snapshot has none active): the client is told "no file".
+    let before = editor.lines().len();
+    editor.type_line("close greeting.txt");
+    editor.wait_line(before, "published no active document");
+    loop {
+        let pushed = client.notification("selection_changed").unwrap();
+        if pushed["params"].get("filePath").is_none() {
+            assert_eq!(pushed["params"]["text"], "", "{pushed}");
+            break;
+        }
+    }
+
     // Exit: the client is closed (1001) and the lock removed.
     editor.type_line("quit");
     assert!(editor.wait_exit(), "frame_editor should exit 0 on quit");
@@ -98,7 +110,8 @@ fn main() {
     );
     let _ = std::fs::remove_dir_all(&root);
     println!(
-        "frame_editor_client: handshake, selection push, diff accepted with edits, diff rejected, lock removed"
+        "frame_editor_client: handshake, selection push, diff accepted with edits, diff rejected, \
+         no file after the active document closed, lock removed"
     );
 }
 

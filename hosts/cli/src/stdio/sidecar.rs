@@ -3,6 +3,7 @@
 use super::framing::{self, FrameError};
 use crate::args::StdioFraming;
 use crate::signals::StopFlag;
+use idelink_core::EditorSnapshot;
 use idelink_core::rpc::{self, Message, RequestId, RpcError, RpcLimits};
 use idelink_core::{EditorEvent, Event, ToolCallId, ToolOutcome};
 use idelink_mio::Host;
@@ -110,6 +111,21 @@ fn handle_message(host: &mut Host, out: &mut Output<'_>, text: &str) -> io::Resu
                     }
                 }
                 Err(e) => out.log("warn", &format!("editor/event ignored: {e}"))?,
+            }
+        }
+        Message::Notification { method, params } if method == "editor/snapshot" => {
+            let parsed = params
+                .ok_or_else(|| "editor/snapshot needs params: an editor snapshot object".to_owned())
+                .and_then(|p| {
+                    serde_json::from_str::<EditorSnapshot>(p.get()).map_err(|e| e.to_string())
+                });
+            match parsed {
+                Ok(snapshot) => {
+                    if let Err(e) = snapshot.with_view(|view| host.handle_snapshot(view)) {
+                        out.log("error", &format!("editor/snapshot: {e}"))?;
+                    }
+                }
+                Err(e) => out.log("warn", &format!("editor/snapshot ignored: {e}"))?,
             }
         }
         Message::Notification { method, .. } if method == "exit" => return Ok(Flow::Stop),

@@ -254,6 +254,59 @@ pub(crate) fn excerpt(text: &str, needle: &str) -> String {
         .collect()
 }
 
+/// "No file" when the editor says nothing is active: the selection was published as a per-frame
+/// snapshot (`editor/snapshot`), then the editor sends `noDocumentActive` with the document still
+/// open. As after closing it, the footer drops the selection and the next prompt carries no IDE
+/// file context.
+#[test]
+fn nothing_active_leaves_no_file_context() {
+    let Some(claude) = claude::locate("nothing_active_leaves_no_file_context") else {
+        return;
+    };
+    let mut scene = Scene::new("nothing-active", claude, Box::new(Serve));
+    let port = scene.serve_sidecar();
+    let path = scene::text(&scene.file);
+    let text = "hello from the workspace";
+    let end = text.chars().count();
+    scene.ide().send(
+        &json!({"jsonrpc": "2.0", "method": "editor/snapshot", "params": {
+        "documents": [{"path": path}],
+        "active": {"path": path, "text": text, "selection": {
+            "start": {"line": 0, "character": 0}, "end": {"line": 0, "character": end}}}}}),
+    );
+    scene.start_claude(port);
+    scene.wait_connected();
+    scene.ide().wait_message("sessionReady", |m| {
+        m["method"] == "idelink/event" && m["params"]["event"] == "sessionReady"
+    });
+    scene.wait_screen("1 line selected");
+
+    scene.ide().send(
+        &json!({"jsonrpc": "2.0", "method": "editor/event", "params": {"type": "noDocumentActive"}}),
+    );
+    wait::until("the CLI's footer to drop the selection", || {
+        let screen = scene.terminal().screen();
+        (!screen.contains("line selected") && !screen.contains(&format!("In {FILE_NAME}")))
+            .then_some(())
+    });
+
+    scene.terminal().submit(PROMPT);
+    let turn = all_text(&scene.first_turn());
+    let selected = format!(
+        "selected the {} from {path}",
+        scene.claude.expect.first_line_selection
+    );
+    for context in [selected.as_str(), "The user opened the file"] {
+        assert!(
+            !turn.contains(context),
+            "with no document active, the prompt should carry no IDE file context, yet it says \
+             {context:?}: {}",
+            excerpt(&turn, context)
+        );
+    }
+    scene.assert_stayed_on_loopback();
+}
+
 /// "No file": once the editor closes the document it had selected in, the CLI's footer drops
 /// the selection and the next prompt carries no IDE file context (neither the selection nor
 /// "the user opened the file"). idelink pushes a `selection_changed` without `filePath`.

@@ -1,0 +1,196 @@
+//! Per-frame snapshots: the editor's whole visible state handed in at once, for editors that
+//! redraw every frame (a game editor, an immediate-mode UI) rather than raise events.
+//!
+//! A [`Snapshot`] borrows everything it names: the documents with their language and flags, the
+//! active document with its selection and selected text, the diagnostics per file and the
+//! workspace folders. [`Engine::handle_snapshot`](crate::Engine::handle_snapshot) compares it
+//! with the previous one, in place, and applies the difference as the [`EditorEvent`]s below,
+//! in this order, so its effect on the wire is exactly theirs (byte for byte):
+//!
+//! 1. folders that differ (as a list, in order): `WorkspaceFoldersChanged` with the new list;
+//! 2. every previous document whose path is gone, in the previous order: `DocumentClosed`;
+//! 3. every document that is new or whose language or flags differ, in the snapshot's order:
+//!    `DocumentOpened` with its language and flags (new documents join the tab order at its
+//!    end, so the tab order is the order documents first appeared);
+//! 4. the active document: when it differs from the previous one (path, selected text or
+//!    range) or its document was closed in step 2, `SelectionChanged`; when there is none
+//!    now and there was one, `NoDocumentActive`;
+//! 5. diagnostics: every previous file whose list is gone or now empty, in the previous order,
+//!    `DiagnosticsChanged` with an empty list; then every file whose non-empty list differs,
+//!    in the snapshot's order, `DiagnosticsChanged` with the new list.
+//!
+//! An unchanged snapshot leads to no event, so no push; a moved caret to one `SelectionChanged`,
+//! so one (debounced) push; changed folders to one `WorkspaceFoldersChanged`, and
+//! [`SnapshotChanges::workspace_folders`] tells the host to rewrite the lock file
+//! ([`rewritten_for_snapshot`](crate::host_rules::lock_life::rewritten_for_snapshot) gives
+//! the new body).
+//!
+//! Cost: an unchanged snapshot is compared in place and allocates nothing (the previous one is
+//! kept in storage reused from frame to frame); documents and files are matched by position
+//! first, so a frame that changes nothing, or changes entries in place, costs one pass over the
+//! strings it names. A list whose entries moved is matched by search (quadratic in its length,
+//! paid only on that frame).
+//!
+//! Paths are compared as the editor spells them, and each should be listed once. Feeding
+//! events as well works (they change the engine's
+//! state), but the next snapshot is compared with the previous snapshot, not with that state.
+//!
+//! [`EditorSnapshot`] is the owned JSON form the bindings and the transcript vectors use.
+
+mod json;
+mod tracker;
+
+pub use json::{EditorSnapshot, SnapshotActive, SnapshotDocument, SnapshotFileDiagnostics};
+pub use tracker::{SnapshotChanges, SnapshotTracker};
+
+use crate::ide::{Diagnostic, EditorEvent, Range, Severity};
+
+/// The editor's visible state at one moment, borrowed from the editor. See the module docs for
+/// what a difference from the previous snapshot does.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Snapshot<'a> {
+    /// The open documents, in tab order.
+    pub documents: &'a [DocumentView<'a>],
+    /// The active document and its selection; `None` when no document is active.
+    pub active: Option<ActiveView<'a>>,
+    /// The diagnostics of each file that has some (a file left out, or with an empty list, has
+    /// none).
+    pub diagnostics: &'a [FileDiagnostics<'a>],
+    /// The workspace folders, absolute paths.
+    pub workspace_folders: &'a [&'a str],
+}
+
+/// One open document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DocumentView<'a> {
+    /// Its path.
+    pub path: &'a str,
+    /// The editor's language id (`cpp`, `rust`, ...), when known.
+    pub language_id: Option<&'a str>,
+    /// Whether it has unsaved changes.
+    pub is_dirty: bool,
+    /// Whether it has never been saved to disk.
+    pub is_untitled: bool,
+}
+
+/// The active document with its selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ActiveView<'a> {
+    /// The document's path.
+    pub path: &'a str,
+    /// The selected text (empty for a bare caret).
+    pub text: &'a str,
+    /// The selection; `start == end` for a bare caret.
+    pub selection: Range,
+}
+
+/// The diagnostics of one file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FileDiagnostics<'a> {
+    /// The file's path.
+    pub path: &'a str,
+    /// Its complete list.
+    pub diagnostics: &'a [DiagnosticView<'a>],
+}
+
+/// One diagnostic, borrowed (the owned form is [`Diagnostic`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiagnosticView<'a> {
+    /// The human-readable message.
+    pub message: &'a str,
+    /// How bad it is.
+    pub severity: Severity,
+    /// Where it applies.
+    pub range: Range,
+    /// The tool that produced it, when known.
+    pub source: Option<&'a str>,
+    /// The diagnostic's code, when it has one.
+    pub code: Option<DiagnosticCode<'a>>,
+}
+
+/// A diagnostic's code as the source gave it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DiagnosticCode<'a> {
+    /// A textual code (`E0308`).
+    Text(&'a str),
+    /// A numeric code (`2322`).
+    Number(i64),
+    /// Any other JSON value, passed through (only the JSON forms produce it).
+    Json(&'a serde_json::Value),
+}
+
+impl<'a> DiagnosticView<'a> {
+    /// The view of an owned diagnostic.
+    pub fn of(diagnostic: &'a Diagnostic) -> Self {
+        DiagnosticView {
+            message: &diagnostic.message,
+            severity: diagnostic.severity,
+            range: diagnostic.range,
+            source: diagnostic.source.as_deref(),
+            code: diagnostic.code.as_ref().map(DiagnosticCode::of),
+        }
+    }
+
+    /// The owned diagnostic.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        Diagnostic {
+            message: self.message.to_owned(),
+            severity: self.severity,
+            range: self.range,
+            source: self.source.map(str::to_owned),
+            code: self.code.map(|code| match code {
+                DiagnosticCode::Text(text) => serde_json::Value::from(text),
+                DiagnosticCode::Number(n) => serde_json::Value::from(n),
+                DiagnosticCode::Json(value) => value.clone(),
+            }),
+        }
+    }
+
+    /// Whether `owned` is this diagnostic (compared in place, without allocating).
+    pub fn matches(&self, owned: &Diagnostic) -> bool {
+        self.message == owned.message
+            && self.severity == owned.severity
+            && self.range == owned.range
+            && self.source == owned.source.as_deref()
+            && match (self.code, &owned.code) {
+                (None, None) => true,
+                (Some(code), Some(value)) => code.matches(value),
+                _ => false,
+            }
+    }
+}
+
+impl<'a> DiagnosticCode<'a> {
+    /// The view of a code in its JSON form: a string is `Text`, an integer that fits `i64`
+    /// is `Number`, anything else is passed through as `Json`.
+    pub fn of(value: &'a serde_json::Value) -> Self {
+        match value {
+            serde_json::Value::String(text) => DiagnosticCode::Text(text),
+            serde_json::Value::Number(n) => n
+                .as_i64()
+                .map_or(DiagnosticCode::Json(value), DiagnosticCode::Number),
+            other => DiagnosticCode::Json(other),
+        }
+    }
+
+    fn matches(self, value: &serde_json::Value) -> bool {
+        match self {
+            DiagnosticCode::Text(text) => value.as_str() == Some(text),
+            DiagnosticCode::Number(n) => value.as_i64() == Some(n),
+            DiagnosticCode::Json(json) => json == value,
+        }
+    }
+}
+
+/// The event that opens (or updates) `doc`.
+fn opened(doc: &DocumentView<'_>) -> EditorEvent {
+    EditorEvent::DocumentOpened {
+        path: doc.path.to_owned(),
+        language_id: doc.language_id.map(str::to_owned),
+        is_dirty: doc.is_dirty,
+        is_untitled: doc.is_untitled,
+    }
+}
+
+#[cfg(test)]
+mod tests;
