@@ -173,7 +173,10 @@ export type EditorSnapshot = {
  * form: `{"documents":false,"active":true,"diagnostics":false,"workspaceFolders":false}`.
  */
 export type SnapshotChanges = {
-  /** Documents were opened, closed or changed language or flags. */
+  /**
+   * Documents were opened, closed or changed language or flags (a tab list only reordered changes
+   * nothing: tabs keep the order documents first appeared in).
+   */
   documents: boolean;
   /** The active document or its selection changed (a `selection_changed` push follows). */
   active: boolean;
