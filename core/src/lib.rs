@@ -155,5 +155,6 @@ pub use engine::{
     ToolCallId,
 };
 pub use ide::{EditorEvent, ToolOutcome, ToolRequest};
+pub use ide::{ReadSource, ReadSources};
 pub use time::Timestamp;
 pub use token::AuthToken;

@@ -228,7 +228,8 @@ impl Engine {
         self.advance(now);
         let calls = self.service.calls();
         let call = calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
-        let result = ide::format_outcome(&call.request, outcome)
+        let style = self.config.path_style;
+        let result = ide::format_outcome(&call.request, outcome, style)
             .map_err(|mismatch| EngineError::OutcomeMismatch(id, mismatch))?;
         if let Some(call) = self.service.calls_mut().remove(id) {
             self.send_call_result(&call, &result);
@@ -250,7 +251,9 @@ impl Engine {
             if let Some(call) = self.service.calls_mut().remove(id) {
                 let waited = now.millis_since(call.started);
                 let outcome = ide::deadline_outcome(&call.request, waited);
-                if let Ok(result) = ide::format_outcome(&call.request, &outcome) {
+                if let Ok(result) =
+                    ide::format_outcome(&call.request, &outcome, self.config.path_style)
+                {
                     self.send_call_result(&call, &result);
                 }
                 self.conns.cancelled(id, CancelReason::DeadlineExpired);

@@ -6,6 +6,8 @@ use std::fmt;
 use serde::Serialize;
 
 use super::catalog::ToolName;
+use super::path::PathStyle;
+use super::pull;
 use super::read_tools::UNKNOWN_LANGUAGE;
 use super::request::{ToolOutcome, ToolRequest};
 use super::result::ToolResult;
@@ -61,16 +63,34 @@ struct Saved<'a> {
 /// - `saveDocument` + `documentSaved`: JSON `{"success":true,"filePath","saved":true,
 ///   "message":"Document saved successfully"}`.
 /// - `executeCode` + `codeExecuted`: one text item per output (none for no output).
+/// - a pulled read ([`super::ReadSources`]) + its outcome (`diagnostics`, `selection` /
+///   `noSelection`, `openEditors`, `workspaceFolders`, `documentDirty` / `documentNotOpen`):
+///   the answer the engine gives from its state for the same editor state, byte for byte,
+///   the editor's paths normalized with `style`.
 /// - any request + `failed`: an error result holding the message.
 ///
 /// # Errors
-/// [`OutcomeMismatch`] for any other pairing.
+/// [`OutcomeMismatch`] for any other pairing (a `selection` for a `getDiagnostics`, say).
 pub fn format_outcome(
     request: &ToolRequest,
     outcome: &ToolOutcome,
+    style: PathStyle,
 ) -> Result<ToolResult, OutcomeMismatch> {
+    let mismatch = || OutcomeMismatch {
+        tool: request.tool(),
+        outcome: outcome.name(),
+    };
     Ok(match (request, outcome) {
         (_, ToolOutcome::Failed { message }) => ToolResult::error(message.as_str()),
+        (
+            ToolRequest::GetDiagnostics { .. }
+            | ToolRequest::GetCurrentSelection
+            | ToolRequest::GetLatestSelection
+            | ToolRequest::GetOpenEditors
+            | ToolRequest::GetWorkspaceFolders
+            | ToolRequest::CheckDocumentDirty { .. },
+            _,
+        ) => pull::format_pulled(request, outcome, style).ok_or_else(mismatch)?,
         (
             ToolRequest::OpenFile {
                 path,
@@ -115,24 +135,21 @@ pub fn format_outcome(
             texts: outputs.clone(),
             is_error: false,
         },
-        _ => {
-            return Err(OutcomeMismatch {
-                tool: request.tool(),
-                outcome: outcome.name(),
-            });
-        }
+        _ => return Err(mismatch()),
     })
 }
 
 /// The outcome the engine reports for `request` when the editor has not answered after
 /// `waited_ms`: `openDiff` is rejected (never accepted unseen), anything else fails with
-/// "the editor did not answer within N ms".
+/// "the editor did not answer within N ms". A pulled read fails too rather than falling back
+/// to the engine's state: an editor that pulls may never have fed that state, and an empty
+/// answer would tell claude "no diagnostics" (the CLI would take it as its baseline before
+/// an edit) where the truth is unknown. The CLI reads the error result as a failed call: the
+/// model sees the message, the CLI's own diagnostics calls skip it (docs/protocol.md §4).
 pub fn deadline_outcome(request: &ToolRequest, waited_ms: u64) -> ToolOutcome {
     match request {
         ToolRequest::OpenDiff { .. } => ToolOutcome::DiffRejected,
-        ToolRequest::OpenFile { .. }
-        | ToolRequest::SaveDocument { .. }
-        | ToolRequest::ExecuteCode { .. } => ToolOutcome::Failed {
+        _ => ToolOutcome::Failed {
             message: format!("the editor did not answer within {waited_ms} ms"),
         },
     }
@@ -173,7 +190,7 @@ mod tests {
     }
 
     fn wire(request: &ToolRequest, outcome: &ToolOutcome) -> String {
-        serde_json::to_string(&format_outcome(request, outcome).unwrap()).unwrap()
+        serde_json::to_string(&format_outcome(request, outcome, PathStyle::Posix).unwrap()).unwrap()
     }
 
     fn opened(language_id: Option<&str>, line_count: Option<u32>) -> ToolOutcome {
@@ -271,7 +288,7 @@ mod tests {
             ),
         ];
         for (request, outcome, name) in cases {
-            let err = format_outcome(&request, &outcome).unwrap_err();
+            let err = format_outcome(&request, &outcome, PathStyle::Posix).unwrap_err();
             assert_eq!(
                 err,
                 OutcomeMismatch {
@@ -280,7 +297,12 @@ mod tests {
                 }
             );
         }
-        let err = format_outcome(&open_file(false), &ToolOutcome::DiffRejected).unwrap_err();
+        let err = format_outcome(
+            &open_file(false),
+            &ToolOutcome::DiffRejected,
+            PathStyle::Posix,
+        )
+        .unwrap_err();
         assert_eq!(
             err.to_string(),
             "outcome diffRejected does not answer tool openFile"
