@@ -22,6 +22,9 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     if args.single_session {
         config.engine.session_policy = SessionPolicy::Single;
     }
+    for read in &args.pull {
+        read.apply(&mut config.engine.reads);
+    }
     let host = Host::start(config)?;
     let stop = signals::install(host.waker())?;
     match args.stdio {
