@@ -581,9 +581,10 @@ export type Config = {
   reads?: ReadSources;
   /**
    * Deadline for the editor to answer a tool request other than `openDiff` (pulled reads included);
-   * the engine then answers an error for it. Default 60 s. `null`: wait forever. The CLI gives its
-   * own `getDiagnostics` calls 500 ms (before an edit) and 2 s (after): an editor that pulls
-   * diagnostics answers within that or is not heard.
+   * the engine then answers an error for it (an error result; for a pulled read, JSON-RPC error
+   * -32000). Default 60 s. `null`: wait forever. The CLI gives its own `getDiagnostics` calls 500
+   * ms (before an edit) and 2 s (after): an editor that pulls diagnostics answers within that or is
+   * not heard.
    */
   toolDeadlineMs?: number | null;
   /**

@@ -114,7 +114,8 @@ pub struct Config {
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub reads: ReadSources,
     /// Deadline for the editor to answer a tool request other than `openDiff` (pulled reads
-    /// included); the engine then answers an error for it. Default 60 s. `None`: wait forever.
+    /// included); the engine then answers an error for it (an error result; for a pulled
+    /// read, JSON-RPC error -32000). Default 60 s. `None`: wait forever.
     /// The CLI gives its own `getDiagnostics` calls 500 ms (before an edit) and 2 s (after):
     /// an editor that pulls diagnostics answers within that or is not heard.
     #[cfg_attr(feature = "ts", ts(optional = nullable))]

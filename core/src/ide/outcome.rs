@@ -82,15 +82,9 @@ pub fn format_outcome(
     };
     Ok(match (request, outcome) {
         (_, ToolOutcome::Failed { message }) => ToolResult::error(message.as_str()),
-        (
-            ToolRequest::GetDiagnostics { .. }
-            | ToolRequest::GetCurrentSelection
-            | ToolRequest::GetLatestSelection
-            | ToolRequest::GetOpenEditors
-            | ToolRequest::GetWorkspaceFolders
-            | ToolRequest::CheckDocumentDirty { .. },
-            _,
-        ) => pull::format_pulled(request, outcome, style).ok_or_else(mismatch)?,
+        (request, _) if request.is_read() => {
+            pull::format_pulled(request, outcome, style).ok_or_else(mismatch)?
+        }
         (
             ToolRequest::OpenFile {
                 path,
@@ -141,11 +135,8 @@ pub fn format_outcome(
 
 /// The outcome the engine reports for `request` when the editor has not answered after
 /// `waited_ms`: `openDiff` is rejected (never accepted unseen), anything else fails with
-/// "the editor did not answer within N ms". A pulled read fails too rather than falling back
-/// to the engine's state: an editor that pulls may never have fed that state, and an empty
-/// answer would tell claude "no diagnostics" (the CLI would take it as its baseline before
-/// an edit) where the truth is unknown. The CLI reads the error result as a failed call: the
-/// model sees the message, the CLI's own diagnostics calls skip it (docs/protocol.md §4).
+/// "the editor did not answer within N ms". (The engine answers a pulled read that missed its
+/// deadline with a JSON-RPC error instead, see [`ToolRequest::is_read`].)
 pub fn deadline_outcome(request: &ToolRequest, waited_ms: u64) -> ToolOutcome {
     match request {
         ToolRequest::OpenDiff { .. } => ToolOutcome::DiffRejected,

@@ -167,6 +167,20 @@ impl ToolRequest {
         }
     }
 
+    /// Whether this is a read tool pulled from the editor (`getDiagnostics`, ...), rather
+    /// than a write the editor carries out.
+    pub fn is_read(&self) -> bool {
+        matches!(
+            self,
+            ToolRequest::GetDiagnostics { .. }
+                | ToolRequest::GetCurrentSelection
+                | ToolRequest::GetLatestSelection
+                | ToolRequest::GetOpenEditors
+                | ToolRequest::GetWorkspaceFolders
+                | ToolRequest::CheckDocumentDirty { .. }
+        )
+    }
+
     /// A copy with everything answering the request needs ([`super::format_outcome`],
     /// [`super::deadline_outcome`], the diff's tab name) but without an `openDiff`'s proposed
     /// contents, which can be megabytes the editor already has: what the engine keeps while

@@ -3,8 +3,8 @@ use serde_json::value::RawValue;
 
 use super::*;
 use crate::ide::{
-    EditorEvent, EditorState, OutcomeMismatch, Position, Range, Severity, deadline_outcome,
-    format_outcome, plan_tool_call,
+    EditorEvent, EditorState, OutcomeMismatch, Position, Range, Severity, format_outcome,
+    plan_tool_call,
 };
 use crate::ide::{FileDiagnostics, OpenTab};
 
@@ -398,12 +398,25 @@ fn an_outcome_of_the_wrong_kind_is_a_host_error() {
 }
 
 #[test]
-fn a_failed_or_missed_pull_answers_an_error_not_the_state() {
+fn a_failed_pull_answers_an_error_result_and_only_reads_are_reads() {
     let request = ToolRequest::GetDiagnostics { path: None };
-    let outcome = deadline_outcome(&request, 60_000);
+    let failed = ToolOutcome::Failed {
+        message: "the language server is starting".into(),
+    };
     assert_eq!(
-        serde_json::to_string(&format_outcome(&request, &outcome, PathStyle::Posix).unwrap())
+        serde_json::to_string(&format_outcome(&request, &failed, PathStyle::Posix).unwrap())
             .unwrap(),
-        r#"{"content":[{"type":"text","text":"the editor did not answer within 60000 ms"}],"isError":true}"#
+        r#"{"content":[{"type":"text","text":"the language server is starting"}],"isError":true}"#
     );
+    for tool in ToolName::ALL {
+        if let Some(ToolPlan::Request(request)) = plan_pulled_read(
+            tool,
+            Some(&RawValue::from_string(r#"{"filePath":"/a"}"#.into()).unwrap()),
+            PathStyle::Posix,
+        ) {
+            assert!(request.is_read(), "{}", tool.as_str());
+        }
+    }
+    assert!(!ToolRequest::SaveDocument { path: "/a".into() }.is_read());
+    assert!(!ToolRequest::ExecuteCode { code: "1".into() }.is_read());
 }
