@@ -30,8 +30,8 @@ pub const SUPERSEDED_CODE: u16 = 4001;
 
 /// The answer to a read pulled from the editor that missed `tool_deadline_ms`: a JSON-RPC
 /// error, neither an error result nor the engine's state. Measured with the CLI 2.1.332
-/// (docs/protocol.md §4): for either error its own `getDiagnostics` calls fail and it takes
-/// no diagnostics baseline, but it logs an error result as an IDE error, and an answer from
+/// (docs/protocol.md §4): for either kind of error its own `getDiagnostics` call fails and it
+/// takes no diagnostics baseline, but it logs an error result as an IDE error; an answer from
 /// the state (empty for an editor that pulls) becomes a baseline that later reports the
 /// file's old diagnostics to the model as caused by its edit.
 fn read_deadline_error(waited_ms: u64) -> RpcError {

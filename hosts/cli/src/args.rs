@@ -98,6 +98,11 @@ pub struct ServeArgs {
     /// Let log lines include file contents and diff texts (never the auth token).
     #[arg(long)]
     pub trace_contents: bool,
+    /// Answer for an editor that leaves a tool call (other than a diff) unanswered this long,
+    /// in milliseconds (default 60000). With --pull, keep it near claude's own budget for
+    /// getDiagnostics (500 ms before an edit).
+    #[arg(long, value_name = "MS")]
+    pub tool_deadline_ms: Option<u64>,
     /// With --stdio: send these read tools to the editor as `tool/call`s instead of answering
     /// them from its `editor/event`s (comma-separated, or `all`). See docs/sidecar.md.
     #[arg(long, value_enum, value_delimiter = ',', requires = "stdio")]
