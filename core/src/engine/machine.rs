@@ -243,7 +243,7 @@ impl Engine {
         let calls = self.service.calls();
         let call = calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
         let style = self.config.path_style;
-        let result = ide::format_outcome(&call.request, outcome, style)
+        let result = ide::format_outcome_with_style(&call.request, outcome, style)
             .map_err(|mismatch| EngineError::OutcomeMismatch(id, mismatch))?;
         if let Some(call) = self.service.calls_mut().remove(id) {
             self.send_call_reply(&call, &Reply::Tool(&result));
@@ -268,9 +268,11 @@ impl Engine {
                     self.send_call_reply(&call, &Reply::Error(read_deadline_error(waited)));
                 } else {
                     let outcome = ide::deadline_outcome(&call.request, waited);
-                    if let Ok(result) =
-                        ide::format_outcome(&call.request, &outcome, self.config.path_style)
-                    {
+                    if let Ok(result) = ide::format_outcome_with_style(
+                        &call.request,
+                        &outcome,
+                        self.config.path_style,
+                    ) {
                         self.send_call_reply(&call, &Reply::Tool(&result));
                     }
                 }

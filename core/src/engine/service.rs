@@ -201,7 +201,7 @@ impl Service {
         for id in ids {
             if let Some(call) = self.calls.remove(*id)
                 && let Ok(result) =
-                    ide::format_outcome(&call.request, &ToolOutcome::DiffRejected, style)
+                    ide::format_outcome_with_style(&call.request, &ToolOutcome::DiffRejected, style)
             {
                 writer.reply(call.rpc_id.as_borrowed(), &Reply::Tool(&result));
             }

@@ -30,7 +30,7 @@ mod write_tools;
 pub use catalog::{ToolName, tools_json};
 pub use event::{Diagnostic, EditorEvent, Position, Range, Severity};
 pub use notification::{AtMentioned, NoFileSelected, SelectionChanged, SelectionRange};
-pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome};
+pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome, format_outcome_with_style};
 pub use path::{PathStyle, file_name, file_uri, normalize_path, path_from_uri};
 pub use plan::{ToolPlan, plan_tool_call};
 pub use pull::{ReadSource, ReadSources, plan_pulled_read};

@@ -54,6 +54,17 @@ struct Saved<'a> {
     message: &'a str,
 }
 
+/// [`format_outcome_with_style`] for an editor with POSIX paths.
+///
+/// # Errors
+/// [`OutcomeMismatch`] when `outcome` does not answer `request`.
+pub fn format_outcome(
+    request: &ToolRequest,
+    outcome: &ToolOutcome,
+) -> Result<ToolResult, OutcomeMismatch> {
+    format_outcome_with_style(request, outcome, PathStyle::Posix)
+}
+
 /// The `tools/call` result for `request` answered by `outcome`:
 /// - `openFile` + `fileOpened`: text `Opened file: <path>`; with `makeFrontmost: false`
 ///   JSON `{"success":true,"filePath","languageId","lineCount"}` (`languageId` `plaintext`
@@ -71,7 +82,7 @@ struct Saved<'a> {
 ///
 /// # Errors
 /// [`OutcomeMismatch`] for any other pairing (a `selection` for a `getDiagnostics`, say).
-pub fn format_outcome(
+pub fn format_outcome_with_style(
     request: &ToolRequest,
     outcome: &ToolOutcome,
     style: PathStyle,
@@ -181,7 +192,7 @@ mod tests {
     }
 
     fn wire(request: &ToolRequest, outcome: &ToolOutcome) -> String {
-        serde_json::to_string(&format_outcome(request, outcome, PathStyle::Posix).unwrap()).unwrap()
+        serde_json::to_string(&format_outcome(request, outcome).unwrap()).unwrap()
     }
 
     fn opened(language_id: Option<&str>, line_count: Option<u32>) -> ToolOutcome {
@@ -279,7 +290,7 @@ mod tests {
             ),
         ];
         for (request, outcome, name) in cases {
-            let err = format_outcome(&request, &outcome, PathStyle::Posix).unwrap_err();
+            let err = format_outcome(&request, &outcome).unwrap_err();
             assert_eq!(
                 err,
                 OutcomeMismatch {
@@ -288,12 +299,7 @@ mod tests {
                 }
             );
         }
-        let err = format_outcome(
-            &open_file(false),
-            &ToolOutcome::DiffRejected,
-            PathStyle::Posix,
-        )
-        .unwrap_err();
+        let err = format_outcome(&open_file(false), &ToolOutcome::DiffRejected).unwrap_err();
         assert_eq!(
             err.to_string(),
             "outcome diffRejected does not answer tool openFile"

@@ -98,8 +98,8 @@ mod tests {
             assert_eq!(kept.tool(), request.tool());
             for outcome in &outcomes {
                 assert_eq!(
-                    crate::ide::format_outcome(&kept, outcome, crate::ide::PathStyle::Posix),
-                    crate::ide::format_outcome(request, outcome, crate::ide::PathStyle::Posix)
+                    crate::ide::format_outcome(&kept, outcome),
+                    crate::ide::format_outcome(request, outcome)
                 );
             }
             assert_eq!(

@@ -3,8 +3,8 @@ use serde_json::value::RawValue;
 
 use super::*;
 use crate::ide::{
-    EditorEvent, EditorState, OutcomeMismatch, Position, Range, Severity, format_outcome,
-    plan_tool_call,
+    EditorEvent, EditorState, OutcomeMismatch, Position, Range, Severity,
+    format_outcome_with_style, plan_tool_call,
 };
 use crate::ide::{FileDiagnostics, OpenTab};
 
@@ -82,7 +82,7 @@ fn both_ways(state: &EditorState, tool: ToolName, arguments: Option<&str>) -> (S
             let outcome = editor_answer(&request, state);
             let json = serde_json::to_string(&outcome).unwrap();
             let outcome: ToolOutcome = serde_json::from_str(&json).unwrap();
-            let result = format_outcome(&request, &outcome, state.path_style()).unwrap();
+            let result = format_outcome_with_style(&request, &outcome, state.path_style()).unwrap();
             serde_json::to_string(&result).unwrap()
         }
         other => format!("{other:?}"),
@@ -211,7 +211,7 @@ fn windows_paths_from_the_editor_are_normalized_as_events_are() {
             diagnostics: state.diagnostics()["C:/w/a.rs"].clone(),
         }],
     };
-    let pulled = format_outcome(&request, &spelled, PathStyle::Windows).unwrap();
+    let pulled = format_outcome_with_style(&request, &spelled, PathStyle::Windows).unwrap();
     let (pushed, _) = both_ways(&state, ToolName::GetDiagnostics, None);
     assert_eq!(serde_json::to_string(&pulled).unwrap(), pushed);
     let selection = ToolOutcome::Selection {
@@ -228,7 +228,7 @@ fn windows_paths_from_the_editor_are_normalized_as_events_are() {
             },
         },
     };
-    let pulled = format_outcome(
+    let pulled = format_outcome_with_style(
         &ToolRequest::GetCurrentSelection,
         &selection,
         PathStyle::Windows,
@@ -238,7 +238,7 @@ fn windows_paths_from_the_editor_are_normalized_as_events_are() {
     let folders = ToolOutcome::WorkspaceFolders {
         folders: vec![r"c:\w".into(), "C:/w".into()],
     };
-    let pulled = format_outcome(
+    let pulled = format_outcome_with_style(
         &ToolRequest::GetWorkspaceFolders,
         &folders,
         PathStyle::Windows,
@@ -378,14 +378,14 @@ fn an_outcome_of_the_wrong_kind_is_a_host_error() {
     ];
     for (request, outcome) in cases {
         assert_eq!(
-            format_outcome(&request, &outcome, PathStyle::Posix),
+            format_outcome_with_style(&request, &outcome, PathStyle::Posix),
             Err(OutcomeMismatch {
                 tool: request.tool(),
                 outcome: outcome.name(),
             })
         );
     }
-    let err = format_outcome(
+    let err = format_outcome_with_style(
         &ToolRequest::GetDiagnostics { path: None },
         &ToolOutcome::NoSelection,
         PathStyle::Posix,
@@ -404,8 +404,10 @@ fn a_failed_pull_answers_an_error_result_and_only_reads_are_reads() {
         message: "the language server is starting".into(),
     };
     assert_eq!(
-        serde_json::to_string(&format_outcome(&request, &failed, PathStyle::Posix).unwrap())
-            .unwrap(),
+        serde_json::to_string(
+            &format_outcome_with_style(&request, &failed, PathStyle::Posix).unwrap()
+        )
+        .unwrap(),
         r#"{"content":[{"type":"text","text":"the language server is starting"}],"isError":true}"#
     );
     for tool in ToolName::ALL {
