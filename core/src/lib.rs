@@ -61,7 +61,9 @@
 //!   outputs may follow: keep draining `poll_output`.
 //! - [`Engine::handle_editor_event`] — an [`EditorEvent`]: documents, selection,
 //!   diagnostics, workspace folders, an explicit mention.
-//! - [`Engine::handle_tool_outcome`] — the editor finished a tool request.
+//! - [`Engine::handle_tool_outcome`] — the editor finished a tool request: a write tool, or a
+//!   read tool that [`Config::reads`] pulls from the editor instead of answering it from the
+//!   editor events (see [`ReadSources`]).
 //! - [`Engine::handle_timeout`] — the deadline from [`Engine::poll_timeout`] came.
 //! - [`Engine::close`] / [`Engine::shutdown`] — the host wants connections closed.
 //!
@@ -120,7 +122,7 @@
 //! | `ready_delay_ms` | 500 ms | the CLI drops pushes sent as it initializes |
 //! | `selection_debounce_ms` | 100 ms | trailing edge |
 //! | `mention_ttl_ms` | 30 s | a mention waits this long for a client |
-//! | `tool_deadline_ms` | 60 s | a silent editor; `openDiff` has none by default |
+//! | `tool_deadline_ms` | 60 s | a silent editor (an error result; a pulled read gets JSON-RPC error -32000); `openDiff` has none by default |
 //!
 //! ## Layers
 //!
