@@ -143,7 +143,9 @@ export interface ServerOptions {
   pid?: number;
   /**
    * Carries out a tool request (show the diff, open the file...) and resolves with its outcome.
-   * A rejection answers `failed` with its message. Without it every request fails.
+   * A rejection answers `failed` with its message. Without it every request fails. The read
+   * tools that `config.reads` pulls from the editor arrive here too (`{tool: 'getDiagnostics',
+   * path}` → `{outcome: 'diagnostics', files}`, ...): answer them within `config.toolDeadlineMs`.
    */
   onToolCall?: (request: ToolRequest, call: ToolCallContext) => ToolOutcome | Promise<ToolOutcome>;
   /** Every engine event (connected, sessionReady, toolCall, toolCallCancelled, closed...). */

@@ -229,6 +229,20 @@ export type ToolRequest =
       tool: "executeCode";
       /** The code to run. */
       code: string;
+    }
+  | {
+      tool: "getDiagnostics";
+      /** The one file asked about; absent for every file. */
+      path?: string | null;
+    }
+  | { tool: "getCurrentSelection" }
+  | { tool: "getLatestSelection" }
+  | { tool: "getOpenEditors" }
+  | { tool: "getWorkspaceFolders" }
+  | {
+      tool: "checkDocumentDirty";
+      /** The document asked about. */
+      path: string;
     };
 
 /** What the editor reports after carrying out a {@link ToolRequest}. */
@@ -256,7 +270,62 @@ export type ToolOutcome =
       outcome: "failed";
       /** Why, for the user. */
       message: string;
-    };
+    }
+  | {
+      outcome: "diagnostics";
+      /** The files and their diagnostics, in any order. */
+      files: Array<FileDiagnostics>;
+    }
+  | {
+      outcome: "selection";
+      /** The document's path. */
+      path: string;
+      /** The selected text, exactly as in the document. */
+      text: string;
+      /** Where the selection is. */
+      selection: Range;
+    }
+  | { outcome: "noSelection" }
+  | {
+      outcome: "openEditors";
+      /** One entry per tab. */
+      tabs: Array<OpenTab>;
+    }
+  | {
+      outcome: "workspaceFolders";
+      /** The folders. */
+      folders: Array<string>;
+    }
+  | {
+      outcome: "documentDirty";
+      /** Whether it has unsaved changes. */
+      isDirty: boolean;
+      /** Whether it has never been saved to disk. */
+      isUntitled?: boolean;
+    }
+  | { outcome: "documentNotOpen" };
+
+/** One file's diagnostics in a `ToolOutcome::Diagnostics`. */
+export type FileDiagnostics = {
+  /** The file's path. */
+  path: string;
+  /** Its diagnostics, in the editor's order. */
+  diagnostics: Array<Diagnostic>;
+};
+
+/** One tab in a `ToolOutcome::OpenEditors`. */
+export type OpenTab = {
+  /** The document's path. */
+  path: string;
+  /** The editor's language id, when known. */
+  languageId?: string | null;
+  /** Whether it has unsaved changes. */
+  isDirty?: boolean;
+  /** Whether it has never been saved to disk. */
+  isUntitled?: boolean;
+  /** Whether it is the active editor (at most one tab is). */
+  isActive?: boolean;
+};
 
 /** A tool the server offers, by its wire name (`close_tab` is the one snake_case name). */
 export type ToolName =
@@ -405,6 +474,29 @@ export type PathStyle = "posix" | "windows";
 /** How the engine treats a second client connecting while one is already served. */
 export type SessionPolicy = "multi" | "single";
 
+/** Where a read tool's answer comes from. */
+export type ReadSource = "state" | "editor";
+
+/**
+ * The {@link ReadSource} of each read tool. Default: every one from the state. JSON form:
+ * `{"getDiagnostics": "editor"}` (camelCase tool names, every field optional, unknown fields
+ * refused).
+ */
+export type ReadSources = {
+  /** `getDiagnostics`. */
+  getDiagnostics?: ReadSource;
+  /** `getCurrentSelection`. */
+  getCurrentSelection?: ReadSource;
+  /** `getLatestSelection`. */
+  getLatestSelection?: ReadSource;
+  /** `getOpenEditors`. */
+  getOpenEditors?: ReadSource;
+  /** `getWorkspaceFolders`. */
+  getWorkspaceFolders?: ReadSource;
+  /** `checkDocumentDirty`. */
+  checkDocumentDirty?: ReadSource;
+};
+
 /** Who we are, as answered in `initialize`'s `serverInfo`. */
 export type ServerInfo = {
   /** The server's name (shown by MCP clients). */
@@ -549,8 +641,17 @@ export type Config = {
   /** How long an `at_mentioned` waits for a ready client before it is dropped. Default 30 s. */
   mentionTtlMs?: number;
   /**
-   * Deadline for the editor to answer a tool request other than `openDiff`; the engine then answers
-   * an error for it. Default 60 s. `null`: wait forever.
+   * Where each read tool is answered from: the engine's state (the default, fed by editor events)
+   * or the editor, as a tool request answered with a typed outcome (pull). JSON: `"reads":
+   * {"getDiagnostics": "editor"}`.
+   */
+  reads?: ReadSources;
+  /**
+   * Deadline for the editor to answer a tool request other than `openDiff` (pulled reads included);
+   * the engine then answers an error for it (an error result; for a pulled read, JSON-RPC error
+   * -32000). Default 60 s. `null`: wait forever. The CLI gives its own `getDiagnostics` calls 500
+   * ms (before an edit) and 2 s (after): an editor that pulls diagnostics answers within that or is
+   * not heard.
    */
   toolDeadlineMs?: number | null;
   /**

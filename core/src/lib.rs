@@ -63,7 +63,9 @@
 //!   diagnostics, workspace folders, an explicit mention.
 //! - [`Engine::handle_snapshot`] — the editor's whole visible state at once (a per-frame
 //!   [`snapshot::Snapshot`]); its difference from the previous one acts as the equivalent events.
-//! - [`Engine::handle_tool_outcome`] — the editor finished a tool request.
+//! - [`Engine::handle_tool_outcome`] — the editor finished a tool request: a write tool, or a
+//!   read tool that [`Config::reads`] pulls from the editor instead of answering it from the
+//!   editor events (see [`ReadSources`]).
 //! - [`Engine::handle_timeout`] — the deadline from [`Engine::poll_timeout`] came.
 //! - [`Engine::close`] / [`Engine::shutdown`] — the host wants connections closed.
 //!
@@ -122,7 +124,7 @@
 //! | `ready_delay_ms` | 500 ms | the CLI drops pushes sent as it initializes |
 //! | `selection_debounce_ms` | 100 ms | trailing edge |
 //! | `mention_ttl_ms` | 30 s | a mention waits this long for a client |
-//! | `tool_deadline_ms` | 60 s | a silent editor; `openDiff` has none by default |
+//! | `tool_deadline_ms` | 60 s | a silent editor (an error result; a pulled read gets JSON-RPC error -32000); `openDiff` has none by default |
 //!
 //! ## Layers
 //!
@@ -159,5 +161,6 @@ pub use engine::{
 };
 pub use ide::{EditorEvent, ToolOutcome, ToolRequest};
 pub use snapshot::{EditorSnapshot, Snapshot, SnapshotChanges};
+pub use ide::{ReadSource, ReadSources};
 pub use time::Timestamp;
 pub use token::AuthToken;

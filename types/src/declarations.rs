@@ -1,7 +1,10 @@
 //! The declarations file: which types, in which order, under which headings, and the checks
 //! that keep it whole.
 
-use idelink_core::ide::{Diagnostic, PathStyle, Position, Range, Severity, ToolName};
+use idelink_core::ide::{
+    Diagnostic, FileDiagnostics, OpenTab, PathStyle, Position, Range, ReadSource, ReadSources,
+    Severity, ToolName,
+};
 use idelink_core::mcp::{ClientInfo, ServerInfo};
 use idelink_core::rpc::RpcLimits;
 use idelink_core::snapshot::{
@@ -28,7 +31,7 @@ const HEADER: &str = "\
 ";
 
 /// Types whose every field may be left out on input (`#[serde(default)]` on the container).
-const ALL_OPTIONAL: [&str; 3] = ["Config", "WsConfig", "RpcLimits"];
+const ALL_OPTIONAL: [&str; 4] = ["Config", "WsConfig", "RpcLimits", "ReadSources"];
 
 /// One type's ts-rs output.
 struct Item {
@@ -78,6 +81,8 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
             vec![
                 item::<ToolRequest>(cfg),
                 item::<ToolOutcome>(cfg),
+                item::<FileDiagnostics>(cfg),
+                item::<OpenTab>(cfg),
                 item::<ToolName>(cfg),
             ],
         ),
@@ -98,6 +103,8 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
             vec![
                 item::<PathStyle>(cfg),
                 item::<SessionPolicy>(cfg),
+                item::<ReadSource>(cfg),
+                item::<ReadSources>(cfg),
                 item::<ServerInfo>(cfg),
                 item::<WsConfig>(cfg),
                 item::<RpcLimits>(cfg),

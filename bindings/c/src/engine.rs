@@ -298,6 +298,10 @@ pub unsafe extern "C" fn idelink_engine_snapshot(
 /// The editor's answer to the tool call `id` (from a `toolCall` event), in the outcome's JSON
 /// form: `{"outcome":"diffSaved","finalText":"…"}`, `{"outcome":"diffRejected"}`, … The text is
 /// only read during the call.
+/// A read tool the engine configuration pulls from the editor (`"reads":{"getDiagnostics":
+/// "editor"}`) arrives as a `toolCall` too (`{"tool":"getDiagnostics","path":"…"}`) and is
+/// answered with its outcome (`{"outcome":"diagnostics","files":[{"path":"…","diagnostics":
+/// […]}]}`); an outcome of another kind is refused with `IDELINK_ERROR_MISUSE`.
 ///
 /// # Safety
 /// `engine` is a live handle not in use on another thread; `outcome_json` is NUL-terminated.

@@ -252,7 +252,11 @@ pub unsafe extern "C" fn idelink_host_snapshot(
 /// The editor's answer to the tool call `id` (the `id` of a `toolCall` event), in the
 /// outcome's JSON form: `{"outcome":"diffSaved","finalText":"…"}` (the text the user kept),
 /// `{"outcome":"diffRejected"}`, `{"outcome":"fileOpened"}`, `{"outcome":"failed","message":"…"}`.
-/// Sent at once. The text is only read during the call.
+/// Sent at once.
+/// A read tool the engine configuration pulls from the editor (`"reads":{"getDiagnostics":
+/// "editor"}`) arrives as a `toolCall` too (`{"tool":"getDiagnostics","path":"…"}`) and is
+/// answered with its outcome (`{"outcome":"diagnostics","files":[{"path":"…","diagnostics":
+/// […]}]}`); an outcome of another kind is refused with `IDELINK_ERROR_MISUSE`. The text is only read during the call.
 ///
 /// # Safety
 /// `host` is a live handle not in use on another thread; `outcome_json` is NUL-terminated.

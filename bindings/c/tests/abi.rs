@@ -206,3 +206,94 @@ fn the_terminal_env_and_language_helpers_answer_as_core_does() {
     );
     assert!(id.is_null());
 }
+
+/// Polls `host` until it queues an event that contains `needle`; returns its JSON.
+fn next_event_with(host: *mut IdelinkHost, needle: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        assert_eq!(
+            unsafe { idelink_host_poll(host, 10) },
+            IdelinkStatus::IdelinkOk
+        );
+        loop {
+            let mut event: *mut c_char = null_mut();
+            assert_eq!(
+                unsafe { idelink_host_next_event(host, &mut event) },
+                IdelinkStatus::IdelinkOk
+            );
+            if event.is_null() {
+                break;
+            }
+            let text = unsafe { CStr::from_ptr(event) }
+                .to_string_lossy()
+                .into_owned();
+            unsafe { idelink_string_free(event) };
+            if text.contains(needle) {
+                return text;
+            }
+        }
+    }
+    panic!("no event with {needle} within the deadline")
+}
+
+#[test]
+fn a_pulled_read_reaches_the_editor_and_a_wrong_kind_of_outcome_is_misuse() {
+    let locks = temp_dir("pulled");
+    let dir = locks.to_string_lossy().into_owned();
+    let (status, host) = start(&format!(
+        r#"{{"ideName":"Ed","workspaceFolders":["/p"],"lock":{{"dir":"{dir}"}},"engine":{{"reads":{{"getDiagnostics":"editor"}}}}}}"#
+    ));
+    assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
+    let mut port = 0_u16;
+    assert_eq!(
+        unsafe { idelink_host_port(host, &mut port) },
+        IdelinkStatus::IdelinkOk
+    );
+    let lock = std::fs::read_to_string(locks.join(format!("{port}.lock"))).unwrap_or_default();
+    let lock: serde_json::Value = serde_json::from_str(&lock).unwrap_or_default();
+    let token = lock["authToken"].as_str().unwrap_or_default().to_owned();
+    let client = std::thread::spawn(move || {
+        let mut client = idelink_test_client::Client::connect_initialized(port, &token)?;
+        client.call_tool(
+            "getDiagnostics",
+            serde_json::json!({"uri": "file:///p/src/main.rs"}),
+        )
+    });
+    let call = next_event_with(host, "\"toolCall\"");
+    let call: serde_json::Value = serde_json::from_str(&call).unwrap_or_default();
+    assert_eq!(
+        call["request"],
+        serde_json::json!({"tool": "getDiagnostics", "path": "/p/src/main.rs"})
+    );
+    let id = call["id"].as_u64().unwrap_or_default();
+    assert_eq!(
+        unsafe { idelink_host_tool_outcome(host, id, c"{\"outcome\":\"noSelection\"}".as_ptr()) },
+        IdelinkStatus::IdelinkErrorMisuse
+    );
+    assert!(
+        last_error().contains("outcome noSelection does not answer tool getDiagnostics"),
+        "{}",
+        last_error()
+    );
+    let outcome = c"{\"outcome\":\"diagnostics\",\"files\":[]}";
+    assert_eq!(
+        unsafe { idelink_host_tool_outcome(host, id, outcome.as_ptr()) },
+        IdelinkStatus::IdelinkOk,
+        "{}",
+        last_error()
+    );
+    while !client.is_finished() {
+        assert_eq!(
+            unsafe { idelink_host_poll(host, 10) },
+            IdelinkStatus::IdelinkOk
+        );
+    }
+    let answer = client.join().ok().and_then(Result::ok).unwrap_or_default();
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        r#"[{"uri":"file:///p/src/main.rs","diagnostics":[]}]"#
+    );
+    unsafe { idelink_host_shutdown(host, 0) };
+    unsafe { idelink_host_free(host) };
+    let _ = std::fs::remove_dir_all(&locks);
+}

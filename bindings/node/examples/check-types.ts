@@ -22,7 +22,12 @@ async function extension(): Promise<IdeServer> {
     ideName: 'My Editor',
     pid: process.pid,
     lockDir: defaultLockDir(),
-    config: { sessionPolicy: 'single', diffDeadlineMs: null, ws: { maxMessageBytes: 32 << 20 } },
+    config: {
+      sessionPolicy: 'single',
+      diffDeadlineMs: null,
+      ws: { maxMessageBytes: 32 << 20 },
+      reads: { getDiagnostics: 'editor', checkDocumentDirty: 'editor' },
+    },
     onEvent(event) {
       if (event.event === 'sessionReady') console.log(event.client.name, event.clientPid);
       if (event.event === 'closed' && event.reason.kind === 'peerClosed') console.log(event.reason.code);
@@ -38,6 +43,17 @@ async function extension(): Promise<IdeServer> {
           return { outcome: 'documentSaved' };
         case 'executeCode':
           return { outcome: 'failed', message: `refused ${request.code.length} bytes of code` };
+        case 'getDiagnostics':
+          return { outcome: 'diagnostics', files: request.path ? [{ path: request.path, diagnostics: [] }] : [] };
+        case 'getCurrentSelection':
+        case 'getLatestSelection':
+          return { outcome: 'noSelection' };
+        case 'getOpenEditors':
+          return { outcome: 'openEditors', tabs: [{ path: '/home/me/project/a.rs', isActive: true }] };
+        case 'getWorkspaceFolders':
+          return { outcome: 'workspaceFolders', folders: ['/home/me/project'] };
+        case 'checkDocumentDirty':
+          return { outcome: 'documentDirty', isDirty: request.path.endsWith('.rs') };
       }
     },
     onError: (error: Error) => console.error(error.message),

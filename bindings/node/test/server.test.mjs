@@ -153,6 +153,45 @@ test('a ws client upgrades, initializes, reads a selection and gets a diff answe
   }
 });
 
+test('a pulled getDiagnostics reaches onToolCall parsed and its outcome answers the client', async () => {
+  const asked = [];
+  const server = await startServer({
+    workspaceFolders: ['/w'],
+    ideName: 'Test Editor',
+    lockDir: null,
+    config: { reads: { getDiagnostics: 'editor' } },
+    onToolCall(request) {
+      asked.push(request);
+      const range = { start: { line: 1, character: 4 }, end: { line: 1, character: 9 } };
+      return {
+        outcome: 'diagnostics',
+        files: [{ path: request.path, diagnostics: [{ message: 'unused', severity: 'Warning', range }] }],
+      };
+    },
+  });
+  try {
+    const client = new Client(server.port, server.revealAuthToken());
+    await client.open();
+    await client.request(0, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'claude-code', version: '2.1.332' },
+    });
+    const answer = await client.request(1, 'tools/call', {
+      name: 'getDiagnostics',
+      arguments: { uri: 'file:///w/src/main.rs' },
+    });
+    assert.deepEqual(asked, [{ tool: 'getDiagnostics', path: '/w/src/main.rs' }]);
+    assert.equal(
+      answer.result.content[0].text,
+      '[{"uri":"file:///w/src/main.rs","diagnostics":[{"message":"unused","severity":"Warning",' +
+        '"range":{"start":{"line":1,"character":4},"end":{"line":1,"character":9}}}]}]',
+    );
+  } finally {
+    await server.close();
+  }
+});
+
 test('a diff cancelled by close_tab aborts the onToolCall signal and ignores its late answer', async () => {
   let release;
   const answered = new Promise((resolve) => {

@@ -94,3 +94,37 @@ test('host misuse throws an Error that says what is wrong', () => {
   assert.throws(() => engine.handleSent(conn, 1), /reported 1 bytes sent, only 0 buffered/);
   engine.free();
 });
+
+test('a pulled read is a toolCall, and an outcome of the wrong kind throws', () => {
+  const engine = new Engine({ port: PORT, readyDelayMs: 0, reads: { getDiagnostics: 'editor' } }, TOKEN);
+  const conn = engine.handleAccept(0);
+  const frame = (json) => {
+    const payload = Buffer.from(json);
+    const mask = [1, 2, 3, 4];
+    const length = payload.length < 126 ? [payload.length] : [126, payload.length >> 8, payload.length & 0xff];
+    return Buffer.concat([
+      Buffer.from([0x81, 0x80 | length[0], ...length.slice(1), ...mask]),
+      Buffer.from(payload.map((b, i) => b ^ mask[i % 4])),
+    ]);
+  };
+  engine.handleBytes(0, conn, Buffer.concat([
+    upgrade(TOKEN),
+    frame('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2.1.332"}}}'),
+    frame('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"getDiagnostics","arguments":{"uri":"file:///w/a.rs"}}}'),
+  ]));
+  const call = drain(engine).find((o) => o.event === 'toolCall');
+  assert.deepEqual(call.request, { tool: 'getDiagnostics', path: '/w/a.rs' });
+  assert.throws(
+    () => engine.handleToolOutcome(0, call.id, { outcome: 'noSelection' }),
+    /outcome noSelection does not answer tool getDiagnostics/,
+  );
+  engine.handleSent(conn, engine.outbound(conn).length);
+  engine.handleToolOutcome(0, call.id, { outcome: 'diagnostics', files: [] });
+  const sent = Buffer.from(engine.outbound(conn));
+  const reply = sent.subarray(sent[1] === 126 ? 4 : 2).toString('utf8');
+  assert.equal(
+    reply,
+    '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"[{\\"uri\\":\\"file:///w/a.rs\\",\\"diagnostics\\":[]}]"}]}}',
+  );
+  engine.free();
+});

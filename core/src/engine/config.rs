@@ -1,7 +1,7 @@
 //! Engine configuration: every limit a peer could push against, every timer, every policy.
 
 use crate::http::DEFAULT_MAX_HEAD_BYTES;
-use crate::ide::PathStyle;
+use crate::ide::{PathStyle, ReadSources};
 use crate::mcp::ServerInfo;
 use crate::rpc::RpcLimits;
 use crate::ws::WsConfig;
@@ -108,8 +108,16 @@ pub struct Config {
     /// How long an `at_mentioned` waits for a ready client before it is dropped. Default 30 s.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub mention_ttl_ms: u64,
-    /// Deadline for the editor to answer a tool request other than `openDiff`; the engine then
-    /// answers an error for it. Default 60 s. `None`: wait forever.
+    /// Where each read tool is answered from: the engine's state (the default, fed by editor
+    /// events) or the editor, as a tool request answered with a typed outcome (pull). JSON:
+    /// `"reads": {"getDiagnostics": "editor"}`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub reads: ReadSources,
+    /// Deadline for the editor to answer a tool request other than `openDiff` (pulled reads
+    /// included); the engine then answers an error for it (an error result; for a pulled
+    /// read, JSON-RPC error -32000). Default 60 s. `None`: wait forever.
+    /// The CLI gives its own `getDiagnostics` calls 500 ms (before an edit) and 2 s (after):
+    /// an editor that pulls diagnostics answers within that or is not heard.
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub tool_deadline_ms: Option<u64>,
     /// Deadline for the editor to answer `openDiff`; the engine then answers `DIFF_REJECTED`.
@@ -160,6 +168,7 @@ impl Config {
             ready_delay_ms: 500,
             selection_debounce_ms: 100,
             mention_ttl_ms: 30_000,
+            reads: ReadSources::default(),
             tool_deadline_ms: Some(60_000),
             diff_deadline_ms: None,
             execute_code: false,
@@ -191,5 +200,30 @@ mod tests {
         assert!(err.contains("unknown field `prot`"), "{err}");
         let none = Config::from_json(r#"{"toolDeadlineMs":null}"#).unwrap();
         assert_eq!(none.tool_deadline_ms, None);
+    }
+
+    #[test]
+    fn reads_default_to_the_state_and_pull_per_tool() {
+        use crate::ide::{ReadSource, ToolName};
+        assert_eq!(Config::new(1).reads, ReadSources::all(ReadSource::State));
+        let config =
+            Config::from_json(r#"{"reads":{"getDiagnostics":"editor","getOpenEditors":"state"}}"#)
+                .unwrap();
+        for tool in ToolName::ALL {
+            let expected = if tool == ToolName::GetDiagnostics {
+                ReadSource::Editor
+            } else {
+                ReadSource::State
+            };
+            assert_eq!(config.reads.source(tool), expected, "{}", tool.as_str());
+        }
+        let err = Config::from_json(r#"{"reads":{"openDiff":"editor"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `openDiff`"), "{err}");
+        let err = Config::from_json(r#"{"reads":{"getDiagnostics":"lsp"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown variant `lsp`"), "{err}");
     }
 }

@@ -9,12 +9,13 @@ use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId
 use super::push_schedule::PushSchedule;
 use super::service::{Effect, Service};
 use super::table::Connections;
-use super::writer::Writer;
+use super::writer::{Reply, Writer};
 use crate::http::UpgradePolicy;
 use crate::ide::{
     self, AtMentioned, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome,
 };
 use crate::snapshot::SnapshotTracker;
+use crate::rpc::RpcError;
 use crate::time::Timestamp;
 use crate::token::AuthToken;
 use crate::ws::close_code;
@@ -28,6 +29,19 @@ pub const SUPERSEDED_REASON: &str = "Another Claude Code session connected to th
 
 /// Close code sent with [`SUPERSEDED_REASON`].
 pub const SUPERSEDED_CODE: u16 = 4001;
+
+/// The answer to a read pulled from the editor that missed `tool_deadline_ms`: a JSON-RPC
+/// error, neither an error result nor the engine's state. Measured with the CLI 2.1.332
+/// (docs/protocol.md §4): for either kind of error its own `getDiagnostics` call fails and it
+/// takes no diagnostics baseline, but it logs an error result as an IDE error; an answer from
+/// the state (empty for an editor that pulls) becomes a baseline that later reports the
+/// file's old diagnostics to the model as caused by its edit.
+fn read_deadline_error(waited_ms: u64) -> RpcError {
+    RpcError::new(
+        RpcError::EDITOR_TIMEOUT,
+        format!("the editor did not answer within {waited_ms} ms"),
+    )
+}
 
 /// The IDE side of the Claude Code IDE protocol for one endpoint (one port, one lock file,
 /// one workspace), serving any number of client connections. See the crate docs for the run
@@ -234,10 +248,11 @@ impl Engine {
         self.advance(now);
         let calls = self.service.calls();
         let call = calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
-        let result = ide::format_outcome(&call.request, outcome)
+        let style = self.config.path_style;
+        let result = ide::format_outcome_with_style(&call.request, outcome, style)
             .map_err(|mismatch| EngineError::OutcomeMismatch(id, mismatch))?;
         if let Some(call) = self.service.calls_mut().remove(id) {
-            self.send_call_result(&call, &result);
+            self.send_call_reply(&call, &Reply::Tool(&result));
         }
         Ok(())
     }
@@ -255,9 +270,17 @@ impl Engine {
         for id in self.service.calls().expired(now) {
             if let Some(call) = self.service.calls_mut().remove(id) {
                 let waited = now.millis_since(call.started);
-                let outcome = ide::deadline_outcome(&call.request, waited);
-                if let Ok(result) = ide::format_outcome(&call.request, &outcome) {
-                    self.send_call_result(&call, &result);
+                if call.request.is_read() {
+                    self.send_call_reply(&call, &Reply::Error(read_deadline_error(waited)));
+                } else {
+                    let outcome = ide::deadline_outcome(&call.request, waited);
+                    if let Ok(result) = ide::format_outcome_with_style(
+                        &call.request,
+                        &outcome,
+                        self.config.path_style,
+                    ) {
+                        self.send_call_reply(&call, &Reply::Tool(&result));
+                    }
                 }
                 self.conns.cancelled(id, CancelReason::DeadlineExpired);
             }

@@ -8,8 +8,8 @@ use super::output::{ConnId, ToolCallId};
 use super::selection_cache::SelectionCache;
 use super::writer::{Reply, Writer};
 use crate::ide::{
-    self, EditorEvent, EditorState, StateChange, ToolName, ToolOutcome, ToolPlan, ToolRequest,
-    ToolResult,
+    self, EditorEvent, EditorState, ReadSource, StateChange, ToolName, ToolOutcome, ToolPlan,
+    ToolRequest, ToolResult,
 };
 use crate::mcp::ToolCall;
 use crate::rpc::{RequestId, RpcError};
@@ -87,12 +87,23 @@ impl Service {
             writer.reply(call.id, &unknown());
             return Effect::None;
         };
-        // The selection tools are answered from a rendering of the current state.
-        if let Some(json) = self.selection.get(tool, &self.state) {
-            writer.reply(call.id, &Reply::Rendered(json));
-            return Effect::Served(tool);
-        }
-        let plan = ide::plan_tool_call(tool, call.arguments, &self.state, config.execute_code);
+        let pulled = match config.reads.source(tool) {
+            ReadSource::Editor => {
+                ide::plan_pulled_read(tool, call.arguments, self.state.path_style())
+            }
+            ReadSource::State => None,
+        };
+        let plan = match pulled {
+            Some(plan) => plan,
+            None => {
+                // The selection tools are answered from a rendering of the current state.
+                if let Some(json) = self.selection.get(tool, &self.state) {
+                    writer.reply(call.id, &Reply::Rendered(json));
+                    return Effect::Served(tool);
+                }
+                ide::plan_tool_call(tool, call.arguments, &self.state, config.execute_code)
+            }
+        };
         match plan {
             ToolPlan::Reply(result) => {
                 writer.reply(call.id, &Reply::Tool(&result));
@@ -186,9 +197,11 @@ impl Service {
     /// diff closed by the client is rejected; never `TAB_CLOSED`, which the CLI reads as
     /// "accepted unchanged").
     fn reject_diffs(&mut self, ids: &[ToolCallId], writer: &mut Writer) {
+        let style = self.state.path_style();
         for id in ids {
             if let Some(call) = self.calls.remove(*id)
-                && let Ok(result) = ide::format_outcome(&call.request, &ToolOutcome::DiffRejected)
+                && let Ok(result) =
+                    ide::format_outcome_with_style(&call.request, &ToolOutcome::DiffRejected, style)
             {
                 writer.reply(call.rpc_id.as_borrowed(), &Reply::Tool(&result));
             }

@@ -783,3 +783,54 @@ fn no_document_active_pushes_no_file_once_as_closing_the_active_document_does() 
     drain(&mut engine, &mut quiet);
     assert!(quiet.bytes.is_empty(), "{quiet:?}");
 }
+
+#[test]
+fn a_pulled_read_goes_to_the_editor_and_a_wrong_kind_of_answer_is_host_misuse() {
+    use crate::ide::{ReadSource, ReadSources};
+    let (mut engine, conn, _) = connected(|c| c.reads = ReadSources::all(ReadSource::Editor));
+    engine.handle_editor_event(
+        at(1),
+        &EditorEvent::DocumentActivated {
+            path: "/w/stale.rs".into(),
+        },
+    );
+    engine
+        .handle_bytes(at(1), conn, &call(7, "getCurrentSelection", "{}"))
+        .unwrap();
+    let mut asked = Drained::default();
+    drain(&mut engine, &mut asked);
+    assert!(asked.bytes.is_empty(), "answered from the state: {asked:?}");
+    let id = tool_call_id(&asked);
+    assert!(matches!(
+        &asked.events[..],
+        [Event::ToolCall {
+            request: ToolRequest::GetCurrentSelection,
+            ..
+        }]
+    ));
+    let wrong = ToolOutcome::Diagnostics { files: vec![] };
+    match engine.handle_tool_outcome(at(2), id, &wrong) {
+        Err(EngineError::OutcomeMismatch(got, mismatch)) => {
+            assert_eq!(got, id);
+            assert_eq!(
+                mismatch.to_string(),
+                "outcome diagnostics does not answer tool getCurrentSelection"
+            );
+        }
+        other => panic!("expected a mismatch, got {other:?}"),
+    }
+    let mut nothing = Drained::default();
+    drain(&mut engine, &mut nothing);
+    assert_eq!(nothing, Drained::default());
+    engine
+        .handle_tool_outcome(at(3), id, &ToolOutcome::NoSelection)
+        .unwrap();
+    let mut answered = Drained::default();
+    drain(&mut engine, &mut answered);
+    assert_eq!(
+        replies(&answered.bytes[&conn]),
+        [
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\"success\":false,\"message\":\"No active editor found\"}"}]}}"#
+        ]
+    );
+}

@@ -9,7 +9,9 @@
 //! [`selection_result`], which answers without copying the state) and either answers at once, hands the
 //! [`ToolRequest`] to the editor and later formats its [`ToolOutcome`] with
 //! [`format_outcome`] (or [`deadline_outcome`] when the editor stays silent), or does the
-//! diff bookkeeping for `close_tab` / `closeAllDiffTabs` itself.
+//! diff bookkeeping for `close_tab` / `closeAllDiffTabs` itself. A read tool the
+//! [`ReadSources`] pull from the editor goes to [`plan_pulled_read`] instead and becomes a
+//! request like a write tool.
 
 mod args;
 mod catalog;
@@ -18,6 +20,7 @@ mod notification;
 mod outcome;
 mod path;
 mod plan;
+mod pull;
 mod read_tools;
 mod request;
 mod result;
@@ -27,10 +30,11 @@ mod write_tools;
 pub use catalog::{ToolName, tools_json};
 pub use event::{Diagnostic, EditorEvent, Position, Range, Severity};
 pub use notification::{AtMentioned, NoFileSelected, SelectionChanged, SelectionRange};
-pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome};
+pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome, format_outcome_with_style};
 pub use path::{PathStyle, file_name, file_uri, normalize_path, path_from_uri};
 pub use plan::{ToolPlan, plan_tool_call};
+pub use pull::{ReadSource, ReadSources, plan_pulled_read};
 pub use read_tools::{SelectionResult, selection_result};
-pub use request::{ToolOutcome, ToolRequest};
+pub use request::{FileDiagnostics, OpenTab, ToolOutcome, ToolRequest};
 pub use result::ToolResult;
 pub use state::{EditorState, OpenDocument, StateChange, StateLimits};

@@ -6,6 +6,8 @@ use std::fmt;
 use serde::Serialize;
 
 use super::catalog::ToolName;
+use super::path::PathStyle;
+use super::pull;
 use super::read_tools::UNKNOWN_LANGUAGE;
 use super::request::{ToolOutcome, ToolRequest};
 use super::result::ToolResult;
@@ -52,6 +54,17 @@ struct Saved<'a> {
     message: &'a str,
 }
 
+/// [`format_outcome_with_style`] for an editor with POSIX paths.
+///
+/// # Errors
+/// [`OutcomeMismatch`] when `outcome` does not answer `request`.
+pub fn format_outcome(
+    request: &ToolRequest,
+    outcome: &ToolOutcome,
+) -> Result<ToolResult, OutcomeMismatch> {
+    format_outcome_with_style(request, outcome, PathStyle::Posix)
+}
+
 /// The `tools/call` result for `request` answered by `outcome`:
 /// - `openFile` + `fileOpened`: text `Opened file: <path>`; with `makeFrontmost: false`
 ///   JSON `{"success":true,"filePath","languageId","lineCount"}` (`languageId` `plaintext`
@@ -61,16 +74,28 @@ struct Saved<'a> {
 /// - `saveDocument` + `documentSaved`: JSON `{"success":true,"filePath","saved":true,
 ///   "message":"Document saved successfully"}`.
 /// - `executeCode` + `codeExecuted`: one text item per output (none for no output).
+/// - a pulled read ([`super::ReadSources`]) + its outcome (`diagnostics`, `selection` /
+///   `noSelection`, `openEditors`, `workspaceFolders`, `documentDirty` / `documentNotOpen`):
+///   the answer the engine gives from its state for the same editor state, byte for byte,
+///   the editor's paths normalized with `style`.
 /// - any request + `failed`: an error result holding the message.
 ///
 /// # Errors
-/// [`OutcomeMismatch`] for any other pairing.
-pub fn format_outcome(
+/// [`OutcomeMismatch`] for any other pairing (a `selection` for a `getDiagnostics`, say).
+pub fn format_outcome_with_style(
     request: &ToolRequest,
     outcome: &ToolOutcome,
+    style: PathStyle,
 ) -> Result<ToolResult, OutcomeMismatch> {
+    let mismatch = || OutcomeMismatch {
+        tool: request.tool(),
+        outcome: outcome.name(),
+    };
     Ok(match (request, outcome) {
         (_, ToolOutcome::Failed { message }) => ToolResult::error(message.as_str()),
+        (request, _) if request.is_read() => {
+            pull::format_pulled(request, outcome, style).ok_or_else(mismatch)?
+        }
         (
             ToolRequest::OpenFile {
                 path,
@@ -115,24 +140,18 @@ pub fn format_outcome(
             texts: outputs.clone(),
             is_error: false,
         },
-        _ => {
-            return Err(OutcomeMismatch {
-                tool: request.tool(),
-                outcome: outcome.name(),
-            });
-        }
+        _ => return Err(mismatch()),
     })
 }
 
 /// The outcome the engine reports for `request` when the editor has not answered after
 /// `waited_ms`: `openDiff` is rejected (never accepted unseen), anything else fails with
-/// "the editor did not answer within N ms".
+/// "the editor did not answer within N ms". (The engine answers a pulled read that missed its
+/// deadline with a JSON-RPC error instead, see [`ToolRequest::is_read`].)
 pub fn deadline_outcome(request: &ToolRequest, waited_ms: u64) -> ToolOutcome {
     match request {
         ToolRequest::OpenDiff { .. } => ToolOutcome::DiffRejected,
-        ToolRequest::OpenFile { .. }
-        | ToolRequest::SaveDocument { .. }
-        | ToolRequest::ExecuteCode { .. } => ToolOutcome::Failed {
+        _ => ToolOutcome::Failed {
             message: format!("the editor did not answer within {waited_ms} ms"),
         },
     }

@@ -1,5 +1,9 @@
 //! The read tools, answered from [`EditorState`] with no round trip to the editor
 //! (docs/protocol.md §4). Every answer is one text item holding compact JSON.
+//!
+//! The answers are built from plain data (`*_result` functions), so a read pulled from the
+//! editor ([`super::pull`]) is written by the same code, to the same bytes, as one answered
+//! from the state.
 
 use std::borrow::Cow;
 
@@ -9,7 +13,9 @@ use super::args::Args;
 use super::catalog::ToolName;
 use super::event::Diagnostic;
 use super::notification::SelectionChanged;
-use super::path::{file_name, file_uri, normalize_path, path_from_uri, path_from_uri_undecoded};
+use super::path::{
+    PathStyle, file_name, file_uri, normalize_path, path_from_uri, path_from_uri_undecoded,
+};
 use super::result::{ToolResult, write_json_result};
 use super::state::EditorState;
 
@@ -33,26 +39,32 @@ pub(crate) fn document_not_open(path: &str) -> ToolResult {
 }
 
 #[derive(Serialize)]
-struct FileDiagnostics<'a> {
+struct UriDiagnostics<'a> {
     uri: String,
     diagnostics: &'a [Diagnostic],
 }
 
-/// `getDiagnostics {uri?}`: `[{uri, diagnostics:[..]}]`. With `uri`, exactly that file (with
-/// an empty list when it has none); the raw spelling is looked up before the percent-decoded
-/// one. Without, every file that has diagnostics, ordered by path.
-pub(crate) fn get_diagnostics(args: &mut Args, state: &EditorState) -> Result<ToolResult, String> {
-    let style = state.path_style();
-    let all = state.diagnostics();
+/// `[{uri, diagnostics:[..]}]` for these files (normalized paths), in the order given.
+pub(crate) fn diagnostics_result<'a>(
+    files: impl Iterator<Item = (&'a str, &'a [Diagnostic])>,
+) -> ToolResult {
+    let files: Vec<UriDiagnostics> = files
+        .map(|(path, diagnostics)| UriDiagnostics {
+            uri: file_uri(path),
+            diagnostics,
+        })
+        .collect();
+    ToolResult::json(&files)
+}
+
+/// The `uri` argument of `getDiagnostics`, if any, as its raw and its percent-decoded path,
+/// both normalized.
+pub(crate) fn diagnostics_uri(
+    args: &mut Args,
+    style: PathStyle,
+) -> Result<Option<(String, String)>, String> {
     let Some(uri) = args.optional_string("uri")? else {
-        let files: Vec<FileDiagnostics> = all
-            .iter()
-            .map(|(path, diagnostics)| FileDiagnostics {
-                uri: file_uri(path),
-                diagnostics,
-            })
-            .collect();
-        return Ok(ToolResult::json(&files));
+        return Ok(None);
     };
     let (Some(raw), Some(decoded)) = (
         path_from_uri_undecoded(&uri, style),
@@ -60,16 +72,26 @@ pub(crate) fn get_diagnostics(args: &mut Args, state: &EditorState) -> Result<To
     ) else {
         return Err(String::from("argument uri: expected a file:// URI"));
     };
-    let raw = normalize_path(raw, style);
-    let decoded = normalize_path(&decoded, style);
-    let (path, diagnostics) = match (all.get(raw.as_ref()), all.get(decoded.as_ref())) {
-        (Some(found), _) => (raw.as_ref(), found.as_slice()),
-        (None, found) => (decoded.as_ref(), found.map_or(&[][..], Vec::as_slice)),
+    let raw = normalize_path(raw, style).into_owned();
+    let decoded = normalize_path(&decoded, style).into_owned();
+    Ok(Some((raw, decoded)))
+}
+
+/// `getDiagnostics {uri?}`: `[{uri, diagnostics:[..]}]`. With `uri`, exactly that file (with
+/// an empty list when it has none); the raw spelling is looked up before the percent-decoded
+/// one. Without, every file that has diagnostics, ordered by path.
+pub(crate) fn get_diagnostics(args: &mut Args, state: &EditorState) -> Result<ToolResult, String> {
+    let all = state.diagnostics();
+    let Some((raw, decoded)) = diagnostics_uri(args, state.path_style())? else {
+        return Ok(diagnostics_result(
+            all.iter().map(|(path, d)| (path.as_str(), d.as_slice())),
+        ));
     };
-    Ok(ToolResult::json(&[FileDiagnostics {
-        uri: file_uri(path),
-        diagnostics,
-    }]))
+    let (path, diagnostics) = match (all.get(&raw), all.get(&decoded)) {
+        (Some(found), _) => (raw.as_str(), found.as_slice()),
+        (None, found) => (decoded.as_str(), found.map_or(&[][..], Vec::as_slice)),
+    };
+    Ok(diagnostics_result(std::iter::once((path, diagnostics))))
 }
 
 #[derive(Serialize)]
@@ -106,14 +128,14 @@ pub fn selection_result(tool: ToolName, state: &EditorState) -> Option<Selection
 fn current_selection(state: &EditorState) -> SelectionResult<'_> {
     SelectionResult(match state.selection_notification() {
         Some(selection) => SelectionReply::Found(selection),
-        None => SelectionReply::Missing("No active editor found"),
+        None => SelectionReply::Missing(NO_ACTIVE_EDITOR),
     })
 }
 
 fn latest_selection(state: &EditorState) -> SelectionResult<'_> {
     SelectionResult(match state.latest_selection() {
         Some(selection) => SelectionReply::Found(Cow::Borrowed(selection)),
-        None => SelectionReply::Missing("No selection available"),
+        None => SelectionReply::Missing(NO_SELECTION),
     })
 }
 
@@ -133,11 +155,26 @@ impl SelectionResult<'_> {
 
     fn to_tool_result(&self) -> ToolResult {
         match &self.0 {
-            SelectionReply::Found(selection) => ToolResult::json(&found(selection)),
-            SelectionReply::Missing(message) => ToolResult::json(&missing(message)),
+            SelectionReply::Found(selection) => selection_found(selection),
+            SelectionReply::Missing(message) => selection_missing(message),
         }
     }
 }
+
+/// A selection tool's answer for `selection`: `{"success":true,text,filePath,fileUrl,selection}`.
+pub(crate) fn selection_found(selection: &SelectionChanged) -> ToolResult {
+    ToolResult::json(&found(selection))
+}
+
+/// A selection tool's answer when there is no selection: `{"success":false,"message":..}`.
+pub(crate) fn selection_missing(message: &str) -> ToolResult {
+    ToolResult::json(&missing(message))
+}
+
+/// `getCurrentSelection`'s answer when no editor is active.
+pub(crate) const NO_ACTIVE_EDITOR: &str = "No active editor found";
+/// `getLatestSelection`'s answer when no selection was ever made.
+pub(crate) const NO_SELECTION: &str = "No selection available";
 
 fn found(selection: &SelectionChanged) -> SelectionAnswer<'_> {
     SelectionAnswer {
@@ -185,24 +222,43 @@ struct Tabs<'a> {
     tabs: Vec<Tab<'a>>,
 }
 
-/// `getOpenEditors`: `{"tabs":[{uri,isActive,label,fileName,languageId,isDirty,isUntitled}]}`
-/// in tab order; `languageId` is `plaintext` when unknown.
-pub(crate) fn get_open_editors(state: &EditorState) -> ToolResult {
-    let active = state.active_path();
-    let tabs = state
-        .documents()
-        .iter()
-        .map(|doc| Tab {
-            uri: file_uri(&doc.path),
-            is_active: active == Some(doc.path.as_str()),
-            label: file_name(&doc.path),
-            file_name: &doc.path,
-            language_id: doc.language_id.as_deref().unwrap_or(UNKNOWN_LANGUAGE),
-            is_dirty: doc.is_dirty,
-            is_untitled: doc.is_untitled,
+/// One open tab as [`open_editors_result`] takes it: a normalized path, its language id,
+/// and whether it is dirty, untitled, active.
+pub(crate) struct TabFacts<'a> {
+    pub(crate) path: &'a str,
+    pub(crate) language_id: Option<&'a str>,
+    pub(crate) is_dirty: bool,
+    pub(crate) is_untitled: bool,
+    pub(crate) is_active: bool,
+}
+
+/// `{"tabs":[{uri,isActive,label,fileName,languageId,isDirty,isUntitled}]}` for these tabs,
+/// in the order given; `languageId` is `plaintext` when unknown.
+pub(crate) fn open_editors_result<'a>(tabs: impl Iterator<Item = TabFacts<'a>>) -> ToolResult {
+    let tabs = tabs
+        .map(|tab| Tab {
+            uri: file_uri(tab.path),
+            is_active: tab.is_active,
+            label: file_name(tab.path),
+            file_name: tab.path,
+            language_id: tab.language_id.unwrap_or(UNKNOWN_LANGUAGE),
+            is_dirty: tab.is_dirty,
+            is_untitled: tab.is_untitled,
         })
         .collect();
     ToolResult::json(&Tabs { tabs })
+}
+
+/// `getOpenEditors`: [`open_editors_result`] for the state's documents in tab order.
+pub(crate) fn get_open_editors(state: &EditorState) -> ToolResult {
+    let active = state.active_path();
+    open_editors_result(state.documents().iter().map(|doc| TabFacts {
+        path: &doc.path,
+        language_id: doc.language_id.as_deref(),
+        is_dirty: doc.is_dirty,
+        is_untitled: doc.is_untitled,
+        is_active: active == Some(doc.path.as_str()),
+    }))
 }
 
 #[derive(Serialize)]
@@ -220,10 +276,14 @@ struct Folders<'a> {
     root_path: Option<&'a str>,
 }
 
-/// `getWorkspaceFolders`: `{"success":true,"folders":[{name,uri,path}],"rootPath":..}`,
-/// `rootPath` the first folder or `null`.
+/// `getWorkspaceFolders`: [`folders_result`] for the state's folders.
 pub(crate) fn get_workspace_folders(state: &EditorState) -> ToolResult {
-    let paths = state.workspace_folders();
+    folders_result(state.workspace_folders())
+}
+
+/// `{"success":true,"folders":[{name,uri,path}],"rootPath":..}` for these normalized paths,
+/// `rootPath` the first folder or `null`.
+pub(crate) fn folders_result(paths: &[String]) -> ToolResult {
     ToolResult::json(&Folders {
         success: true,
         folders: paths
@@ -255,13 +315,18 @@ pub(crate) fn check_document_dirty(
 ) -> Result<ToolResult, String> {
     let path = args.path("filePath", state.path_style())?;
     Ok(match state.document(&path) {
-        Some(doc) => ToolResult::json(&DirtyAnswer {
-            success: true,
-            file_path: &doc.path,
-            is_dirty: doc.is_dirty,
-            is_untitled: doc.is_untitled,
-        }),
+        Some(doc) => dirty_result(&doc.path, doc.is_dirty, doc.is_untitled),
         None => document_not_open(&path),
+    })
+}
+
+/// `{"success":true,filePath,isDirty,isUntitled}` for the open document at `path`.
+pub(crate) fn dirty_result(path: &str, is_dirty: bool, is_untitled: bool) -> ToolResult {
+    ToolResult::json(&DirtyAnswer {
+        success: true,
+        file_path: path,
+        is_dirty,
+        is_untitled,
     })
 }
 

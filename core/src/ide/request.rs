@@ -10,6 +10,19 @@
 //! {"tool":"executeCode","code":"print(1)"}
 //! ```
 //!
+//! A read tool the [`Config`](crate::Config) pulls from the editor
+//! ([`ReadSources`](super::ReadSources)) becomes a request too, its arguments parsed:
+//!
+//! ```json
+//! {"tool":"getDiagnostics","path":"/w/a.rs"}
+//! {"tool":"getDiagnostics"}
+//! {"tool":"getCurrentSelection"}
+//! {"tool":"getLatestSelection"}
+//! {"tool":"getOpenEditors"}
+//! {"tool":"getWorkspaceFolders"}
+//! {"tool":"checkDocumentDirty","path":"/w/a.rs"}
+//! ```
+//!
 //! On input `preview`, `selectToEndOfLine` (both default `false`) and `makeFrontmost`
 //! (default `true`) may be left out. Outcomes, tagged by `"outcome"`:
 //!
@@ -21,10 +34,26 @@
 //! {"outcome":"codeExecuted","outputs":["1"]}
 //! {"outcome":"failed","message":"permission denied"}
 //! ```
+//!
+//! and for the pulled reads (paths in the editor's own spelling; the engine normalizes them):
+//!
+//! ```json
+//! {"outcome":"diagnostics","files":[{"path":"/w/a.rs","diagnostics":[{"message":"unused","severity":"Warning","range":{"start":{"line":1,"character":4},"end":{"line":1,"character":5}}}]}]}
+//! {"outcome":"selection","path":"/w/a.rs","text":"fn","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":2}}}
+//! {"outcome":"noSelection"}
+//! {"outcome":"openEditors","tabs":[{"path":"/w/a.rs","languageId":"rust","isDirty":true,"isActive":true}]}
+//! {"outcome":"workspaceFolders","folders":["/w"]}
+//! {"outcome":"documentDirty","isDirty":true,"isUntitled":false}
+//! {"outcome":"documentNotOpen"}
+//! ```
+//!
+//! On input a tab's `languageId`, `isDirty`, `isUntitled` and `isActive` may be left out
+//! (the flags default to `false`).
 
 use serde::{Deserialize, Serialize};
 
 use super::catalog::ToolName;
+use super::event::{Diagnostic, Range};
 
 /// A call the editor must carry out, then report a [`ToolOutcome`] for. Paths are
 /// normalized with the state's [`super::PathStyle`].
@@ -88,6 +117,33 @@ pub enum ToolRequest {
         /// The code to run.
         code: String,
     },
+    /// `getDiagnostics`, pulled: the diagnostics of `path`, or of every file that has some
+    /// when `path` is absent. Answer with [`ToolOutcome::Diagnostics`]. `path` is the
+    /// `uri` argument's path as the CLI writes it (`file://` + the raw path: not
+    /// percent-decoded), normalized.
+    GetDiagnostics {
+        /// The one file asked about; absent for every file.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+    },
+    /// `getCurrentSelection`, pulled: the active editor's selection. Answer with
+    /// [`ToolOutcome::Selection`] (an empty selection at the caret when nothing is selected)
+    /// or [`ToolOutcome::NoSelection`] when no editor is active.
+    GetCurrentSelection,
+    /// `getLatestSelection`, pulled: the last selection the user made, even in an editor
+    /// closed since. Answer with [`ToolOutcome::Selection`] or [`ToolOutcome::NoSelection`].
+    GetLatestSelection,
+    /// `getOpenEditors`, pulled: the open tabs in tab order. Answer with
+    /// [`ToolOutcome::OpenEditors`].
+    GetOpenEditors,
+    /// `getWorkspaceFolders`, pulled. Answer with [`ToolOutcome::WorkspaceFolders`].
+    GetWorkspaceFolders,
+    /// `checkDocumentDirty`, pulled: whether the open document `path` has unsaved changes.
+    /// Answer with [`ToolOutcome::DocumentDirty`] or [`ToolOutcome::DocumentNotOpen`].
+    CheckDocumentDirty {
+        /// The document asked about.
+        path: String,
+    },
 }
 
 fn default_true() -> bool {
@@ -102,7 +158,27 @@ impl ToolRequest {
             ToolRequest::OpenDiff { .. } => ToolName::OpenDiff,
             ToolRequest::SaveDocument { .. } => ToolName::SaveDocument,
             ToolRequest::ExecuteCode { .. } => ToolName::ExecuteCode,
+            ToolRequest::GetDiagnostics { .. } => ToolName::GetDiagnostics,
+            ToolRequest::GetCurrentSelection => ToolName::GetCurrentSelection,
+            ToolRequest::GetLatestSelection => ToolName::GetLatestSelection,
+            ToolRequest::GetOpenEditors => ToolName::GetOpenEditors,
+            ToolRequest::GetWorkspaceFolders => ToolName::GetWorkspaceFolders,
+            ToolRequest::CheckDocumentDirty { .. } => ToolName::CheckDocumentDirty,
         }
+    }
+
+    /// Whether this is a read tool pulled from the editor (`getDiagnostics`, ...), rather
+    /// than a write the editor carries out.
+    pub fn is_read(&self) -> bool {
+        matches!(
+            self,
+            ToolRequest::GetDiagnostics { .. }
+                | ToolRequest::GetCurrentSelection
+                | ToolRequest::GetLatestSelection
+                | ToolRequest::GetOpenEditors
+                | ToolRequest::GetWorkspaceFolders
+                | ToolRequest::CheckDocumentDirty { .. }
+        )
     }
 
     /// A copy with everything answering the request needs ([`super::format_outcome`],
@@ -167,6 +243,83 @@ pub enum ToolOutcome {
         /// Why, for the user.
         message: String,
     },
+    /// Diagnostics per file (answers a pulled `getDiagnostics`). For one file, the entry
+    /// for that path counts (none: it has no diagnostics); for every file, the files with
+    /// at least one diagnostic count, a path given twice with its last entry.
+    Diagnostics {
+        /// The files and their diagnostics, in any order.
+        files: Vec<FileDiagnostics>,
+    },
+    /// The selection asked for (answers a pulled `getCurrentSelection` or
+    /// `getLatestSelection`); an empty `text` for a bare caret.
+    Selection {
+        /// The document's path.
+        path: String,
+        /// The selected text, exactly as in the document.
+        text: String,
+        /// Where the selection is.
+        selection: Range,
+    },
+    /// No editor is active (`getCurrentSelection`) or no selection was ever made
+    /// (`getLatestSelection`).
+    NoSelection,
+    /// The open tabs in tab order (answers a pulled `getOpenEditors`).
+    OpenEditors {
+        /// One entry per tab.
+        tabs: Vec<OpenTab>,
+    },
+    /// The workspace folders, absolute paths in the editor's order (answers a pulled
+    /// `getWorkspaceFolders`).
+    WorkspaceFolders {
+        /// The folders.
+        folders: Vec<String>,
+    },
+    /// The document is open (answers a pulled `checkDocumentDirty`).
+    DocumentDirty {
+        /// Whether it has unsaved changes.
+        is_dirty: bool,
+        /// Whether it has never been saved to disk.
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+        is_untitled: bool,
+    },
+    /// The document is not open (answers a pulled `checkDocumentDirty`).
+    DocumentNotOpen,
+}
+
+/// One file's diagnostics in a [`ToolOutcome::Diagnostics`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FileDiagnostics {
+    /// The file's path.
+    pub path: String,
+    /// Its diagnostics, in the editor's order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One tab in a [`ToolOutcome::OpenEditors`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct OpenTab {
+    /// The document's path.
+    pub path: String,
+    /// The editor's language id, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language_id: Option<String>,
+    /// Whether it has unsaved changes.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub is_dirty: bool,
+    /// Whether it has never been saved to disk.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub is_untitled: bool,
+    /// Whether it is the active editor (at most one tab is).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub is_active: bool,
 }
 
 impl ToolOutcome {
@@ -179,6 +332,13 @@ impl ToolOutcome {
             ToolOutcome::DocumentSaved => "documentSaved",
             ToolOutcome::CodeExecuted { .. } => "codeExecuted",
             ToolOutcome::Failed { .. } => "failed",
+            ToolOutcome::Diagnostics { .. } => "diagnostics",
+            ToolOutcome::Selection { .. } => "selection",
+            ToolOutcome::NoSelection => "noSelection",
+            ToolOutcome::OpenEditors { .. } => "openEditors",
+            ToolOutcome::WorkspaceFolders { .. } => "workspaceFolders",
+            ToolOutcome::DocumentDirty { .. } => "documentDirty",
+            ToolOutcome::DocumentNotOpen => "documentNotOpen",
         }
     }
 }

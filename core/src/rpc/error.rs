@@ -31,6 +31,11 @@ impl RpcError {
     /// JSON-RPC 2.0 §5.1 reserves -32000 to -32099 for implementation-defined server errors:
     /// this one refuses a request over a per-connection cap (too many pending tool calls).
     pub const SERVER_BUSY: i32 = -32000;
+    /// The editor did not answer a read pulled from it in time: a plain server error (JSON-RPC
+    /// 2.0 §5.1's implementation-defined range). Measured with the CLI 2.1.332: it takes a
+    /// JSON-RPC error as a failed call, while an error result makes it log an IDE error as
+    /// well.
+    pub const EDITOR_TIMEOUT: i32 = -32000;
 
     /// An error with `code` and `message`.
     pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {

@@ -1,6 +1,7 @@
 //! Command-line arguments.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use idelink_core::{ReadSource, ReadSources};
 use std::path::PathBuf;
 
 /// Make the `claude` CLI see an editor: serve a folder as an IDE, bridge an editor to claude
@@ -97,6 +98,56 @@ pub struct ServeArgs {
     /// Let log lines include file contents and diff texts (never the auth token).
     #[arg(long)]
     pub trace_contents: bool,
+    /// Answer for an editor that leaves a tool call (other than a diff) unanswered this long,
+    /// in milliseconds (default 60000). With --pull, keep it near claude's own budget for
+    /// getDiagnostics (500 ms before an edit).
+    #[arg(long, value_name = "MS")]
+    pub tool_deadline_ms: Option<u64>,
+    /// With --stdio: send these read tools to the editor as `tool/call`s instead of answering
+    /// them from its `editor/event`s (comma-separated, or `all`). See docs/sidecar.md.
+    #[arg(long, value_enum, value_delimiter = ',', requires = "stdio")]
+    pub pull: Vec<PulledRead>,
+}
+
+/// A read tool `--pull` sends to the editor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PulledRead {
+    /// Every read tool below.
+    All,
+    /// `getDiagnostics`.
+    #[value(name = "getDiagnostics")]
+    GetDiagnostics,
+    /// `getCurrentSelection`.
+    #[value(name = "getCurrentSelection")]
+    GetCurrentSelection,
+    /// `getLatestSelection`.
+    #[value(name = "getLatestSelection")]
+    GetLatestSelection,
+    /// `getOpenEditors`.
+    #[value(name = "getOpenEditors")]
+    GetOpenEditors,
+    /// `getWorkspaceFolders`.
+    #[value(name = "getWorkspaceFolders")]
+    GetWorkspaceFolders,
+    /// `checkDocumentDirty`.
+    #[value(name = "checkDocumentDirty")]
+    CheckDocumentDirty,
+}
+
+impl PulledRead {
+    /// Sends this read tool (or every one) to the editor.
+    pub fn apply(self, reads: &mut ReadSources) {
+        let editor = ReadSource::Editor;
+        match self {
+            PulledRead::All => *reads = ReadSources::all(editor),
+            PulledRead::GetDiagnostics => reads.get_diagnostics = editor,
+            PulledRead::GetCurrentSelection => reads.get_current_selection = editor,
+            PulledRead::GetLatestSelection => reads.get_latest_selection = editor,
+            PulledRead::GetOpenEditors => reads.get_open_editors = editor,
+            PulledRead::GetWorkspaceFolders => reads.get_workspace_folders = editor,
+            PulledRead::CheckDocumentDirty => reads.check_document_dirty = editor,
+        }
+    }
 }
 
 /// How the sidecar frames JSON-RPC messages on stdio.

@@ -22,6 +22,12 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     if args.single_session {
         config.engine.session_policy = SessionPolicy::Single;
     }
+    if let Some(ms) = args.tool_deadline_ms {
+        config.engine.tool_deadline_ms = Some(ms);
+    }
+    for read in &args.pull {
+        read.apply(&mut config.engine.reads);
+    }
     let host = Host::start(config)?;
     let stop = signals::install(host.waker())?;
     match args.stdio {

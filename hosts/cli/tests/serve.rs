@@ -264,3 +264,82 @@ fn stdio_sidecar_takes_a_snapshot_and_rewrites_the_lock_for_its_folders() {
     drop(stdin);
     assert!(wait_exit(&mut child).success());
 }
+
+#[test]
+fn stdio_sidecar_pulls_the_reads_it_is_told_to_from_the_editor() {
+    let dir = temp_dir("stdio-pull");
+    let work = dir.join("work").canonicalize().unwrap();
+    let mut child = idelink(&[
+        "serve",
+        "--stdio",
+        "--pull=getDiagnostics,checkDocumentDirty",
+        "--lock-dir",
+    ])
+    .arg(dir.join("ide"))
+    .arg(&work)
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let from_sidecar = frames(child.stdout.take().unwrap());
+    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
+    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
+    let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
+    let token = token_from_lock(&lock);
+    let path = format!("{}/lib.rs", support::claude_path(&work));
+
+    let mut client = Client::connect_initialized(port, &token).unwrap();
+    let pending = client
+        .send_request(
+            "tools/call",
+            json!({"name": "getDiagnostics", "arguments": {"uri": format!("file://{path}")}}),
+        )
+        .unwrap();
+    let call = wait_for_frame(&from_sidecar, |m| m["method"] == "tool/call");
+    assert_eq!(
+        call["params"]["request"],
+        json!({"tool": "getDiagnostics", "path": path})
+    );
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": call["id"], "result": {"outcome": "noSelection"}}),
+    );
+    let refused = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/log");
+    let message = refused["params"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("outcome noSelection does not answer tool getDiagnostics"),
+        "{message}"
+    );
+    let range = json!({"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 3}});
+    let answer = json!({"jsonrpc": "2.0", "id": call["id"], "result": {"outcome": "diagnostics",
+        "files": [{"path": path, "diagnostics": [{"message": "unused", "severity": "Warning", "range": range}]}]}});
+    write_frame(&mut stdin, &answer);
+    let answer = client.response(pending).unwrap();
+    let files: Value = serde_json::from_str(&texts(&answer)[0]).unwrap();
+    assert_eq!(files[0]["uri"], format!("file://{path}"));
+    assert_eq!(files[0]["diagnostics"][0]["message"], "unused");
+
+    // Not pulled: answered from the (empty) state without asking the editor.
+    let editors = client.call_tool("getOpenEditors", json!({})).unwrap();
+    assert_eq!(texts(&editors), [r#"{"tabs":[]}"#]);
+
+    drop(stdin);
+    assert!(wait_exit(&mut child).success());
+}
+
+#[test]
+fn pull_needs_stdio_and_names_a_read_tool() {
+    let refused = idelink(&["serve", "--pull=getDiagnostics"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("--stdio"), "{stderr}");
+    let refused = idelink(&["serve", "--stdio", "--pull=openDiff"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("getDiagnostics"), "{stderr}");
+}

@@ -9,6 +9,9 @@
 //! A native editor drives it from its own loop: [`Host::poll`] once per frame (or from a
 //! thread, woken with [`Host::waker`]), [`Host::handle_editor_event`] when the selection or
 //! documents change, [`Host::handle_tool_outcome`] when the user accepts or rejects a diff.
+//! A read tool set to [`ReadSource::Editor`](idelink_core::ReadSource) in
+//! `HostConfig::engine.reads` arrives as a tool call too (`ToolRequest::GetDiagnostics`, ...):
+//! answer it with its typed outcome from the same loop, within `tool_deadline_ms`.
 //!
 //! Its socket loop is a public [`sockets::SocketTable`] (reads, writes with back-pressure, read
 //! pauses, linger), which other mio loops over sockets can reuse. What any native host does

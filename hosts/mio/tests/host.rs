@@ -25,7 +25,8 @@ fn lock_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// A host on a thread that accepts every diff with the proposed text and forwards events.
+/// A host on a thread that accepts every diff with the proposed text, answers a pulled
+/// `getDiagnostics` with one warning for the file asked about, and forwards events.
 struct Running {
     port: u16,
     token: String,
@@ -52,6 +53,15 @@ impl Running {
                     host.handle_editor_event(&event).unwrap();
                 }
                 for event in batch.drain(..) {
+                    if let Event::ToolCall {
+                        id,
+                        request: ToolRequest::GetDiagnostics { path },
+                        ..
+                    } = &event
+                    {
+                        host.handle_tool_outcome(*id, &pulled_diagnostics(path))
+                            .unwrap();
+                    }
                     if let Event::ToolCall {
                         id,
                         request:
@@ -100,6 +110,16 @@ impl Drop for Running {
             let _ = thread.join();
         }
     }
+}
+
+/// What the editor of [`Running`] answers a pulled `getDiagnostics` with.
+fn pulled_diagnostics(path: &Option<String>) -> ToolOutcome {
+    serde_json::from_value(json!({"outcome": "diagnostics", "files": [{
+        "path": path.clone().unwrap_or_else(|| "/w/all.rs".into()),
+        "diagnostics": [{"message": "unused", "severity": "Warning",
+            "range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 9}}}],
+    }]}))
+    .unwrap()
 }
 
 fn config(name: &str) -> HostConfig {
@@ -204,4 +224,24 @@ fn a_headless_run_serves_nothing_unless_it_opts_in() {
     let lock = host.lock_path().unwrap().to_owned();
     drop(host);
     assert!(!lock.exists(), "the lock goes with the host");
+}
+
+#[test]
+fn a_pulled_read_is_answered_by_the_editor_through_the_host() {
+    let mut config = config("pulled");
+    config.engine.reads.get_diagnostics = idelink_core::ReadSource::Editor;
+    let host = Running::start(config);
+    let mut client = Client::connect_initialized(host.port, &host.token).unwrap();
+    let answer = client
+        .call_tool("getDiagnostics", json!({"uri": "file:///w/src/main.rs"}))
+        .unwrap();
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        r#"[{"uri":"file:///w/src/main.rs","diagnostics":[{"message":"unused","severity":"Warning","range":{"start":{"line":1,"character":4},"end":{"line":1,"character":9}}}]}]"#
+    );
+    let asked = host.wait_for(|e| matches!(e, Event::ToolCall { .. }));
+    assert!(
+        matches!(&asked, Event::ToolCall { request: ToolRequest::GetDiagnostics { path: Some(p) }, .. } if p == "/w/src/main.rs"),
+        "{asked:?}"
+    );
 }

@@ -6,25 +6,45 @@
 //! ```
 //!
 //! It loads the workspace's top-level files into its buffers, opens them as documents (language
-//! ids from core), makes the first one active, and serves until its stdin closes. Each tool
-//! call is answered from its own task through the call's oneshot: `openDiff` by the `--diff`
-//! policy (an accepted diff replaces the buffer; the CLI writes the file itself), `openFile`
-//! and `saveDocument` from the buffers. One console line per engine event; the banner ends with
+//! ids from core), makes the first one active, and serves until its stdin closes. Every read
+//! tool is pulled (`Config::reads`): claude's reads come here as tool calls, like its writes.
+//! Each tool call is answered from its own task through the call's oneshot, from the buffer
+//! store: `openDiff` by the `--diff` policy (an accepted diff replaces the buffer; the CLI
+//! writes the file itself), `openFile` and `saveDocument` from the buffers, `getDiagnostics`
+//! from a check of the buffers (trailing whitespace, where an editor with a language server
+//! asks it for the file), `checkDocumentDirty` by comparing a buffer with its file,
+//! `getOpenEditors`, `getCurrentSelection` and `getWorkspaceFolders` from the store. The
+//! documents are still pushed as events: they are what `selection_changed` tells claude
+//! about. One console line per tool call and engine event; the banner ends with
 //! `on 127.0.0.1:<port>`. Then, in another shell: `eval "$(idelink env <port>)"; claude`.
-//! (The engine answers read tools from the state pushed here; with pulled reads the buffers
-//! would answer them too.)
 
+use idelink_core::ide::{Diagnostic, FileDiagnostics, OpenTab, Position, Range, Severity};
 use idelink_core::language::language_id;
-use idelink_core::{EditorEvent, Event, ToolOutcome, ToolRequest};
-use idelink_tokio::{Host, HostConfig, HostEvent, LockPlacement, ToolReply};
+use idelink_core::{EditorEvent, Event, ReadSource, ReadSources, ToolOutcome, ToolRequest};
+use idelink_tokio::{Host, HostConfig, HostEvent, LockPlacement};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-/// The editor's open buffers: path → text.
-type Buffers = Arc<Mutex<BTreeMap<String, String>>>;
+/// The editor's state, shared by the tasks answering tool calls.
+#[derive(Default)]
+struct Store {
+    /// The open buffers, path → text, in tab order.
+    buffers: BTreeMap<String, String>,
+    /// The active buffer.
+    active: Option<String>,
+    /// The workspace folder.
+    workspace: String,
+}
+
+type Shared = Arc<Mutex<Store>>;
+
+/// Locks the store; a task that panicked holding it left it usable.
+fn lock(store: &Shared) -> std::sync::MutexGuard<'_, Store> {
+    store.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 struct Args {
     accept: bool,
@@ -73,6 +93,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = &args.lock_dir {
         config.lock = LockPlacement::At(dir.clone());
     }
+    config.engine.reads = ReadSources::all(ReadSource::Editor);
     let (host, mut events) = Host::start(config)?;
     println!(
         "{}: serving {} on 127.0.0.1:{}",
@@ -81,8 +102,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         host.port()
     );
 
-    let buffers: Buffers = Arc::default();
-    for path in load_workspace(&args.workspace, &buffers) {
+    let store: Shared = Arc::default();
+    lock(&store).workspace = args.workspace.clone();
+    for path in load_workspace(&args.workspace, &store) {
         let language_id = language_id(&path).map(str::to_owned);
         host.handle_editor_event(EditorEvent::DocumentOpened {
             path,
@@ -92,12 +114,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .await?;
     }
-    let first = buffers
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .keys()
-        .next()
-        .cloned();
+    let first = {
+        let mut store = lock(&store);
+        store.active = store.buffers.keys().next().cloned();
+        store.active.clone()
+    };
     if let Some(path) = first {
         host.handle_editor_event(EditorEvent::DocumentActivated { path })
             .await?;
@@ -109,8 +130,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             event = events.recv() => match event {
                 Some(HostEvent::ToolCall { conn, request, reply, .. }) => {
                     println!("{conn} {}", describe(&request, &args.workspace));
-                    let buffers = Arc::clone(&buffers);
-                    tokio::spawn(answer(request, reply, buffers, args.accept));
+                    let store = Arc::clone(&store);
+                    tokio::spawn(async move { reply.send(answer(request, &store, args.accept)) });
                 }
                 Some(HostEvent::Engine(event)) => {
                     if let Some(line) = status_line(&event) {
@@ -131,29 +152,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Reads the workspace's top-level text files into the buffers; returns their paths.
-fn load_workspace(workspace: &str, buffers: &Buffers) -> Vec<String> {
-    let mut store = buffers.lock().unwrap_or_else(PoisonError::into_inner);
+fn load_workspace(workspace: &str, store: &Shared) -> Vec<String> {
+    let mut store = lock(store);
     let entries = std::fs::read_dir(workspace).into_iter().flatten().flatten();
     for entry in entries {
         let path = entry.path();
         if let Ok(text) = std::fs::read_to_string(&path) {
-            store.insert(path.to_string_lossy().into_owned(), text);
+            store
+                .buffers
+                .insert(path.to_string_lossy().into_owned(), text);
         }
     }
-    store.keys().cloned().collect()
+    store.buffers.keys().cloned().collect()
 }
 
-/// Carries out one tool request and answers it through its oneshot.
-async fn answer(request: ToolRequest, reply: ToolReply, buffers: Buffers, accept: bool) {
-    let outcome = match request {
+/// Carries out one tool request: the outcome its oneshot answers with.
+fn answer(request: ToolRequest, store: &Shared, accept: bool) -> ToolOutcome {
+    match request {
         ToolRequest::OpenDiff {
             new_file_path,
             new_file_contents,
             ..
         } if accept => {
-            buffers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
+            lock(store)
+                .buffers
                 .insert(new_file_path, new_file_contents.clone());
             ToolOutcome::DiffSaved {
                 final_text: new_file_contents,
@@ -161,8 +183,8 @@ async fn answer(request: ToolRequest, reply: ToolReply, buffers: Buffers, accept
         }
         ToolRequest::OpenDiff { .. } => ToolOutcome::DiffRejected,
         ToolRequest::OpenFile { path, .. } => {
-            let store = buffers.lock().unwrap_or_else(PoisonError::into_inner);
-            match store.get(&path) {
+            let store = lock(store);
+            match store.buffers.get(&path) {
                 Some(text) => ToolOutcome::FileOpened {
                     language_id: language_id(&path).map(str::to_owned),
                     line_count: u32::try_from(text.lines().count()).ok(),
@@ -173,11 +195,7 @@ async fn answer(request: ToolRequest, reply: ToolReply, buffers: Buffers, accept
             }
         }
         ToolRequest::SaveDocument { path } => {
-            let text = buffers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get(&path)
-                .cloned();
+            let text = lock(store).buffers.get(&path).cloned();
             match text.map(|text| std::fs::write(&path, text)) {
                 Some(Ok(())) => ToolOutcome::DocumentSaved,
                 Some(Err(e)) => ToolOutcome::Failed {
@@ -188,11 +206,93 @@ async fn answer(request: ToolRequest, reply: ToolReply, buffers: Buffers, accept
                 },
             }
         }
+        request => read(request, &lock(store)),
+    }
+}
+
+/// Answers a pulled read from the store.
+fn read(request: ToolRequest, store: &Store) -> ToolOutcome {
+    match request {
+        ToolRequest::GetDiagnostics { path } => ToolOutcome::Diagnostics {
+            files: store
+                .buffers
+                .iter()
+                .filter(|(buffer, _)| path.as_ref().is_none_or(|p| p == *buffer))
+                .map(|(buffer, text)| FileDiagnostics {
+                    path: buffer.clone(),
+                    diagnostics: trailing_whitespace(text),
+                })
+                .collect(),
+        },
+        ToolRequest::GetCurrentSelection => match &store.active {
+            // This editor has no caret: the active buffer, at its start.
+            Some(path) => ToolOutcome::Selection {
+                path: path.clone(),
+                text: String::new(),
+                selection: Range::default(),
+            },
+            None => ToolOutcome::NoSelection,
+        },
+        // Nothing was ever selected here.
+        ToolRequest::GetLatestSelection => ToolOutcome::NoSelection,
+        ToolRequest::GetOpenEditors => ToolOutcome::OpenEditors {
+            tabs: store
+                .buffers
+                .iter()
+                .map(|(path, text)| OpenTab {
+                    path: path.clone(),
+                    language_id: language_id(path).map(str::to_owned),
+                    is_dirty: is_dirty(path, text),
+                    is_untitled: false,
+                    is_active: store.active.as_ref() == Some(path),
+                })
+                .collect(),
+        },
+        ToolRequest::GetWorkspaceFolders => ToolOutcome::WorkspaceFolders {
+            folders: vec![store.workspace.clone()],
+        },
+        ToolRequest::CheckDocumentDirty { path } => match store.buffers.get(&path) {
+            Some(text) => ToolOutcome::DocumentDirty {
+                is_dirty: is_dirty(&path, text),
+                is_untitled: false,
+            },
+            None => ToolOutcome::DocumentNotOpen,
+        },
         _ => ToolOutcome::Failed {
             message: "this editor does not do that".to_owned(),
         },
-    };
-    reply.send(outcome);
+    }
+}
+
+/// A buffer differs from its file on disk.
+fn is_dirty(path: &str, text: &str) -> bool {
+    std::fs::read_to_string(path).ok().as_deref() != Some(text)
+}
+
+/// The buffer's one check: a hint on each line that ends in spaces or tabs.
+fn trailing_whitespace(text: &str) -> Vec<Diagnostic> {
+    text.lines()
+        .zip(0_u32..)
+        .filter_map(|(line, number)| {
+            let kept = line.trim_end_matches([' ', '\t']).len();
+            (kept < line.len()).then(|| {
+                let at = |character: usize| Position {
+                    line: number,
+                    character: u32::try_from(character).unwrap_or(u32::MAX),
+                };
+                Diagnostic {
+                    message: "trailing whitespace".to_owned(),
+                    severity: Severity::Hint,
+                    range: Range {
+                        start: at(kept),
+                        end: at(line.len()),
+                    },
+                    source: Some("buffer_editor".to_owned()),
+                    code: None,
+                }
+            })
+        })
+        .collect()
 }
 
 /// What a tool request asks, with workspace paths shown relative.
@@ -208,7 +308,13 @@ fn describe(request: &ToolRequest, workspace: &str) -> String {
         }
         ToolRequest::OpenFile { path, .. } => format!("openFile {}", relative(path)),
         ToolRequest::SaveDocument { path } => format!("saveDocument {}", relative(path)),
-        _ => "tool request".to_owned(),
+        ToolRequest::GetDiagnostics { path: Some(path) } => {
+            format!("getDiagnostics {}", relative(path))
+        }
+        ToolRequest::CheckDocumentDirty { path } => {
+            format!("checkDocumentDirty {}", relative(path))
+        }
+        other => other.tool().as_str().to_owned(),
     }
 }
 

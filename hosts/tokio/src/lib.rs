@@ -13,7 +13,11 @@
 //! - A tool call arrives as [`HostEvent::ToolCall`] carrying a [`ToolReply`]: a oneshot the
 //!   editor answers once, from any task, now or later. Dropping it unanswered leaves the call
 //!   to the engine's deadline (`Config::tool_deadline_ms`). [`Host::handle_tool_outcome`]
-//!   answers by id instead.
+//!   answers by id instead. A read tool the engine configuration pulls from the editor
+//!   (`HostConfig::engine.reads`, [`ReadSource::Editor`](idelink_core::ReadSource)) arrives
+//!   the same way (`ToolRequest::GetDiagnostics { path }`, ...) and is answered with its
+//!   typed outcome (`ToolOutcome::Diagnostics { files }`, ...) through the same oneshot; the
+//!   `buffer_editor` example answers every read from its buffer store.
 //! - [`Host::shutdown`] closes every client (code 1001), gives them the grace period to finish
 //!   and removes the lock file. Dropping every handle without it stops the task too; the lock
 //!   is removed when the task ends (or when the runtime drops it).

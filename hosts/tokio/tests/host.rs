@@ -237,3 +237,51 @@ async fn only_the_departing_clients_diff_is_cancelled() {
     assert_eq!(pong["result"], json!({}));
     host.shutdown(Duration::from_secs(1)).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pulled_read_is_answered_through_its_oneshot_after_a_refused_wrong_kind() {
+    let dir = TempDir::new("pulled");
+    let mut config = config(&dir);
+    config.engine.reads.check_document_dirty = idelink_core::ReadSource::Editor;
+    let (host, mut events) = Host::start(config).unwrap();
+    let (port, token) = (host.port(), host.auth_token().as_str().to_owned());
+    let answer = tokio::task::spawn_blocking(move || {
+        let mut client = Client::connect_initialized(port, &token).unwrap();
+        client
+            .call_tool("checkDocumentDirty", json!({"filePath": "/w/a.rs"}))
+            .unwrap()
+    });
+    let HostEvent::ToolCall {
+        id, request, reply, ..
+    } = wait_for(&mut events, "the pulled read", |e| {
+        matches!(e, HostEvent::ToolCall { .. })
+    })
+    .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        request,
+        ToolRequest::CheckDocumentDirty {
+            path: "/w/a.rs".into()
+        }
+    );
+    let refused = host
+        .handle_tool_outcome(id, ToolOutcome::NoSelection)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        format!("{id}: outcome noSelection does not answer tool checkDocumentDirty")
+    );
+    reply.send(ToolOutcome::DocumentDirty {
+        is_dirty: true,
+        is_untitled: false,
+    });
+    let dirty = answer.await.unwrap();
+    assert_eq!(
+        dirty["result"]["content"][0]["text"],
+        r#"{"success":true,"filePath":"/w/a.rs","isDirty":true,"isUntitled":false}"#
+    );
+    host.shutdown(Duration::from_secs(1)).await;
+}

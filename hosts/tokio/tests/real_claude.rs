@@ -3,8 +3,9 @@
 //! (the `idelink-real-claude` test crate; only the process under test differs: [`buffer_editor::buffer_editor`]
 //! here starts the example where the alarm starts `idelink serve`). The CLI
 //! connects, `/status` names the editor, the session line carries the CLI's version and pid,
-//! and the model's edit goes through `openDiff`, answered through the call's oneshot: the file
-//! is edited.
+//! the CLI's diagnostics baseline is a pulled `getDiagnostics {uri}` answered from the
+//! example's buffers, and the model's edit goes through `openDiff`, answered through the call's
+//! oneshot: the file is edited.
 //!
 //! Without the CLI it skips loudly, and with `CI=true` it fails, like the alarm
 //! (docs/compatibility.md). The example is built by `cargo test -p idelink-tokio`.
@@ -67,6 +68,17 @@ fn a_tokio_hosted_session_connects_and_its_accepted_diff_edits_the_file() {
     assert!(
         close_all < open_diff,
         "closeAllDiffTabs must come before the openDiff"
+    );
+    // The example pulls every read: the CLI's diagnostics baseline, taken once the diff is
+    // accepted and before it writes the file (`getDiagnostics {uri}`), reached the editor as a
+    // tool call and was answered from its buffers.
+    let (baseline, _) = scene
+        .ide()
+        .wait_line(before, &format!("getDiagnostics {}", scene::FILE_NAME));
+    assert!(
+        open_diff < baseline,
+        "the pulled getDiagnostics baseline comes after the accepted openDiff: {:#?}",
+        scene.ide().lines()
     );
     scene.wait_file(EDITED);
     scene.wait_screen(FINAL_TEXT);

@@ -106,7 +106,13 @@ impl Scene {
     /// Starts the IDE with `--stdio=lines` (`idelink serve` as the editor sidecar; the test is
     /// the editor); returns its port.
     pub fn serve_sidecar(&mut self) -> u16 {
-        let ide = self.start_ide(&["--stdio=lines"]);
+        self.serve_sidecar_with(&[])
+    }
+
+    /// [`serve_sidecar`](Self::serve_sidecar) with more arguments for the IDE.
+    pub fn serve_sidecar_with(&mut self, args: &[&str]) -> u16 {
+        let args: Vec<&str> = ["--stdio=lines"].iter().chain(args).copied().collect();
+        let ide = self.start_ide(&args);
         let ready = ide.wait_message("idelink/ready", |m| m["method"] == "idelink/ready");
         let port = ready["params"]["port"]
             .as_u64()

@@ -5,7 +5,7 @@ use crate::engine::calls::PendingCall;
 use crate::engine::connection::Connection;
 use crate::engine::output::{CancelReason, CloseReason, ConnId, Event};
 use crate::engine::writer::Reply;
-use crate::ide::{self, AtMentioned, NoFileSelected, SelectionChanged};
+use crate::ide::{AtMentioned, NoFileSelected, SelectionChanged};
 
 use super::Engine;
 
@@ -71,11 +71,11 @@ impl Engine {
         sent
     }
 
-    /// Sends the result of a call the editor finished (or a deadline answered) to its client.
-    pub(super) fn send_call_result(&mut self, call: &PendingCall, result: &ide::ToolResult) {
+    /// Sends the answer to a call the editor finished (or a deadline answered) to its client:
+    /// its result, or a JSON-RPC error.
+    pub(super) fn send_call_reply(&mut self, call: &PendingCall, reply: &Reply<'_>) {
         self.writer.clear();
-        self.writer
-            .reply(call.rpc_id.as_borrowed(), &Reply::Tool(result));
+        self.writer.reply(call.rpc_id.as_borrowed(), reply);
         self.push_written(call.conn);
         self.settle(call.conn);
     }

@@ -358,3 +358,55 @@ fn a_closed_document_leaves_no_file_context() {
     }
     scene.assert_stayed_on_loopback();
 }
+
+/// Pulled reads: with `--pull=getDiagnostics`, the CLI's diagnostics baseline (taken once the
+/// diff is accepted, before it writes the file) reaches the editor as a `tool/call` with the
+/// file's path. Left unanswered past `--tool-deadline-ms`, idelink answers JSON-RPC error
+/// -32000: the CLI takes it as a failed call and goes on with the edit, logging no IDE error
+/// (an error result makes it log one: docs/protocol.md, "Pulled reads").
+#[test]
+fn a_pulled_read_the_editor_misses_is_a_plain_failed_call() {
+    let Some(claude) = claude::locate("a_pulled_read_the_editor_misses_is_a_plain_failed_call")
+    else {
+        return;
+    };
+    let mut scene = Scene::new("pulled-miss", claude, Box::new(Serve));
+    let port = scene.serve_sidecar_with(&["--pull=getDiagnostics", "--tool-deadline-ms=100"]);
+    scene.start_claude(port);
+    scene.wait_connected();
+    scene.ide().wait_message("sessionReady", |m| {
+        m["method"] == "idelink/event" && m["params"]["event"] == "sessionReady"
+    });
+
+    scene.terminal().submit(PROMPT);
+    let call = scene.ide().wait_message("a tool/call openDiff", |m| {
+        m["method"] == "tool/call" && m["params"]["request"]["tool"] == "openDiff"
+    });
+    scene.ide().send(&json!({"jsonrpc": "2.0", "id": call["id"],
+        "result": {"outcome": "diffSaved", "finalText": EDITED}}));
+    let path = scene::text(&scene.file);
+    let pulled = scene.ide().wait_message("the pulled getDiagnostics", |m| {
+        m["method"] == "tool/call" && m["params"]["request"]["tool"] == "getDiagnostics"
+    });
+    assert_eq!(
+        pulled["params"]["request"]["path"], path,
+        "the baseline asks for the edited file, its path parsed from the uri: {pulled}"
+    );
+    let missed = scene
+        .ide()
+        .wait_message("the deadline's cancellation", |m| {
+            m["method"] == "idelink/event" && m["params"]["event"] == "toolCallCancelled"
+        });
+    assert_eq!(missed["params"]["id"], pulled["id"]);
+    assert_eq!(missed["params"]["reason"], "deadlineExpired");
+    scene.wait_file(EDITED);
+    scene.wait_screen(FINAL_TEXT);
+    scene.fail_on_ide_error();
+    assert!(
+        scene
+            .debug_log()
+            .contains("Tool 'getDiagnostics' failed after"),
+        "the CLI should log the missed read as a failed call"
+    );
+    scene.assert_stayed_on_loopback();
+}

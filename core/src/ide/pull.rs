@@ -1,0 +1,208 @@
+//! Pull reads: a read tool the [`ReadSources`] send to the editor instead of answering from
+//! the [`EditorState`](super::EditorState). The call becomes a [`ToolRequest`] with its
+//! arguments parsed, the editor answers with a typed [`ToolOutcome`], and the answer is
+//! written by the same code as the state's answer (`read_tools`): for the same editor
+//! state, a pulled read and a pushed one give the same bytes.
+//!
+//! For an editor that already answers such queries on demand (a buffer store, a language
+//! server's `for_uri`), pulling saves keeping a copy of that state in the engine.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::args::Args;
+use super::catalog::ToolName;
+use super::event::Diagnostic;
+use super::notification::SelectionChanged;
+use super::path::{PathStyle, normalize_path};
+use super::plan::ToolPlan;
+use super::read_tools::{self, NO_ACTIVE_EDITOR, NO_SELECTION, TabFacts};
+use super::request::{ToolOutcome, ToolRequest};
+use super::result::ToolResult;
+
+/// Where a read tool's answer comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum ReadSource {
+    /// The engine answers at once from the editor events it was fed (push).
+    #[default]
+    State,
+    /// The engine hands the call to the editor as a [`ToolRequest`] and answers with its
+    /// [`ToolOutcome`], or with an error when the editor misses `tool_deadline_ms` (pull).
+    Editor,
+}
+
+/// The [`ReadSource`] of each read tool. Default: every one from the state. JSON form:
+/// `{"getDiagnostics": "editor"}` (camelCase tool names, every field optional, unknown
+/// fields refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ReadSources {
+    /// `getDiagnostics`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub get_diagnostics: ReadSource,
+    /// `getCurrentSelection`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub get_current_selection: ReadSource,
+    /// `getLatestSelection`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub get_latest_selection: ReadSource,
+    /// `getOpenEditors`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub get_open_editors: ReadSource,
+    /// `getWorkspaceFolders`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub get_workspace_folders: ReadSource,
+    /// `checkDocumentDirty`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub check_document_dirty: ReadSource,
+}
+
+impl ReadSources {
+    /// Every read tool from `source`.
+    pub fn all(source: ReadSource) -> Self {
+        ReadSources {
+            get_diagnostics: source,
+            get_current_selection: source,
+            get_latest_selection: source,
+            get_open_editors: source,
+            get_workspace_folders: source,
+            check_document_dirty: source,
+        }
+    }
+
+    /// Where `tool` is answered from; [`ReadSource::State`] for every tool that is no read
+    /// tool (those are not the state's to answer either way).
+    pub fn source(&self, tool: ToolName) -> ReadSource {
+        match tool {
+            ToolName::GetDiagnostics => self.get_diagnostics,
+            ToolName::GetCurrentSelection => self.get_current_selection,
+            ToolName::GetLatestSelection => self.get_latest_selection,
+            ToolName::GetOpenEditors => self.get_open_editors,
+            ToolName::GetWorkspaceFolders => self.get_workspace_folders,
+            ToolName::CheckDocumentDirty => self.check_document_dirty,
+            _ => ReadSource::State,
+        }
+    }
+}
+
+/// Plans the `tools/call` of read tool `tool` for the editor to answer: its request, with
+/// the arguments parsed and checked as for an answer from the state (the same
+/// [`ToolPlan::InvalidArguments`] for the same arguments). `None` when `tool` is no read
+/// tool.
+pub fn plan_pulled_read(
+    tool: ToolName,
+    arguments: Option<&RawValue>,
+    style: PathStyle,
+) -> Option<ToolPlan> {
+    let mut args = match Args::parse(arguments) {
+        Ok(args) => args,
+        Err(message) => return Some(ToolPlan::InvalidArguments(message)),
+    };
+    let request = match tool {
+        ToolName::GetDiagnostics => {
+            read_tools::diagnostics_uri(&mut args, style).map(|uri| ToolRequest::GetDiagnostics {
+                path: uri.map(|(raw, _)| raw),
+            })
+        }
+        ToolName::GetCurrentSelection => Ok(ToolRequest::GetCurrentSelection),
+        ToolName::GetLatestSelection => Ok(ToolRequest::GetLatestSelection),
+        ToolName::GetOpenEditors => Ok(ToolRequest::GetOpenEditors),
+        ToolName::GetWorkspaceFolders => Ok(ToolRequest::GetWorkspaceFolders),
+        ToolName::CheckDocumentDirty => args
+            .path("filePath", style)
+            .map(|path| ToolRequest::CheckDocumentDirty { path }),
+        _ => return None,
+    };
+    Some(match request {
+        Ok(request) => ToolPlan::Request(request),
+        Err(message) => ToolPlan::InvalidArguments(message),
+    })
+}
+
+/// The answer to pulled read `request` from the editor's `outcome` (not `Failed`, which the
+/// caller answers for every request), with the editor's paths normalized with `style`.
+/// `None` when the outcome does not answer that request.
+pub(crate) fn format_pulled(
+    request: &ToolRequest,
+    outcome: &ToolOutcome,
+    style: PathStyle,
+) -> Option<ToolResult> {
+    let normalize = |path: &str| normalize_path(path, style).into_owned();
+    Some(match (request, outcome) {
+        (ToolRequest::GetDiagnostics { path }, ToolOutcome::Diagnostics { files }) => {
+            let mut by_path: BTreeMap<String, &[Diagnostic]> = BTreeMap::new();
+            for file in files {
+                by_path.insert(normalize(&file.path), &file.diagnostics);
+            }
+            match path {
+                Some(path) => {
+                    let diagnostics = by_path.get(path).copied().unwrap_or_default();
+                    read_tools::diagnostics_result(std::iter::once((path.as_str(), diagnostics)))
+                }
+                None => read_tools::diagnostics_result(
+                    by_path
+                        .iter()
+                        .filter(|(_, d)| !d.is_empty())
+                        .map(|(path, d)| (path.as_str(), *d)),
+                ),
+            }
+        }
+        (
+            ToolRequest::GetCurrentSelection | ToolRequest::GetLatestSelection,
+            ToolOutcome::Selection {
+                path,
+                text,
+                selection,
+            },
+        ) => {
+            let selection = SelectionChanged::new(&normalize(path), text, *selection);
+            read_tools::selection_found(&selection)
+        }
+        (ToolRequest::GetCurrentSelection, ToolOutcome::NoSelection) => {
+            read_tools::selection_missing(NO_ACTIVE_EDITOR)
+        }
+        (ToolRequest::GetLatestSelection, ToolOutcome::NoSelection) => {
+            read_tools::selection_missing(NO_SELECTION)
+        }
+        (ToolRequest::GetOpenEditors, ToolOutcome::OpenEditors { tabs }) => {
+            let paths: Vec<String> = tabs.iter().map(|tab| normalize(&tab.path)).collect();
+            read_tools::open_editors_result(tabs.iter().zip(&paths).map(|(tab, path)| TabFacts {
+                path,
+                language_id: tab.language_id.as_deref(),
+                is_dirty: tab.is_dirty,
+                is_untitled: tab.is_untitled,
+                is_active: tab.is_active,
+            }))
+        }
+        (ToolRequest::GetWorkspaceFolders, ToolOutcome::WorkspaceFolders { folders }) => {
+            // As the state keeps them: normalized, each once, in the editor's order.
+            let mut unique: Vec<String> = Vec::with_capacity(folders.len());
+            for folder in folders {
+                let folder = normalize(folder);
+                if !unique.contains(&folder) {
+                    unique.push(folder);
+                }
+            }
+            read_tools::folders_result(&unique)
+        }
+        (
+            ToolRequest::CheckDocumentDirty { path },
+            ToolOutcome::DocumentDirty {
+                is_dirty,
+                is_untitled,
+            },
+        ) => read_tools::dirty_result(path, *is_dirty, *is_untitled),
+        (ToolRequest::CheckDocumentDirty { path }, ToolOutcome::DocumentNotOpen) => {
+            read_tools::document_not_open(path)
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests;

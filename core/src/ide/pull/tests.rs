@@ -1,0 +1,424 @@
+use proptest::prelude::*;
+use serde_json::value::RawValue;
+
+use super::*;
+use crate::ide::{
+    EditorEvent, EditorState, OutcomeMismatch, Position, Range, Severity,
+    format_outcome_with_style, plan_tool_call,
+};
+use crate::ide::{FileDiagnostics, OpenTab};
+
+fn raw(arguments: Option<&str>) -> Option<Box<RawValue>> {
+    arguments.map(|a| RawValue::from_string(a.to_owned()).unwrap())
+}
+
+/// What an editor that holds `state` answers to `request`: the typed outcome, paths in the
+/// state's own spelling.
+fn editor_answer(request: &ToolRequest, state: &EditorState) -> ToolOutcome {
+    let selection = |s: Option<&SelectionChanged>| match s {
+        Some(s) => ToolOutcome::Selection {
+            path: s.file_path.clone(),
+            text: s.text.clone(),
+            selection: Range {
+                start: s.selection.start,
+                end: s.selection.end,
+            },
+        },
+        None => ToolOutcome::NoSelection,
+    };
+    match request {
+        ToolRequest::GetDiagnostics { path } => ToolOutcome::Diagnostics {
+            files: state
+                .diagnostics()
+                .iter()
+                .filter(|(p, _)| path.as_ref().is_none_or(|want| want == *p))
+                .map(|(p, d)| FileDiagnostics {
+                    path: p.clone(),
+                    diagnostics: d.clone(),
+                })
+                .collect(),
+        },
+        ToolRequest::GetCurrentSelection => selection(state.selection_notification().as_deref()),
+        ToolRequest::GetLatestSelection => selection(state.latest_selection()),
+        ToolRequest::GetOpenEditors => ToolOutcome::OpenEditors {
+            tabs: state
+                .documents()
+                .iter()
+                .map(|d| OpenTab {
+                    path: d.path.clone(),
+                    language_id: d.language_id.clone(),
+                    is_dirty: d.is_dirty,
+                    is_untitled: d.is_untitled,
+                    is_active: state.active_path() == Some(d.path.as_str()),
+                })
+                .collect(),
+        },
+        ToolRequest::GetWorkspaceFolders => ToolOutcome::WorkspaceFolders {
+            folders: state.workspace_folders().to_vec(),
+        },
+        ToolRequest::CheckDocumentDirty { path } => match state.document(path) {
+            Some(d) => ToolOutcome::DocumentDirty {
+                is_dirty: d.is_dirty,
+                is_untitled: d.is_untitled,
+            },
+            None => ToolOutcome::DocumentNotOpen,
+        },
+        other => panic!("not a read: {other:?}"),
+    }
+}
+
+/// The push answer and the pull answer for the same call against the same state, as wire
+/// JSON; the pull answer goes through the request's JSON form, as it does in a binding.
+fn both_ways(state: &EditorState, tool: ToolName, arguments: Option<&str>) -> (String, String) {
+    let args = raw(arguments);
+    let pushed = match plan_tool_call(tool, args.as_deref(), state, false) {
+        ToolPlan::Reply(result) => serde_json::to_string(&result).unwrap(),
+        other => format!("{other:?}"),
+    };
+    let pulled = match plan_pulled_read(tool, args.as_deref(), state.path_style()).unwrap() {
+        ToolPlan::Request(request) => {
+            let json = serde_json::to_string(&request).unwrap();
+            let request: ToolRequest = serde_json::from_str(&json).unwrap();
+            let outcome = editor_answer(&request, state);
+            let json = serde_json::to_string(&outcome).unwrap();
+            let outcome: ToolOutcome = serde_json::from_str(&json).unwrap();
+            let result = format_outcome_with_style(&request, &outcome, state.path_style()).unwrap();
+            serde_json::to_string(&result).unwrap()
+        }
+        other => format!("{other:?}"),
+    };
+    (pushed, pulled)
+}
+
+/// The calls of every read tool checked against a state.
+const CALLS: [(ToolName, Option<&str>); 12] = [
+    (ToolName::GetDiagnostics, None),
+    (
+        ToolName::GetDiagnostics,
+        Some(r#"{"uri":"file:///w/a.rs"}"#),
+    ),
+    (
+        ToolName::GetDiagnostics,
+        Some(r#"{"uri":"file:///w/b c.rs"}"#),
+    ),
+    (
+        ToolName::GetDiagnostics,
+        Some(r#"{"uri":"file:///w/none.rs"}"#),
+    ),
+    (ToolName::GetDiagnostics, Some(r#"{"uri":"/w/a.rs"}"#)),
+    (ToolName::GetCurrentSelection, None),
+    (ToolName::GetLatestSelection, Some("{}")),
+    (ToolName::GetOpenEditors, None),
+    (ToolName::GetWorkspaceFolders, None),
+    (
+        ToolName::CheckDocumentDirty,
+        Some(r#"{"filePath":"/w/a.rs"}"#),
+    ),
+    (
+        ToolName::CheckDocumentDirty,
+        Some(r#"{"filePath":"/w/b c.rs"}"#),
+    ),
+    (ToolName::CheckDocumentDirty, Some("{}")),
+];
+
+fn diagnostic(message: &str, line: u32) -> crate::ide::Diagnostic {
+    let at = Position { line, character: 1 };
+    crate::ide::Diagnostic {
+        message: message.into(),
+        severity: Severity::Warning,
+        range: Range { start: at, end: at },
+        source: Some("lint".into()),
+        code: Some(3.into()),
+    }
+}
+
+/// An editor event from a small alphabet over three files and two folders.
+fn event(kind: u8, file: u8, n: u32) -> EditorEvent {
+    let path = ["/w/a.rs", "/w/b c.rs", "/w/../w/a.rs"][usize::from(file % 3)].to_owned();
+    let range = Range {
+        start: Position {
+            line: n,
+            character: 0,
+        },
+        end: Position {
+            line: n + n % 2,
+            character: n % 3,
+        },
+    };
+    match kind % 9 {
+        0 => EditorEvent::DocumentOpened {
+            path,
+            language_id: (n.is_multiple_of(2)).then(|| "rust".to_owned()),
+            is_dirty: n.is_multiple_of(3),
+            is_untitled: n.is_multiple_of(5),
+        },
+        1 => EditorEvent::DocumentClosed { path },
+        2 => EditorEvent::DocumentActivated { path },
+        3 => EditorEvent::DocumentDirtyChanged {
+            path,
+            is_dirty: n.is_multiple_of(2),
+        },
+        4 => EditorEvent::DocumentSaved { path },
+        5 => EditorEvent::SelectionChanged {
+            path,
+            text: "x".repeat(n as usize % 3),
+            selection: range,
+        },
+        6 => EditorEvent::DiagnosticsChanged {
+            path,
+            diagnostics: (0..n % 3).map(|i| diagnostic("d", i)).collect(),
+        },
+        7 => EditorEvent::WorkspaceFoldersChanged {
+            folders: vec!["/w".into(), "/x/".into(), "/w".into()][..(n % 4) as usize % 3 + 1]
+                .to_vec(),
+        },
+        _ => EditorEvent::DocumentActivated {
+            path: "/w/untitled".into(),
+        },
+    }
+}
+
+proptest! {
+    #[test]
+    fn a_pulled_read_answers_the_bytes_the_state_answers(
+        events in proptest::collection::vec((0u8..9, 0u8..3, 0u32..6), 0..24),
+    ) {
+        let mut state = EditorState::new(PathStyle::Posix, vec!["/w".into()]);
+        for (kind, file, n) in events {
+            let _ = state.apply(&event(kind, file, n));
+            for (tool, arguments) in CALLS {
+                let (pushed, pulled) = both_ways(&state, tool, arguments);
+                prop_assert_eq!(pushed, pulled, "{} {:?}", tool.as_str(), arguments);
+            }
+        }
+    }
+}
+
+#[test]
+fn windows_paths_from_the_editor_are_normalized_as_events_are() {
+    let mut state = EditorState::new(PathStyle::Windows, vec![r"c:\w".into()]);
+    for event in [
+        r#"{"type":"documentOpened","path":"c:\\w\\a.rs","languageId":"rust"}"#,
+        r#"{"type":"selectionChanged","path":"c:\\w\\a.rs","text":"x","selection":{"start":{"line":1,"character":0},"end":{"line":1,"character":1}}}"#,
+        r#"{"type":"diagnosticsChanged","path":"c:\\w\\a.rs","diagnostics":[{"message":"m","severity":"Error","range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}}}]}"#,
+    ] {
+        let _ = state.apply(&serde_json::from_str(event).unwrap());
+    }
+    let request = ToolRequest::GetDiagnostics { path: None };
+    let spelled = ToolOutcome::Diagnostics {
+        files: vec![FileDiagnostics {
+            path: r"c:\w\a.rs".into(),
+            diagnostics: state.diagnostics()["C:/w/a.rs"].clone(),
+        }],
+    };
+    let pulled = format_outcome_with_style(&request, &spelled, PathStyle::Windows).unwrap();
+    let (pushed, _) = both_ways(&state, ToolName::GetDiagnostics, None);
+    assert_eq!(serde_json::to_string(&pulled).unwrap(), pushed);
+    let selection = ToolOutcome::Selection {
+        path: r"c:\w\a.rs".into(),
+        text: "x".into(),
+        selection: Range {
+            start: Position {
+                line: 1,
+                character: 0,
+            },
+            end: Position {
+                line: 1,
+                character: 1,
+            },
+        },
+    };
+    let pulled = format_outcome_with_style(
+        &ToolRequest::GetCurrentSelection,
+        &selection,
+        PathStyle::Windows,
+    );
+    let (pushed, _) = both_ways(&state, ToolName::GetCurrentSelection, None);
+    assert_eq!(serde_json::to_string(&pulled.unwrap()).unwrap(), pushed);
+    let folders = ToolOutcome::WorkspaceFolders {
+        folders: vec![r"c:\w".into(), "C:/w".into()],
+    };
+    let pulled = format_outcome_with_style(
+        &ToolRequest::GetWorkspaceFolders,
+        &folders,
+        PathStyle::Windows,
+    );
+    let (pushed, _) = both_ways(&state, ToolName::GetWorkspaceFolders, None);
+    assert_eq!(serde_json::to_string(&pulled.unwrap()).unwrap(), pushed);
+}
+
+#[test]
+fn requests_carry_the_arguments_parsed() {
+    let plan = |tool, arguments: &str| {
+        plan_pulled_read(tool, raw(Some(arguments)).as_deref(), PathStyle::Windows).unwrap()
+    };
+    assert_eq!(
+        plan(
+            ToolName::GetDiagnostics,
+            r#"{"uri":"file:///c:/w/a%20b.rs"}"#
+        ),
+        ToolPlan::Request(ToolRequest::GetDiagnostics {
+            path: Some("C:/w/a%20b.rs".into())
+        })
+    );
+    assert_eq!(
+        plan(ToolName::GetDiagnostics, r#"{"uri":null}"#),
+        ToolPlan::Request(ToolRequest::GetDiagnostics { path: None })
+    );
+    assert_eq!(
+        plan(
+            ToolName::CheckDocumentDirty,
+            r#"{"filePath":"c:\\w\\a.rs"}"#
+        ),
+        ToolPlan::Request(ToolRequest::CheckDocumentDirty {
+            path: "C:/w/a.rs".into()
+        })
+    );
+    assert_eq!(
+        plan(ToolName::GetDiagnostics, r#"{"uri":"https://x"}"#),
+        ToolPlan::InvalidArguments("argument uri: expected a file:// URI".into())
+    );
+    assert_eq!(
+        plan(ToolName::GetOpenEditors, "[]"),
+        ToolPlan::InvalidArguments("arguments: expected an object, got an array".into())
+    );
+    for tool in ToolName::ALL {
+        let read = ReadSources::all(ReadSource::Editor).source(tool) == ReadSource::Editor;
+        let planned = plan_pulled_read(tool, None, PathStyle::Posix);
+        assert_eq!(planned.is_some(), read, "{}", tool.as_str());
+        if let Some(ToolPlan::Request(request)) = planned {
+            assert_eq!(request.tool(), tool);
+        }
+    }
+}
+
+#[test]
+fn the_json_forms_are_as_documented() {
+    let request = ToolRequest::GetDiagnostics {
+        path: Some("/w/a.rs".into()),
+    };
+    assert_eq!(
+        serde_json::to_string(&request).unwrap(),
+        r#"{"tool":"getDiagnostics","path":"/w/a.rs"}"#
+    );
+    assert_eq!(
+        serde_json::to_string(&ToolRequest::GetDiagnostics { path: None }).unwrap(),
+        r#"{"tool":"getDiagnostics"}"#
+    );
+    assert_eq!(
+        serde_json::to_string(&ToolRequest::GetOpenEditors).unwrap(),
+        r#"{"tool":"getOpenEditors"}"#
+    );
+    let tab: ToolOutcome =
+        serde_json::from_str(r#"{"outcome":"openEditors","tabs":[{"path":"/w/a.rs"}]}"#).unwrap();
+    assert_eq!(
+        tab,
+        ToolOutcome::OpenEditors {
+            tabs: vec![OpenTab {
+                path: "/w/a.rs".into(),
+                language_id: None,
+                is_dirty: false,
+                is_untitled: false,
+                is_active: false,
+            }]
+        }
+    );
+    let dirty: ToolOutcome =
+        serde_json::from_str(r#"{"outcome":"documentDirty","isDirty":true}"#).unwrap();
+    assert_eq!(
+        dirty,
+        ToolOutcome::DocumentDirty {
+            is_dirty: true,
+            is_untitled: false
+        }
+    );
+}
+
+#[test]
+fn an_outcome_of_the_wrong_kind_is_a_host_error() {
+    let selection = ToolOutcome::Selection {
+        path: "/w/a.rs".into(),
+        text: String::new(),
+        selection: Range::default(),
+    };
+    let cases = [
+        (
+            ToolRequest::GetDiagnostics { path: None },
+            selection.clone(),
+        ),
+        (
+            ToolRequest::GetCurrentSelection,
+            ToolOutcome::DocumentNotOpen,
+        ),
+        (
+            ToolRequest::GetOpenEditors,
+            ToolOutcome::WorkspaceFolders { folders: vec![] },
+        ),
+        (ToolRequest::GetWorkspaceFolders, ToolOutcome::NoSelection),
+        (
+            ToolRequest::CheckDocumentDirty {
+                path: "/w/a.rs".into(),
+            },
+            selection,
+        ),
+        (
+            ToolRequest::GetLatestSelection,
+            ToolOutcome::Diagnostics { files: vec![] },
+        ),
+        (ToolRequest::GetOpenEditors, ToolOutcome::DocumentSaved),
+        (
+            ToolRequest::SaveDocument {
+                path: "/w/a.rs".into(),
+            },
+            ToolOutcome::DocumentDirty {
+                is_dirty: false,
+                is_untitled: false,
+            },
+        ),
+    ];
+    for (request, outcome) in cases {
+        assert_eq!(
+            format_outcome_with_style(&request, &outcome, PathStyle::Posix),
+            Err(OutcomeMismatch {
+                tool: request.tool(),
+                outcome: outcome.name(),
+            })
+        );
+    }
+    let err = format_outcome_with_style(
+        &ToolRequest::GetDiagnostics { path: None },
+        &ToolOutcome::NoSelection,
+        PathStyle::Posix,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "outcome noSelection does not answer tool getDiagnostics"
+    );
+}
+
+#[test]
+fn a_failed_pull_answers_an_error_result_and_only_reads_are_reads() {
+    let request = ToolRequest::GetDiagnostics { path: None };
+    let failed = ToolOutcome::Failed {
+        message: "the language server is starting".into(),
+    };
+    assert_eq!(
+        serde_json::to_string(
+            &format_outcome_with_style(&request, &failed, PathStyle::Posix).unwrap()
+        )
+        .unwrap(),
+        r#"{"content":[{"type":"text","text":"the language server is starting"}],"isError":true}"#
+    );
+    for tool in ToolName::ALL {
+        if let Some(ToolPlan::Request(request)) = plan_pulled_read(
+            tool,
+            Some(&RawValue::from_string(r#"{"filePath":"/a"}"#.into()).unwrap()),
+            PathStyle::Posix,
+        ) {
+            assert!(request.is_read(), "{}", tool.as_str());
+        }
+    }
+    assert!(!ToolRequest::SaveDocument { path: "/a".into() }.is_read());
+    assert!(!ToolRequest::ExecuteCode { code: "1".into() }.is_read());
+}
