@@ -160,7 +160,7 @@ pub use engine::{
     ToolCallId,
 };
 pub use ide::{EditorEvent, ToolOutcome, ToolRequest};
-pub use snapshot::{EditorSnapshot, Snapshot, SnapshotChanges};
 pub use ide::{ReadSource, ReadSources};
+pub use snapshot::{EditorSnapshot, Snapshot, SnapshotChanges};
 pub use time::Timestamp;
 pub use token::AuthToken;

@@ -8,7 +8,10 @@
 
 use crate::js::Obj;
 use idelink_core::engine::SessionPolicy;
-use idelink_core::ide::{Diagnostic, PathStyle, Position, Range, Severity};
+use idelink_core::ide::{
+    Diagnostic, FileDiagnostics, OpenTab, PathStyle, Position, Range, ReadSource, ReadSources,
+    Severity,
+};
 use idelink_core::mcp::ServerInfo;
 use idelink_core::rpc::RpcLimits;
 use idelink_core::snapshot::{SnapshotActive, SnapshotDocument, SnapshotFileDiagnostics};
@@ -47,6 +50,7 @@ pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
         "toolDeadlineMs",
         "diffDeadlineMs",
         "executeCode",
+        "reads",
     ])?;
     let mut c = Config::new(0);
     let usize_field = |name, slot: &mut usize| -> Result<(), JsError> {
@@ -122,7 +126,42 @@ pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
     if let Some(on) = obj.opt_bool("executeCode")? {
         c.execute_code = on;
     }
+    if let Some(reads) = obj.object("reads")? {
+        c.reads = read_sources(&reads)?;
+    }
     Ok(c)
+}
+
+/// `ReadSources`: `"state"` or `"editor"` per read tool, every field optional, unknown refused.
+fn read_sources(reads: &Obj) -> Result<ReadSources, JsError> {
+    const TOOLS: [&str; 6] = [
+        "getDiagnostics",
+        "getCurrentSelection",
+        "getLatestSelection",
+        "getOpenEditors",
+        "getWorkspaceFolders",
+        "checkDocumentDirty",
+    ];
+    reads.deny_unknown(&TOOLS)?;
+    let mut sources = ReadSources::default();
+    let slots = [
+        &mut sources.get_diagnostics,
+        &mut sources.get_current_selection,
+        &mut sources.get_latest_selection,
+        &mut sources.get_open_editors,
+        &mut sources.get_workspace_folders,
+        &mut sources.check_document_dirty,
+    ];
+    for (name, slot) in TOOLS.into_iter().zip(slots) {
+        if let Some(source) = reads.opt_string(name)? {
+            *slot = match source.as_str() {
+                "state" => ReadSource::State,
+                "editor" => ReadSource::Editor,
+                other => return Err(reads.unknown_variant(other, &["state", "editor"])),
+            };
+        }
+    }
+    Ok(sources)
 }
 
 fn ws_config(ws: &Obj) -> Result<WsConfig, JsError> {
@@ -340,6 +379,58 @@ pub(crate) fn tool_outcome(value: JsValue) -> Result<ToolOutcome, JsError> {
         "failed" => ToolOutcome::Failed {
             message: o.string("message")?,
         },
+        "diagnostics" => ToolOutcome::Diagnostics {
+            files: o
+                .objects("files")?
+                .ok_or_else(|| o.error("missing field `files`"))?
+                .iter()
+                .map(|f| {
+                    Ok(FileDiagnostics {
+                        path: f.string("path")?,
+                        diagnostics: f
+                            .objects("diagnostics")?
+                            .ok_or_else(|| f.error("missing field `diagnostics`"))?
+                            .iter()
+                            .map(diagnostic)
+                            .collect::<Result<_, _>>()?,
+                    })
+                })
+                .collect::<Result<_, JsError>>()?,
+        },
+        "selection" => ToolOutcome::Selection {
+            path: o.string("path")?,
+            text: o.string("text")?,
+            selection: range(&o.required_object("selection")?)?,
+        },
+        "noSelection" => ToolOutcome::NoSelection,
+        "openEditors" => ToolOutcome::OpenEditors {
+            tabs: o
+                .objects("tabs")?
+                .ok_or_else(|| o.error("missing field `tabs`"))?
+                .iter()
+                .map(|t| {
+                    Ok(OpenTab {
+                        path: t.string("path")?,
+                        language_id: t.opt_string("languageId")?,
+                        is_dirty: t.opt_bool("isDirty")?.unwrap_or(false),
+                        is_untitled: t.opt_bool("isUntitled")?.unwrap_or(false),
+                        is_active: t.opt_bool("isActive")?.unwrap_or(false),
+                    })
+                })
+                .collect::<Result<_, JsError>>()?,
+        },
+        "workspaceFolders" => ToolOutcome::WorkspaceFolders {
+            folders: o
+                .strings("folders")?
+                .ok_or_else(|| o.error("missing field `folders`"))?,
+        },
+        "documentDirty" => ToolOutcome::DocumentDirty {
+            is_dirty: o
+                .opt_bool("isDirty")?
+                .ok_or_else(|| o.error("missing field `isDirty`"))?,
+            is_untitled: o.opt_bool("isUntitled")?.unwrap_or(false),
+        },
+        "documentNotOpen" => ToolOutcome::DocumentNotOpen,
         other => {
             return Err(o.unknown_variant(
                 other,
@@ -350,6 +441,13 @@ pub(crate) fn tool_outcome(value: JsValue) -> Result<ToolOutcome, JsError> {
                     "documentSaved",
                     "codeExecuted",
                     "failed",
+                    "diagnostics",
+                    "selection",
+                    "noSelection",
+                    "openEditors",
+                    "workspaceFolders",
+                    "documentDirty",
+                    "documentNotOpen",
                 ],
             ));
         }

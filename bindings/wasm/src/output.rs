@@ -117,6 +117,16 @@ fn tool_request(request: &ToolRequest) -> Result<JsValue, JsError> {
         ToolRequest::ExecuteCode { code } => {
             Built::new().str("tool", "executeCode").str("code", code)
         }
+        ToolRequest::GetDiagnostics { path } => Built::new()
+            .str("tool", "getDiagnostics")
+            .some_str("path", path.as_deref()),
+        ToolRequest::GetCurrentSelection => Built::new().str("tool", "getCurrentSelection"),
+        ToolRequest::GetLatestSelection => Built::new().str("tool", "getLatestSelection"),
+        ToolRequest::GetOpenEditors => Built::new().str("tool", "getOpenEditors"),
+        ToolRequest::GetWorkspaceFolders => Built::new().str("tool", "getWorkspaceFolders"),
+        ToolRequest::CheckDocumentDirty { path } => Built::new()
+            .str("tool", "checkDocumentDirty")
+            .str("path", path),
         _ => return Err(JsError::new(UNKNOWN)),
     }
     .done())

@@ -14,8 +14,8 @@ use crate::http::UpgradePolicy;
 use crate::ide::{
     self, AtMentioned, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome,
 };
-use crate::snapshot::SnapshotTracker;
 use crate::rpc::RpcError;
+use crate::snapshot::SnapshotTracker;
 use crate::time::Timestamp;
 use crate::token::AuthToken;
 use crate::ws::close_code;
