@@ -69,7 +69,8 @@ function wasmBinding(w) {
     try {
       created = parsing('config', 'config', () => new w.Engine(json, authToken));
     } catch (err) {
-      if (err.message.startsWith('invalid config: ')) throw err;
+      // The module reads the config first: any other refusal is the token's.
+      if (!(err instanceof Error) || err.message.startsWith('invalid config: ') || err.message.startsWith('config ')) throw err;
       throw fail(`invalid authToken: ${err.message}`);
     }
     last += 1;
