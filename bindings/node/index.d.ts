@@ -1,6 +1,7 @@
-// Type declarations for the npm package `idelink`: the idelink engine (a Node-API addon) and
-// the Node host around it. Every structured value is the engine's own JSON form (camelCase);
-// lines and characters are 0-based; times are milliseconds from a monotonic clock.
+// Type declarations for the npm package `idelink`: the idelink engine (a Node-API addon, or the
+// same engine as WebAssembly) and the Node host around it. Every structured value is the
+// engine's own JSON form (camelCase); lines and characters are 0-based; times are milliseconds
+// from a monotonic clock.
 
 /// <reference types="node" />
 
@@ -119,6 +120,23 @@ export function terminalEnv(
 
 /** The VS Code language id of a path or file name (`"rust"`, `"cpp"`, ...), or `null`. */
 export function languageId(path: string): string | null;
+
+// ---------------------------------------------------------------------------------------------
+// The binding
+
+/**
+ * Which engine this process runs. `native`: the prebuilt addon of this platform (the optional
+ * dependency `idelink-<platform>`), or a file named by `IDELINK_NODE_ADDON`, or a build from
+ * source. `wasm`: the same engine as WebAssembly (the dependency `idelink-wasm`), used when no
+ * addon fits the platform or `IDELINK_FORCE_WASM=1` asks for it; same API, slower per call.
+ */
+export const binding: Readonly<{
+  kind: 'native' | 'wasm';
+  /** The package name or file it was loaded from. */
+  source: string;
+  /** Why it was picked, e.g. `prebuilt for linux-x64-gnu`, `idelink-linux-x64-musl is not installed`. */
+  reason: string;
+}>;
 
 // ---------------------------------------------------------------------------------------------
 // The server

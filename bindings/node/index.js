@@ -1,6 +1,7 @@
 'use strict';
-// The npm package `idelink`: the native engine (idelink.node, built from src/ with napi) and
-// the Node host around it (lib/). The API is documented in index.d.ts and README.md.
+// The npm package `idelink`: the engine (a native addon built from src/ with napi, or the same
+// engine as WebAssembly where no addon fits: lib/addon.js picks) and the Node host around it
+// (lib/). The API is documented in index.d.ts and README.md.
 
 const addon = require('./lib/addon.js');
 const { Engine } = require('./lib/engine.js');
@@ -13,6 +14,7 @@ exports.parseLockFile = addon.parseLockFile;
 exports.defaultLockDir = defaultLockDir;
 exports.startServer = startServer;
 exports.languageId = addon.languageId;
+exports.binding = addon.binding;
 
 // The variables a terminal exports so `claude` connects to `port` (core's terminal_env):
 // `inherited` is the environment the terminal would start with (its no_proxy / NO_PROXY

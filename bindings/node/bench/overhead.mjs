@@ -8,11 +8,16 @@
 //
 //   node bindings/node/bench/overhead.mjs [iterations] [--callgrind]
 //
+// The same loop also runs on the WebAssembly fallback (IDELINK_FORCE_WASM=1, lib/wasm.js over
+// the idelink-wasm Node build) when bindings/wasm/build.sh has built it
+// (bindings/wasm/pkg/nodejs; IDELINK_WASM_MODULE names another build).
+//
 // Wall-clock figures are the best of 5 runs (they vary up to 2x on a busy machine). With
 // --callgrind it also counts instructions per iteration under valgrind (two runs of each loop,
 // differenced, so start-up cancels out): a figure that does not depend on machine load.
 
 import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -117,8 +122,13 @@ const rustBin = join(target, 'release', 'examples', 'engine_loop');
 const rustCmd = (n, runs) => [rustBin, [String(n), String(runs)]];
 const jsCmd = (n, runs) => [process.execPath, [self, '--loop', String(n), String(runs)]];
 
+const wasmModule = process.env.IDELINK_WASM_MODULE ?? join(root, 'bindings', 'wasm', 'pkg', 'nodejs', 'idelink_wasm.js');
+const wasmEnv = { ...process.env, IDELINK_FORCE_WASM: '1', IDELINK_WASM_MODULE: wasmModule };
+delete wasmEnv.IDELINK_NODE_ADDON;
+
 const rust = JSON.parse(run(...rustCmd(iterations, 5)));
 const js = JSON.parse(run(...jsCmd(iterations, 5), env));
+const wasm = existsSync(wasmModule) ? JSON.parse(run(...jsCmd(iterations, 5), wasmEnv)) : null;
 if (js.callsPerIteration !== rust.callsPerIteration) {
   throw new Error(`the loops differ: ${js.callsPerIteration} calls per iteration in JS, ${rust.callsPerIteration} in Rust`);
 }
@@ -132,6 +142,15 @@ console.log(`  through napi                 ${fmt(js.nsPerIteration, 'ns')} per 
 console.log(`  added by the binding         ${fmt(added, 'ns')} per call`);
 console.log(`  pollOutput() -> null         ${fmt(js.emptyCallNs, 'ns')} per call (the cheapest round trip)`);
 const result = { iterations, calls, rustNs: rust.nsPerIteration, napiNs: Math.round(js.nsPerIteration), addedNsPerCall: Math.round(added) };
+if (wasm === null) {
+  console.log(`  WebAssembly fallback         not measured: ${wasmModule} is missing (bash bindings/wasm/build.sh)`);
+} else {
+  const wasmAdded = (wasm.nsPerIteration - rust.nsPerIteration) / calls;
+  console.log(`  through the wasm fallback    ${fmt(wasm.nsPerIteration, 'ns')} per iteration`);
+  console.log(`  added by the fallback        ${fmt(wasmAdded, 'ns')} per call (engine in wasm + JSON across the boundary)`);
+  console.log(`  wasm pollOutput() -> null    ${fmt(wasm.emptyCallNs, 'ns')} per call`);
+  Object.assign(result, { wasmNs: Math.round(wasm.nsPerIteration), wasmAddedNsPerCall: Math.round(wasmAdded) });
+}
 
 if (callgrind) {
   const [small, large] = [2_000, 12_000];
@@ -157,6 +176,13 @@ if (callgrind) {
   console.log(`  through napi                 ${fmt(jsIr, 'Ir')} per iteration`);
   console.log(`  added by the binding         ${fmt(addedIr, 'Ir')} per call, about ${(addedIr * nsPerIr).toFixed(0)} ns at the Rust loop's ${nsPerIr.toFixed(3)} ns/Ir`);
   Object.assign(result, { rustIr: Math.round(rustIr), napiIr: Math.round(jsIr), addedIrPerCall: Math.round(addedIr) });
+  if (wasm !== null) {
+    const wasmIr = perIteration(jsCmd, wasmEnv);
+    const wasmAddedIr = (wasmIr - rustIr) / calls;
+    console.log(`  through the wasm fallback    ${fmt(wasmIr, 'Ir')} per iteration`);
+    console.log(`  added by the fallback        ${fmt(wasmAddedIr, 'Ir')} per call, about ${(wasmAddedIr * nsPerIr).toFixed(0)} ns`);
+    Object.assign(result, { wasmIr: Math.round(wasmIr), wasmAddedIrPerCall: Math.round(wasmAddedIr) });
+  }
 }
 
 console.log(JSON.stringify(result));

@@ -4,10 +4,13 @@
 
 import {
   Engine,
+  binding,
   defaultLockDir,
+  languageId,
   lockFileJson,
   parseLockFile,
   startServer,
+  terminalEnv,
   type EditorEvent,
   type EngineEvent,
   type IdeServer,
@@ -111,6 +114,13 @@ const text: string = lockFileJson({
 });
 const back: boolean = parseLockFile(text).runningInWindows;
 
+const engine: 'native' | 'wasm' = binding.kind;
+const terminal: Record<string, string> = { ...terminalEnv(1, process.env, { forceCodeTerminal: true }) };
+const language: string | null = languageId('/w/a.rs');
+
 void extension;
 void rawEngine;
 void back;
+void engine;
+void terminal;
+void language;

@@ -1,6 +1,6 @@
 'use strict';
-// The JS `Engine` class: each method is one call into the native engine_* functions (src/),
-// holding the engine's handle. The engine is dropped when this object is collected.
+// The JS `Engine` class: each method is one call into the binding's engine_* functions (src/, or
+// lib/wasm.js over the WebAssembly engine), holding the engine's handle. The engine is dropped when this object is collected.
 // Documented in index.d.ts.
 
 const native = require('./addon.js');
@@ -73,7 +73,8 @@ class Engine {
     if (typeof out === 'number') {
       return out > 0 ? { kind: 'transmit', conn: out } : { kind: 'closeTransport', conn: -out };
     }
-    return out === null ? null : JSON.parse(out);
+    // The WebAssembly engine (lib/wasm.js) hands out the parsed object itself.
+    return typeof out === 'string' ? JSON.parse(out) : out;
   }
 
   pollTimeout() {

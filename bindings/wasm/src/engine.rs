@@ -144,6 +144,12 @@ impl Engine {
         Ok(self.inner.outbound(conn_id(conn)?).to_vec())
     }
 
+    /// How many unsent bytes `conn` holds, without copying them (for back-pressure).
+    #[wasm_bindgen(js_name = outboundLength)]
+    pub fn outbound_length(&self, conn: f64) -> Result<f64, JsError> {
+        Ok(self.inner.outbound(conn_id(conn)?).len() as f64)
+    }
+
     /// The first `n` bytes of `outbound(conn)` were sent. Throws for an unknown connection or
     /// more bytes than were buffered.
     #[wasm_bindgen(js_name = handleSent)]
