@@ -96,6 +96,14 @@ function wasmBinding(w) {
       object(event, 'editor event');
       parsing('event', 'editor event', () => e.handleEditorEvent(now, event));
     },
+    engineHandleSnapshot(h, now, snapshot) {
+      const e = engine(h);
+      timestamp(now);
+      object(snapshot, 'snapshot');
+      const c = parsing('snapshot', 'snapshot', () => e.handleSnapshot(now, snapshot));
+      // As the addon's: 1 documents, 2 active, 4 diagnostics, 8 workspace folders.
+      return (c.documents ? 1 : 0) | (c.active ? 2 : 0) | (c.diagnostics ? 4 : 0) | (c.workspaceFolders ? 8 : 0);
+    },
     engineHandleToolOutcome(h, now, id, outcome) {
       const e = engine(h);
       timestamp(now);
@@ -131,6 +139,10 @@ function wasmBinding(w) {
     lockRewrittenFor(lock, event) {
       object(event, 'event');
       return parsing('event', 'event', () => w.lockRewrittenFor(lock, event));
+    },
+    lockRewrittenForSnapshot(lock, snapshot) {
+      object(snapshot, 'snapshot');
+      return parsing('snapshot', 'snapshot', () => w.lockRewrittenForSnapshot(lock, snapshot));
     },
     lockDirComponents: (configDir, home) => w.lockDirComponents(configDir, home),
     judgeConfigDir: (dir, f, me) => w.judgeConfigDir(dir, f.kind, f.owner, f.mode, me) ?? null,

@@ -99,6 +99,24 @@ pub fn lock_rewritten_for(
     }
 }
 
+/// The lock fields to write after the snapshot `snapshot` (its `EditorSnapshot` form), or
+/// `null` when its folders are the lock's already.
+#[wasm_bindgen(
+    js_name = lockRewrittenForSnapshot,
+    unchecked_return_type = "LockFileFields | null"
+)]
+pub fn lock_rewritten_for_snapshot(
+    #[wasm_bindgen(unchecked_param_type = "LockFileFields")] lock: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "EditorSnapshot")] snapshot: JsValue,
+) -> Result<JsValue, JsError> {
+    let lock = lock_fields(lock)?;
+    let snapshot = input::editor_snapshot(snapshot)?;
+    match snapshot.with_view(|view| lock_life::rewritten_for_snapshot(&lock, view)) {
+        Some(next) => Ok(fields_object(next)),
+        None => Ok(JsValue::NULL),
+    }
+}
+
 /// The lock directory's path components (`[CLAUDE_CONFIG_DIR, "ide"]` or
 /// `[home, ".claude", "ide"]`), or throws when neither is known.
 #[wasm_bindgen(js_name = lockDirComponents)]
