@@ -63,8 +63,8 @@ pub(crate) fn get_diagnostics(args: &mut Args, state: &EditorState) -> Result<To
     let raw = normalize_path(raw, style);
     let decoded = normalize_path(&decoded, style);
     let (path, diagnostics) = match (all.get(raw.as_ref()), all.get(decoded.as_ref())) {
-        (Some(found), _) => (raw.as_ref(), found.as_slice()),
-        (None, found) => (decoded.as_ref(), found.map_or(&[][..], Vec::as_slice)),
+        (Some(found), _) => (raw.as_ref(), found),
+        (None, found) => (decoded.as_ref(), found.unwrap_or_default()),
     };
     Ok(ToolResult::json(&[FileDiagnostics {
         uri: file_uri(path),
