@@ -41,7 +41,9 @@ for target in bundler nodejs; do
 done
 before=$(stat -c %s "$bg")
 # --low-memory-unused: Rust places its stack first, so the first KiB of memory is never used.
-"$wasm_opt" -Oz --converge --low-memory-unused --strip-producers \
+# --flatten --rereloop between two -Oz runs rebuilds the control flow of the big functions
+# (the engine's pump, the export shims): about 3.5 KB smaller than -Oz alone, 10 s more.
+"$wasm_opt" -Oz --flatten --rereloop -Oz --converge --low-memory-unused --strip-producers \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue "$bg" -o "$bg"
 for target in bundler nodejs; do cp "$bg" "$here/pkg/$target/idelink_wasm_bg.wasm"; done

@@ -4,7 +4,10 @@
 use std::fmt;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+
+mod loose;
+
+use loose::Loose;
 
 /// The body of `<port>.lock` in the CLI's `ide/` directory.
 ///
@@ -62,47 +65,44 @@ impl LockFile {
     /// `workspaceFolders` (strings), `ideName` and `authToken` are required; `transport`, when
     /// present, must be `"ws"`; `runningInWindows`, when present, must be a boolean.
     pub fn parse(text: &str) -> Result<LockFile, LockFileError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| LockFileError::InvalidJson {
+        let object: Loose = serde_json::from_str(text).map_err(|e| LockFileError::InvalidJson {
             line: e.line(),
             column: e.column(),
         })?;
-        let Value::Object(object) = value else {
+        if !matches!(object, Loose::Object(_)) {
             return Err(LockFileError::NotAnObject);
-        };
+        }
 
-        let pid = required(&object, "pid")?;
-        let pid = pid
-            .as_u64()
-            .and_then(|pid| u32::try_from(pid).ok())
-            .ok_or(LockFileError::PidNotU32)?;
+        let pid = match required(&object, "pid")? {
+            Loose::Unsigned(pid) => u32::try_from(*pid).ok(),
+            _ => None,
+        }
+        .ok_or(LockFileError::PidNotU32)?;
 
-        let folders = required(&object, "workspaceFolders")?;
-        let folders = folders
-            .as_array()
-            .ok_or(LockFileError::WrongType {
-                field: "workspaceFolders",
-                expected: "an array of strings",
-            })?
-            .iter()
-            .map(|folder| folder.as_str().map(str::to_owned))
-            .collect::<Option<Vec<String>>>()
-            .ok_or(LockFileError::WrongType {
-                field: "workspaceFolders",
-                expected: "an array of strings",
-            })?;
+        let folders = match required(&object, "workspaceFolders")? {
+            Loose::Array(folders) => folders
+                .iter()
+                .map(|folder| folder.as_str().map(str::to_owned))
+                .collect::<Option<Vec<String>>>(),
+            _ => None,
+        }
+        .ok_or(LockFileError::WrongType {
+            field: "workspaceFolders",
+            expected: "an array of strings",
+        })?;
 
         let ide_name = required_str(&object, "ideName")?;
         let auth_token = required_str(&object, "authToken")?;
 
         match object.get("transport") {
             None => {}
-            Some(Value::String(transport)) if transport == "ws" => {}
+            Some(Loose::Str(transport)) if transport == "ws" => {}
             Some(_) => return Err(LockFileError::TransportNotWs),
         }
 
         let running_in_windows = match object.get("runningInWindows") {
             None => false,
-            Some(Value::Bool(flag)) => *flag,
+            Some(Loose::Bool(flag)) => *flag,
             Some(_) => {
                 return Err(LockFileError::WrongType {
                     field: "runningInWindows",
@@ -135,16 +135,13 @@ impl LockFile {
     }
 }
 
-fn required<'a>(
-    object: &'a Map<String, Value>,
-    field: &'static str,
-) -> Result<&'a Value, LockFileError> {
+fn required<'a>(object: &'a Loose, field: &'static str) -> Result<&'a Loose, LockFileError> {
     object
         .get(field)
         .ok_or(LockFileError::MissingField { field })
 }
 
-fn required_str(object: &Map<String, Value>, field: &'static str) -> Result<String, LockFileError> {
+fn required_str(object: &Loose, field: &'static str) -> Result<String, LockFileError> {
     required(object, field)?
         .as_str()
         .map(str::to_owned)

@@ -4,7 +4,6 @@ use super::output::{ConnId, ToolCallId};
 use crate::ide::ToolRequest;
 use crate::rpc::OwnedRequestId;
 use crate::time::Timestamp;
-use std::collections::BTreeMap;
 
 /// One request the editor owes an answer for.
 pub(crate) struct PendingCall {
@@ -19,10 +18,11 @@ pub(crate) struct PendingCall {
 }
 
 /// The table of pending calls, ordered by id (so iteration, and every output that follows
-/// from it, is deterministic). A handful of entries at a time: lookups scan.
+/// from it, is deterministic). A handful of entries at a time: a vector sorted by id (ids only
+/// grow, so an insert appends), which keeps the wasm module smaller than a map would.
 #[derive(Default)]
 pub(crate) struct PendingCalls {
-    calls: BTreeMap<ToolCallId, PendingCall>,
+    calls: Vec<(ToolCallId, PendingCall)>,
     last_id: u64,
 }
 
@@ -31,16 +31,23 @@ impl PendingCalls {
     pub(crate) fn insert(&mut self, call: PendingCall) -> ToolCallId {
         self.last_id += 1;
         let id = ToolCallId(self.last_id);
-        self.calls.insert(id, call);
+        self.calls.push((id, call));
         id
     }
 
     pub(crate) fn get(&self, id: ToolCallId) -> Option<&PendingCall> {
-        self.calls.get(&id)
+        let at = self.find(id).ok()?;
+        Some(&self.calls[at].1)
     }
 
     pub(crate) fn remove(&mut self, id: ToolCallId) -> Option<PendingCall> {
-        self.calls.remove(&id)
+        let at = self.find(id).ok()?;
+        Some(self.calls.remove(at).1)
+    }
+
+    fn find(&self, id: ToolCallId) -> Result<usize, usize> {
+        self.calls
+            .binary_search_by_key(&id, |(call_id, _)| *call_id)
     }
 
     /// The pending `openDiff` of `conn` with this tab name. Tab names are unique per proposal
@@ -69,9 +76,7 @@ impl PendingCalls {
     /// Removes every pending call of `conn`; returns their ids, oldest first.
     pub(crate) fn take_of_conn(&mut self, conn: ConnId) -> Vec<ToolCallId> {
         let ids = self.of_conn(conn);
-        for id in &ids {
-            self.calls.remove(id);
-        }
+        self.calls.retain(|(_, call)| call.conn != conn);
         ids
     }
 
@@ -90,7 +95,10 @@ impl PendingCalls {
     }
 
     pub(crate) fn next_deadline(&self) -> Option<Timestamp> {
-        self.calls.values().filter_map(|call| call.deadline).min()
+        self.calls
+            .iter()
+            .filter_map(|(_, call)| call.deadline)
+            .min()
     }
 
     fn ids_where<'s>(

@@ -5,12 +5,15 @@ use super::connection::Connection;
 use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
 use super::writer::Writer;
 use crate::time::Timestamp;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// The connections, numbered from 1 in accept order, and what the host must do next.
 #[derive(Default)]
 pub(crate) struct Connections {
-    conns: BTreeMap<ConnId, Connection>,
+    /// Sorted by id: ids only grow, so an accept appends and lookups are binary searches. A
+    /// vector rather than a map: the table is small (bounded by `maxConnections`) and the wasm
+    /// module carries no second set of map routines for it.
+    conns: Vec<(ConnId, Connection)>,
     last_id: u64,
     outputs: VecDeque<Output>,
     /// Reused for the connection ids a timer or a broadcast walks through.
@@ -22,26 +25,34 @@ impl Connections {
     pub(crate) fn accept(&mut self, deadline: Timestamp) -> ConnId {
         self.last_id += 1;
         let id = ConnId(self.last_id);
-        self.conns.insert(id, Connection::new(deadline));
+        self.conns.push((id, Connection::new(deadline)));
         id
     }
 
     pub(crate) fn get(&self, conn: ConnId) -> Option<&Connection> {
-        self.conns.get(&conn)
+        let at = self.find(conn).ok()?;
+        Some(&self.conns[at].1)
     }
 
     pub(crate) fn get_mut(&mut self, conn: ConnId) -> Option<&mut Connection> {
-        self.conns.get_mut(&conn)
+        let at = self.find(conn).ok()?;
+        Some(&mut self.conns[at].1)
     }
 
     /// Forgets `conn` (its transport is gone).
     pub(crate) fn remove(&mut self, conn: ConnId) {
-        self.conns.remove(&conn);
+        if let Ok(at) = self.find(conn) {
+            self.conns.remove(at);
+        }
+    }
+
+    fn find(&self, conn: ConnId) -> Result<usize, usize> {
+        self.conns.binary_search_by_key(&conn, |(id, _)| *id)
     }
 
     /// How many connections are in the HTTP handshake.
     pub(crate) fn handshakes(&self) -> usize {
-        self.conns.values().filter(|c| c.is_handshake()).count()
+        self.conns.iter().filter(|(_, c)| c.is_handshake()).count()
     }
 
     /// The connection longest in the HTTP handshake.
@@ -54,12 +65,12 @@ impl Connections {
 
     /// How many sessions (upgraded connections not yet told to close) hold a slot.
     pub(crate) fn sessions(&self) -> usize {
-        self.conns.values().filter(|c| c.is_session()).count()
+        self.conns.iter().filter(|(_, c)| c.is_session()).count()
     }
 
     /// Every connection's id, in order.
     pub(crate) fn all_ids(&self) -> Vec<ConnId> {
-        self.conns.keys().copied().collect()
+        self.conns.iter().map(|(id, _)| *id).collect()
     }
 
     /// The ids of the connections that pass `keep`, in the reused list (hand it back with
@@ -70,7 +81,7 @@ impl Connections {
         ids.extend(
             self.conns
                 .iter()
-                .filter(|(id, c)| keep(**id, c))
+                .filter(|(id, c)| keep(*id, c))
                 .map(|(id, _)| *id),
         );
         ids
@@ -85,14 +96,14 @@ impl Connections {
     /// The earliest deadline of any connection.
     pub(crate) fn next_deadline(&self) -> Option<Timestamp> {
         self.conns
-            .values()
-            .filter_map(Connection::next_deadline)
+            .iter()
+            .filter_map(|(_, c)| c.next_deadline())
             .min()
     }
 
     /// Emits `Transmit` when `conn` has unsignalled bytes.
     pub(crate) fn signal(&mut self, conn: ConnId) {
-        if let Some(c) = self.conns.get_mut(&conn)
+        if let Some(c) = self.get_mut(conn)
             && c.take_transmit_signal()
         {
             self.outputs.push_back(Output::Transmit { conn });
@@ -102,7 +113,7 @@ impl Connections {
     /// Queues the messages `writer` holds on `conn`. False, with nothing queued, when its
     /// outbound buffer is already over `cap`.
     pub(crate) fn push_written(&mut self, conn: ConnId, writer: &Writer, cap: usize) -> bool {
-        let Some(c) = self.conns.get_mut(&conn) else {
+        let Some(c) = self.get_mut(conn) else {
             return true;
         };
         if c.is_over(cap) {
@@ -116,7 +127,7 @@ impl Connections {
 
     /// True when `conn` exists and was not ended yet.
     pub(crate) fn is_live(&self, conn: ConnId) -> bool {
-        self.conns.get(&conn).is_some_and(|c| !c.is_closing())
+        self.get(conn).is_some_and(|c| !c.is_closing())
     }
 
     /// Ends a live `conn`: it keeps only its unsent bytes (none after an overflow), the editor
@@ -130,7 +141,7 @@ impl Connections {
         cancelled: &[ToolCallId],
     ) {
         self.signal(conn);
-        let Some(c) = self.conns.get_mut(&conn) else {
+        let Some(c) = self.get_mut(conn) else {
             return;
         };
         c.end(reason == CloseReason::OutboundOverflow);

@@ -15,6 +15,7 @@
 
 mod args;
 mod catalog;
+mod diagnostics;
 mod event;
 mod notification;
 mod outcome;
@@ -28,6 +29,7 @@ mod state;
 mod write_tools;
 
 pub use catalog::{ToolName, tools_json};
+pub use diagnostics::DiagnosticsByFile;
 pub use event::{Diagnostic, EditorEvent, Position, Range, Severity};
 pub use notification::{AtMentioned, NoFileSelected, SelectionChanged, SelectionRange};
 pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome, format_outcome_with_style};

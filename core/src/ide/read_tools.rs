@@ -84,12 +84,12 @@ pub(crate) fn get_diagnostics(args: &mut Args, state: &EditorState) -> Result<To
     let all = state.diagnostics();
     let Some((raw, decoded)) = diagnostics_uri(args, state.path_style())? else {
         return Ok(diagnostics_result(
-            all.iter().map(|(path, d)| (path.as_str(), d.as_slice())),
+            all.iter(),
         ));
     };
     let (path, diagnostics) = match (all.get(&raw), all.get(&decoded)) {
-        (Some(found), _) => (raw.as_str(), found.as_slice()),
-        (None, found) => (decoded.as_str(), found.map_or(&[][..], Vec::as_slice)),
+        (Some(found), _) => (raw.as_str(), found),
+        (None, found) => (decoded.as_str(), found.unwrap_or_default()),
     };
     Ok(diagnostics_result(std::iter::once((path, diagnostics))))
 }

@@ -31,10 +31,10 @@ fn editor_answer(request: &ToolRequest, state: &EditorState) -> ToolOutcome {
             files: state
                 .diagnostics()
                 .iter()
-                .filter(|(p, _)| path.as_ref().is_none_or(|want| want == *p))
+                .filter(|(p, _)| path.as_ref().is_none_or(|want| want == p))
                 .map(|(p, d)| FileDiagnostics {
-                    path: p.clone(),
-                    diagnostics: d.clone(),
+                    path: p.to_owned(),
+                    diagnostics: d.to_vec(),
                 })
                 .collect(),
         },
@@ -208,7 +208,7 @@ fn windows_paths_from_the_editor_are_normalized_as_events_are() {
     let spelled = ToolOutcome::Diagnostics {
         files: vec![FileDiagnostics {
             path: r"c:\w\a.rs".into(),
-            diagnostics: state.diagnostics()["C:/w/a.rs"].clone(),
+            diagnostics: state.diagnostics().get("C:/w/a.rs").unwrap().to_vec(),
         }],
     };
     let pulled = format_outcome_with_style(&request, &spelled, PathStyle::Windows).unwrap();
