@@ -5,6 +5,9 @@
 //! `… --bench engine -- --callgrind-round-trips N` only sets up a session and runs N round
 //! trips (scripts/bench runs it under callgrind twice and takes the difference per trip).
 
+use idelink_benches::big_out::{
+    DiagnosticsAnswer, DiagnosticsFloor, SelectionFloor, SelectionPush,
+};
 use idelink_benches::engine_ops::{
     Decoder, MIXED_TEXT, Memcpy, SOURCE_TEXT, Session, open_diff_frame,
 };
@@ -67,6 +70,49 @@ fn main() {
         &rates((16 * MIB) as f64, &ns),
     );
 
+    // Big answers next to their serialization floor, alternating within each round so drift on
+    // a shared machine hits both alike.
+    let mut push = SelectionPush::new(5 * MIB);
+    let mut push_floor = SelectionFloor::new(5 * MIB);
+    let (ns, floor_ns) = paired(rounds, big, || push.push().sent, || push_floor.serialize());
+    let ms = |ns: &[f64]| ns.iter().map(|ns| ns / 1e6).collect::<Vec<_>>();
+    emit(
+        "engine",
+        "selection_changed 5 MiB push",
+        "",
+        "ms/op",
+        &ms(&ns),
+    );
+    emit(
+        "engine",
+        "selection_changed 5 MiB serde_json::to_writer",
+        "",
+        "ms/op",
+        &ms(&floor_ns),
+    );
+    let mut diagnostics = DiagnosticsAnswer::new(50_000);
+    let mut diagnostics_floor = DiagnosticsFloor::new(50_000);
+    let (ns, floor_ns) = paired(
+        rounds,
+        big,
+        || diagnostics.call().sent,
+        || diagnostics_floor.serialize(1),
+    );
+    emit(
+        "engine",
+        "getDiagnostics 50,000 entries answer",
+        "",
+        "ms/op",
+        &ms(&ns),
+    );
+    emit(
+        "engine",
+        "getDiagnostics 50,000 entries serde_json::to_writer",
+        "",
+        "ms/op",
+        &ms(&floor_ns),
+    );
+
     let frame = open_diff_frame(16 * MIB);
     let mut ingest = Session::new(1);
     let ns = time_op(rounds, big, || ingest.ingest(&frame).sent);
@@ -79,6 +125,23 @@ fn main() {
         "GB/s",
         &rates(frame.len() as f64, &ns),
     );
+}
+
+/// Times `op` and `floor` in turns, one round of each at a time: nanoseconds per call of each.
+fn paired(
+    rounds: usize,
+    round: Duration,
+    mut op: impl FnMut() -> usize,
+    mut floor: impl FnMut() -> usize,
+) -> (Vec<f64>, Vec<f64>) {
+    (0..rounds)
+        .map(|_| {
+            (
+                time_op(1, round, &mut op)[0],
+                time_op(1, round, &mut floor)[0],
+            )
+        })
+        .unzip()
 }
 
 /// Bytes per nanosecond is gigabytes (1e9 bytes) per second.

@@ -17,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod big_out;
 pub mod client;
 pub mod engine_ops;
 pub mod loopback;
