@@ -113,7 +113,7 @@ pub fn diagnostics_events(count: usize) -> Vec<EditorEvent> {
 fn diagnostic(n: u32) -> Diagnostic {
     Diagnostic {
         message: format!("unused variable: `value_{n}`\nhelp: prefix it with an underscore"),
-        severity: if n % 3 == 0 {
+        severity: if n.is_multiple_of(3) {
             Severity::Error
         } else {
             Severity::Warning
