@@ -25,6 +25,9 @@ fn main() {
         }
         return;
     }
+    if let Some(at) = args.iter().position(|a| a == "--profile") {
+        return profile(args.get(at + 1).map_or("", String::as_str));
+    }
     let quick = args.iter().any(|a| a == "--quick");
     let (rounds, round, big) = if quick {
         (1, ROUND / 10, Duration::from_millis(100))
@@ -125,6 +128,37 @@ fn main() {
         "GB/s",
         &rates(frame.len() as f64, &ns),
     );
+}
+
+/// Runs one big operation for 5 seconds, for a profiler (`perf record`, callgrind):
+/// `selection` (5 MiB push), `diagnostics` (50,000 entries), `dirty` (16 MiB path in and out).
+fn profile(op: &str) {
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    let mut run: Box<dyn FnMut() -> usize> = match op {
+        "selection" => {
+            let mut push = SelectionPush::new(5 * MIB);
+            Box::new(move || push.push().sent)
+        }
+        "diagnostics" => {
+            let mut answer = DiagnosticsAnswer::new(50_000);
+            Box::new(move || answer.call().sent)
+        }
+        "dirty" => {
+            let frame = idelink_benches::wire::client_frame(&idelink_benches::wire::dirty_call(
+                1,
+                16 * MIB,
+            ));
+            let mut session = Session::new(1);
+            Box::new(move || session.ingest(&frame).sent)
+        }
+        other => {
+            eprintln!("--profile takes selection, diagnostics or dirty, not {other:?}");
+            return;
+        }
+    };
+    while std::time::Instant::now() < until {
+        std::hint::black_box(run());
+    }
 }
 
 /// Times `op` and `floor` in turns, one round of each at a time: nanoseconds per call of each.

@@ -152,25 +152,58 @@ const ESCAPE: [u8; 256] = {
 /// serde_json escapes: short forms where JSON has them, `\u00XX` for other control bytes.
 /// Escapes concern single ASCII bytes, so any split of the input into chunks gives the same
 /// output.
+///
+/// Eight bytes are checked at a time (a word test for a control byte, `"` or `\`), and runs
+/// with nothing to escape are copied whole: source text has an escape every few dozen bytes,
+/// and this is the one pass the engine makes over every byte of a big answer.
 pub(crate) fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(bytes.len());
+    out.reserve(bytes.len() + 2);
     let mut start = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
-        let short = ESCAPE[usize::from(byte)];
-        if short == 0 {
+    let mut at = 0;
+    while at < bytes.len() {
+        if let Some(word) = bytes.get(at..at + 8)
+            && !needs_escape(u64::from_le_bytes([
+                word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+            ]))
+        {
+            at += 8;
             continue;
         }
-        out.extend_from_slice(&bytes[start..at]);
-        start = at + 1;
-        if short == b'u' {
-            let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', high, low]);
-        } else {
-            out.extend_from_slice(&[b'\\', short]);
+        let end = (at + 8).min(bytes.len());
+        for (offset, &byte) in bytes[at..end].iter().enumerate() {
+            let short = ESCAPE[usize::from(byte)];
+            if short != 0 {
+                out.extend_from_slice(&bytes[start..at + offset]);
+                start = at + offset + 1;
+                push_escape(out, byte, short);
+            }
         }
+        at = end;
     }
     out.extend_from_slice(&bytes[start..]);
+}
+
+/// Whether any of the 8 bytes of `word` is a control byte (below 0x20), `"` or `\`, by the
+/// usual word tests: `(x - 0x01…01) & !x & 0x80…80` is non-zero exactly when some byte of `x`
+/// is zero, and with `0x20…20` when some byte is below 0x20 (bytes of 0x80 or more never
+/// count); `"` and `\` bytes are zero bytes of the word xored with them.
+fn needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    below(word, 0x20) | below(quote, 1) | below(backslash, 1) != 0
+}
+
+fn push_escape(out: &mut Vec<u8>, byte: u8, short: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    if short == b'u' {
+        let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
+        out.extend_from_slice(&[b'\\', b'u', b'0', b'0', high, low]);
+    } else {
+        out.extend_from_slice(&[b'\\', short]);
+    }
 }
 
 #[cfg(test)]
@@ -232,6 +265,16 @@ mod tests {
         }
 
         #[test]
+        fn strings_are_escaped_as_serde_json_escapes_them(
+            text in "[a-z\"\\\\\\x00-\\x1f\\x7f é✻]{0,40}",
+        ) {
+            let mut ours = Vec::new();
+            escape_into(&mut ours, text.as_bytes());
+            let theirs = serde_json::to_string(&text).unwrap();
+            prop_assert_eq!(String::from_utf8(ours).unwrap(), &theirs[1..theirs.len() - 1]);
+        }
+
+        #[test]
         fn any_text_is_read_or_refused_without_panicking(text in "\\PC{0,40}") {
             let _ = members(&text, plain);
             let _ = string_end(text.as_bytes(), 0);
@@ -255,6 +298,23 @@ mod tests {
         }
         assert_eq!(string_end(b"abc", 0), 3);
         assert_eq!(string_end(&[b'a'; 100], 0), 100);
+    }
+
+    #[test]
+    fn every_byte_escapes_as_serde_json_escapes_it_at_every_offset() {
+        for byte in 0..=0x7fu8 {
+            for pad in 0..17 {
+                let text = format!("{}{}{}", "a".repeat(pad), char::from(byte), "b".repeat(9));
+                let mut ours = Vec::new();
+                escape_into(&mut ours, text.as_bytes());
+                let theirs = serde_json::to_string(&text).unwrap();
+                assert_eq!(
+                    ours,
+                    theirs.as_bytes()[1..theirs.len() - 1],
+                    "{byte:#x} at {pad}"
+                );
+            }
+        }
     }
 
     #[test]
