@@ -153,51 +153,57 @@ const ESCAPE: [u8; 256] = {
 /// Escapes concern single ASCII bytes, so any split of the input into chunks gives the same
 /// output.
 ///
-/// Eight bytes are checked at a time (a word test for a control byte, `"` or `\`), and runs
-/// with nothing to escape are copied whole: source text has an escape every few dozen bytes,
-/// and this is the one pass the engine makes over every byte of a big answer.
+/// Eight bytes are tested at a time ([`escape_mask`]), the first byte to escape found from the
+/// mask, and the run before it copied whole: this is the one pass the engine makes over every
+/// byte of a big answer.
 pub(crate) fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
     out.reserve(bytes.len() + 2);
     let mut start = 0;
     let mut at = 0;
-    while at < bytes.len() {
-        if let Some(word) = bytes.get(at..at + 8)
-            && !needs_escape(u64::from_le_bytes([
-                word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
-            ]))
-        {
+    while let Some(word) = bytes.get(at..at + 8) {
+        let mask = escape_mask(u64::from_le_bytes([
+            word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+        ]));
+        if mask == 0 {
             at += 8;
             continue;
         }
-        let end = (at + 8).min(bytes.len());
-        for (offset, &byte) in bytes[at..end].iter().enumerate() {
-            let short = ESCAPE[usize::from(byte)];
-            if short != 0 {
-                out.extend_from_slice(&bytes[start..at + offset]);
-                start = at + offset + 1;
-                push_escape(out, byte, short);
-            }
+        // Little-endian: the lowest flagged byte comes first in `bytes`.
+        at += (mask.trailing_zeros() / 8) as usize;
+        out.extend_from_slice(&bytes[start..at]);
+        push_escape(out, bytes[at]);
+        at += 1;
+        start = at;
+    }
+    for (offset, &byte) in bytes[at..].iter().enumerate() {
+        if ESCAPE[usize::from(byte)] != 0 {
+            out.extend_from_slice(&bytes[start..at + offset]);
+            push_escape(out, byte);
+            start = at + offset + 1;
         }
-        at = end;
     }
     out.extend_from_slice(&bytes[start..]);
 }
 
-/// Whether any of the 8 bytes of `word` is a control byte (below 0x20), `"` or `\`, by the
-/// usual word tests: `(x - 0x01…01) & !x & 0x80…80` is non-zero exactly when some byte of `x`
-/// is zero, and with `0x20…20` when some byte is below 0x20 (bytes of 0x80 or more never
-/// count); `"` and `\` bytes are zero bytes of the word xored with them.
-fn needs_escape(word: u64) -> bool {
+/// Bit 7 of each byte of `word` (read little-endian) that is a control byte (below 0x20), `"`
+/// or `\`, by the usual word tests: `(x - 0x01…01) & !x & 0x80…80` flags the zero bytes of `x`
+/// and, with `0x20…20`, the bytes below 0x20 (never a byte of 0x80 or more); `"` and `\` are
+/// the zero bytes of the word xored with them. A borrow only runs upwards from a flagged byte,
+/// so the lowest flag is always exact (a byte above one may be flagged wrongly; it is never
+/// looked at before the true one is escaped and the word read again after it).
+fn escape_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
     let quote = word ^ (ONES * u64::from(b'"'));
     let backslash = word ^ (ONES * u64::from(b'\\'));
-    below(word, 0x20) | below(quote, 1) | below(backslash, 1) != 0
+    below(word, 0x20) | below(quote, 1) | below(backslash, 1)
 }
 
-fn push_escape(out: &mut Vec<u8>, byte: u8, short: u8) {
+/// Appends the escape of `byte`, one that [`ESCAPE`] marks.
+fn push_escape(out: &mut Vec<u8>, byte: u8) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = ESCAPE[usize::from(byte)];
     if short == b'u' {
         let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
         out.extend_from_slice(&[b'\\', b'u', b'0', b'0', high, low]);

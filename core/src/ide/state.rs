@@ -288,8 +288,13 @@ impl EditorState {
     fn select(&mut self, path: String, text: &str, range: Range) -> StateChange {
         let selection = SelectionChanged::new(&path, text, range);
         let newly_active = self.activate(path);
-        let unchanged =
-            !newly_active && self.has_current && self.latest.as_ref() == Some(&selection);
+        // The range first: a moved selection differs there, and comparing a big text is the
+        // expensive part.
+        let unchanged = !newly_active
+            && self.has_current
+            && self.latest.as_ref().is_some_and(|latest| {
+                latest.selection == selection.selection && *latest == selection
+            });
         self.latest = Some(selection);
         self.has_current = true;
         if unchanged {
