@@ -33,6 +33,16 @@ fn main() -> ExitCode {
         .iter()
         .position(|a| a == "--idle-seconds")
         .and_then(|at| args.get(at + 1)?.parse().ok());
+    if let Some(at) = args.iter().position(|a| a == "--profile-pipelined") {
+        let seconds = args.get(at + 1).and_then(|s| s.parse().ok()).unwrap_or(10);
+        return match profile_pipelined(Duration::from_secs(seconds)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("loopback benchmark failed: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let mut plan = if quick {
         Plan {
             rounds: 1,
@@ -142,6 +152,21 @@ fn run(plan: &Plan) -> io::Result<()> {
     for ((scenario, server, unit), rounds) in &results {
         emit("loopback", scenario, server, unit, rounds);
     }
+    Ok(())
+}
+
+/// Starts the idelink server, prints its pid on stderr, waits 2 s (time to attach a profiler:
+/// `perf record -p PID`), then runs the pipelined load on it for `duration`.
+fn profile_pipelined(duration: Duration) -> io::Result<()> {
+    let server = Server::start(Kind::Idelink, &servers::bin_dir()?)?;
+    eprintln!("pid {}", server.pid());
+    std::thread::sleep(Duration::from_secs(2));
+    let load = loopback::pipelined(&server, 4, 16, duration)?;
+    eprintln!(
+        "{:.0} calls/s, {:.2} µs server CPU per call",
+        load.rate(),
+        load.cpu_us_per_call()
+    );
     Ok(())
 }
 

@@ -73,9 +73,14 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// Forgets the messages written (capacity kept).
+    /// Forgets the messages written. The buffer keeps its memory for the next step, unless a
+    /// big message (over 1 MiB) grew it: that memory is given back rather than held for good.
     pub(crate) fn clear(&mut self) {
-        self.json.clear();
+        if self.json.capacity() > 1 << 20 {
+            self.json = Vec::new();
+        } else {
+            self.json.clear();
+        }
         self.ends.clear();
     }
 
