@@ -116,6 +116,20 @@ fn main() {
         &ms(&floor_ns),
     );
 
+    let frame = idelink_benches::wire::client_frame(&idelink_benches::wire::dirty_call(
+        1,
+        16 * MIB,
+    ));
+    let mut dirty = Session::new(1);
+    let ns = time_op(rounds, big, || dirty.ingest(&frame).sent);
+    emit(
+        "engine",
+        "checkDocumentDirty 16 MiB path in and out",
+        "",
+        "ms/op",
+        &ns.iter().map(|ns| ns / 1e6).collect::<Vec<_>>(),
+    );
+
     let frame = open_diff_frame(16 * MIB);
     let mut ingest = Session::new(1);
     let ns = time_op(rounds, big, || ingest.ingest(&frame).sent);
