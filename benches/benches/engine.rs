@@ -116,10 +116,8 @@ fn main() {
         &ms(&floor_ns),
     );
 
-    let frame = idelink_benches::wire::client_frame(&idelink_benches::wire::dirty_call(
-        1,
-        16 * MIB,
-    ));
+    let frame =
+        idelink_benches::wire::client_frame(&idelink_benches::wire::dirty_call(1, 16 * MIB));
     let mut dirty = Session::new(1);
     let ns = time_op(rounds, big, || dirty.ingest(&frame).sent);
     emit(

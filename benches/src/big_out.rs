@@ -51,8 +51,19 @@ impl SelectionPush {
 
     /// One push; returns what was sent.
     pub fn push(&mut self) -> Drained {
+        self.select();
+        self.send()
+    }
+
+    /// The editor reports the next selection (the state keeps its own copy of the text).
+    pub fn select(&mut self) {
         self.next ^= 1;
-        self.session.editor_event(&self.events[self.next])
+        self.session.editor_event_only(&self.events[self.next]);
+    }
+
+    /// The debounce runs out and the notification is sent: the output path alone.
+    pub fn send(&mut self) -> Drained {
+        self.session.debounce()
     }
 }
 

@@ -131,6 +131,16 @@ impl Session {
         self.tick_debounce()
     }
 
+    /// One editor event, handled and nothing drained (see [`Session::debounce`]).
+    pub fn editor_event_only(&mut self, event: &EditorEvent) {
+        self.engine.handle_editor_event(self.now, event);
+    }
+
+    /// The selection debounce runs out; every output drained.
+    pub fn debounce(&mut self) -> Drained {
+        self.tick_debounce()
+    }
+
     /// As [`Session::editor_event`], returning a copy of the bytes sent (for checks).
     pub fn editor_event_bytes(&mut self, event: &EditorEvent) -> Vec<u8> {
         self.engine.handle_editor_event(self.now, event);

@@ -157,7 +157,9 @@ const ESCAPE: [u8; 256] = {
 /// mask, and the run before it copied whole: this is the one pass the engine makes over every
 /// byte of a big answer.
 pub(crate) fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.reserve(bytes.len() + 2);
+    // Room for the text and some escapes (source code escapes a few bytes in a hundred), so a
+    // big text is rarely regrown midway.
+    out.reserve(bytes.len() + bytes.len() / 8 + 2);
     let mut start = 0;
     let mut at = 0;
     while let Some(word) = bytes.get(at..at + 8) {

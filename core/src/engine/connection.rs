@@ -12,6 +12,9 @@ use crate::http::{self, Upgrade, UpgradePolicy};
 use crate::time::Timestamp;
 use crate::ws::{Finished, Message, ServerSocket, WsConfig};
 
+/// The longest header of a server frame (RFC 6455 §5.2: 2 bytes, 8 of extended length).
+const MAX_FRAME_HEADER: usize = 10;
+
 /// A connection's unsent bytes and the stage it is in. Owned by the engine's connection table.
 pub(crate) struct Connection {
     stage: Stage,
@@ -238,6 +241,8 @@ impl Connection {
             Message::Binary(_) => Effect::None,
         };
         for json in writer.messages() {
+            // Room for the frame at once: a big reply is copied once, not regrown.
+            self.out.buf_mut().reserve(json.len() + MAX_FRAME_HEADER);
             open.ws.send_text(json, self.out.buf_mut());
         }
         Some(effect)
@@ -247,7 +252,10 @@ impl Connection {
     /// (not upgraded, or closing).
     pub(crate) fn send_json(&mut self, json: &[u8]) -> bool {
         match &mut self.stage {
-            Stage::Open(open) => open.ws.send_text(json, self.out.buf_mut()),
+            Stage::Open(open) => {
+                self.out.buf_mut().reserve(json.len() + MAX_FRAME_HEADER);
+                open.ws.send_text(json, self.out.buf_mut())
+            }
             _ => false,
         }
     }

@@ -73,14 +73,10 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// Forgets the messages written. The buffer keeps its memory for the next step, unless a
-    /// big message (over 1 MiB) grew it: that memory is given back rather than held for good.
+    /// Forgets the messages written (capacity kept: one buffer per engine, as large as the
+    /// largest step so far, so big answers are not re-grown each time).
     pub(crate) fn clear(&mut self) {
-        if self.json.capacity() > 1 << 20 {
-            self.json = Vec::new();
-        } else {
-            self.json.clear();
-        }
+        self.json.clear();
         self.ends.clear();
     }
 
