@@ -6,6 +6,7 @@ use crate::servers::{Kind, Server};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -34,10 +35,11 @@ pub struct Scratch {
 impl Scratch {
     /// A new, empty scratch folder named after `label` and this process.
     pub fn new(label: &str) -> io::Result<Scratch> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
         let root = std::env::temp_dir().join(format!(
             "idelink-bench-{label}-{}-{}",
             std::process::id(),
-            Instant::now().elapsed().as_nanos()
+            NEXT.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir_all(root.join("work"))?;
         std::fs::create_dir_all(root.join("ide"))?;
