@@ -5,6 +5,9 @@
 //! `… --bench engine -- --callgrind-round-trips N` only sets up a session and runs N round
 //! trips (scripts/bench runs it under callgrind twice and takes the difference per trip).
 
+use idelink_benches::big_out::{
+    DiagnosticsAnswer, DiagnosticsFloor, SelectionFloor, SelectionPush,
+};
 use idelink_benches::engine_ops::{
     Decoder, MIXED_TEXT, Memcpy, SOURCE_TEXT, Session, open_diff_frame,
 };
@@ -21,6 +24,9 @@ fn main() {
             std::hint::black_box(session.round_trip());
         }
         return;
+    }
+    if let Some(at) = args.iter().position(|a| a == "--profile") {
+        return profile(args.get(at + 1).map_or("", String::as_str));
     }
     let quick = args.iter().any(|a| a == "--quick");
     let (rounds, round, big) = if quick {
@@ -67,6 +73,61 @@ fn main() {
         &rates((16 * MIB) as f64, &ns),
     );
 
+    // Big answers next to their serialization floor, alternating within each round so drift on
+    // a shared machine hits both alike.
+    let mut push = SelectionPush::new(5 * MIB);
+    let mut push_floor = SelectionFloor::new(5 * MIB);
+    let (ns, floor_ns) = paired(rounds, big, || push.push().sent, || push_floor.serialize());
+    let ms = |ns: &[f64]| ns.iter().map(|ns| ns / 1e6).collect::<Vec<_>>();
+    emit(
+        "engine",
+        "selection_changed 5 MiB push",
+        "",
+        "ms/op",
+        &ms(&ns),
+    );
+    emit(
+        "engine",
+        "selection_changed 5 MiB serde_json::to_writer",
+        "",
+        "ms/op",
+        &ms(&floor_ns),
+    );
+    let mut diagnostics = DiagnosticsAnswer::new(50_000);
+    let mut diagnostics_floor = DiagnosticsFloor::new(50_000);
+    let (ns, floor_ns) = paired(
+        rounds,
+        big,
+        || diagnostics.call().sent,
+        || diagnostics_floor.serialize(1),
+    );
+    emit(
+        "engine",
+        "getDiagnostics 50,000 entries answer",
+        "",
+        "ms/op",
+        &ms(&ns),
+    );
+    emit(
+        "engine",
+        "getDiagnostics 50,000 entries serde_json::to_writer",
+        "",
+        "ms/op",
+        &ms(&floor_ns),
+    );
+
+    let frame =
+        idelink_benches::wire::client_frame(&idelink_benches::wire::dirty_call(1, 16 * MIB));
+    let mut dirty = Session::new(1);
+    let ns = time_op(rounds, big, || dirty.ingest(&frame).sent);
+    emit(
+        "engine",
+        "checkDocumentDirty 16 MiB path in and out",
+        "",
+        "ms/op",
+        &ns.iter().map(|ns| ns / 1e6).collect::<Vec<_>>(),
+    );
+
     let frame = open_diff_frame(16 * MIB);
     let mut ingest = Session::new(1);
     let ns = time_op(rounds, big, || ingest.ingest(&frame).sent);
@@ -79,6 +140,54 @@ fn main() {
         "GB/s",
         &rates(frame.len() as f64, &ns),
     );
+}
+
+/// Runs one big operation for 5 seconds, for a profiler (`perf record`, callgrind):
+/// `selection` (5 MiB push), `diagnostics` (50,000 entries), `dirty` (16 MiB path in and out).
+fn profile(op: &str) {
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    let mut run: Box<dyn FnMut() -> usize> = match op {
+        "selection" => {
+            let mut push = SelectionPush::new(5 * MIB);
+            Box::new(move || push.push().sent)
+        }
+        "diagnostics" => {
+            let mut answer = DiagnosticsAnswer::new(50_000);
+            Box::new(move || answer.call().sent)
+        }
+        "dirty" => {
+            let frame = idelink_benches::wire::client_frame(&idelink_benches::wire::dirty_call(
+                1,
+                16 * MIB,
+            ));
+            let mut session = Session::new(1);
+            Box::new(move || session.ingest(&frame).sent)
+        }
+        other => {
+            eprintln!("--profile takes selection, diagnostics or dirty, not {other:?}");
+            return;
+        }
+    };
+    while std::time::Instant::now() < until {
+        std::hint::black_box(run());
+    }
+}
+
+/// Times `op` and `floor` in turns, one round of each at a time: nanoseconds per call of each.
+fn paired(
+    rounds: usize,
+    round: Duration,
+    mut op: impl FnMut() -> usize,
+    mut floor: impl FnMut() -> usize,
+) -> (Vec<f64>, Vec<f64>) {
+    (0..rounds)
+        .map(|_| {
+            (
+                time_op(1, round, &mut op)[0],
+                time_op(1, round, &mut floor)[0],
+            )
+        })
+        .unzip()
 }
 
 /// Bytes per nanosecond is gigabytes (1e9 bytes) per second.

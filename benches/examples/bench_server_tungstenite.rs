@@ -2,7 +2,7 @@
 //! tokio (multi-threaded runtime), tokio-tungstenite for the WebSocket, serde_json `Value` for
 //! every message, the editor state behind a mutex. It checks the token, answers with
 //! `Sec-WebSocket-Protocol: mcp`, and answers `initialize`, `getCurrentSelection` (the same
-//! shape as idelink) and `openDiff` (rejected at once, as the idelink bench editor does).
+//! shape as idelink), `checkDocumentDirty` (no document open: the path comes back) and `openDiff` (rejected at once, as the idelink bench editor does).
 //! Prints `<port> <token>`, then serves until killed.
 
 use futures_util::{SinkExt, StreamExt};
@@ -107,6 +107,11 @@ fn handle(request: &Value, editor: &Editor) -> Option<Value> {
         }),
         Some("tools/call") => match params["name"].as_str() {
             Some("getCurrentSelection") => text_result(&current_selection(editor)),
+            Some("checkDocumentDirty") => {
+                let path = params["arguments"]["filePath"].as_str().unwrap_or_default();
+                let message = format!("Document not open: {path}");
+                text_result(&json!({"success": false, "message": message}))
+            }
             Some("openDiff") => json!({"content": [
                 {"type": "text", "text": "DIFF_REJECTED"},
                 {"type": "text", "text": params["arguments"]["tab_name"]},

@@ -110,21 +110,58 @@ impl Client {
 
 /// Connects and upgrades: the 101 answer read (for the echo, its own request back).
 pub fn upgrade(server: &Server) -> io::Result<(TcpStream, FrameReader)> {
-    let mut stream = TcpStream::connect(SocketAddr::from((Ipv4Addr::LOCALHOST, server.port())))?;
+    upgrade_to(server.port(), server.token(), server.kind().echoes())
+        .map_err(|e| io::Error::other(format!("{}: {e}", server.kind().name())))
+}
+
+/// Connects to `port` and upgrades with `token`; `echoes`: the server is the echo floor.
+pub fn upgrade_to(port: u16, token: &str, echoes: bool) -> io::Result<(TcpStream, FrameReader)> {
+    let mut stream = TcpStream::connect(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
     stream.set_nodelay(true)?;
-    stream.write_all(&wire::upgrade_request(server.port(), server.token()))?;
+    stream.write_all(&wire::upgrade_request(port, token))?;
     let mut reader = FrameReader::default();
     let status = reader.read_head(&mut stream)?;
-    let expected = if server.kind().echoes() {
+    let expected = if echoes {
         "GET / HTTP/1.1"
     } else {
         "HTTP/1.1 101"
     };
     if !status.starts_with(expected) {
-        return Err(io::Error::other(format!(
-            "{}: upgrade answered {status:?}",
-            server.kind().name()
-        )));
+        return Err(io::Error::other(format!("upgrade answered {status:?}")));
     }
     Ok((stream, reader))
+}
+
+/// An initialized session that stays idle: a thread answers the server's pings with pongs
+/// (as the CLI's WebSocket library does) and nothing else, until the server closes.
+pub struct IdleSession {
+    stream: TcpStream,
+}
+
+impl IdleSession {
+    /// Upgrades, sends `initialize` and `notifications/initialized`, then idles.
+    pub fn open(port: u16, token: &str, echoes: bool) -> io::Result<IdleSession> {
+        let (mut stream, mut reader) = upgrade_to(port, token, echoes)?;
+        stream.write_all(&wire::client_frame(wire::initialize()))?;
+        stream.write_all(&wire::client_frame(wire::initialized()))?;
+        let mut responder = stream.try_clone()?;
+        std::thread::spawn(move || {
+            while let Ok(frame) = reader.read_frame(&mut responder) {
+                if frame.opcode == 9 && !echoes {
+                    let mut pong = Vec::new();
+                    idelink_test_client::push_client_frame(0x8a, reader.payload(frame), &mut pong);
+                    if responder.write_all(&pong).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(IdleSession { stream })
+    }
+}
+
+impl Drop for IdleSession {
+    fn drop(&mut self) {
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
 }

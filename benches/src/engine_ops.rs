@@ -125,6 +125,49 @@ impl Session {
         total
     }
 
+    /// One editor event, the debounce run out, every output drained.
+    pub fn editor_event(&mut self, event: &EditorEvent) -> Drained {
+        self.engine.handle_editor_event(self.now, event);
+        self.tick_debounce()
+    }
+
+    /// One editor event, handled and nothing drained (see [`Session::debounce`]).
+    pub fn editor_event_only(&mut self, event: &EditorEvent) {
+        self.engine.handle_editor_event(self.now, event);
+    }
+
+    /// The selection debounce runs out; every output drained.
+    pub fn debounce(&mut self) -> Drained {
+        self.tick_debounce()
+    }
+
+    /// As [`Session::editor_event`], returning a copy of the bytes sent (for checks).
+    pub fn editor_event_bytes(&mut self, event: &EditorEvent) -> Vec<u8> {
+        self.engine.handle_editor_event(self.now, event);
+        let debounce = self.engine.config().selection_debounce_ms;
+        self.now = self.now.add_millis(debounce);
+        self.engine.handle_timeout(self.now);
+        let mut sent = Vec::new();
+        self.drain_into(Some(&mut sent));
+        sent
+    }
+
+    /// One request frame on the first client, every output drained.
+    pub fn call(&mut self, frame: &[u8]) -> Drained {
+        let conn = self.conns[0];
+        let _ = self.engine.handle_bytes(self.now, conn, frame);
+        self.drain()
+    }
+
+    /// As [`Session::call`], returning a copy of the bytes sent (for checks).
+    pub fn call_bytes(&mut self, frame: &[u8]) -> Vec<u8> {
+        let conn = self.conns[0];
+        let _ = self.engine.handle_bytes(self.now, conn, frame);
+        let mut sent = Vec::new();
+        self.drain_into(Some(&mut sent));
+        sent
+    }
+
     fn feed(&mut self, conn: ConnId, bytes: &[u8]) {
         let _ = self.engine.handle_bytes(self.now, conn, bytes);
         self.drain();
@@ -139,12 +182,20 @@ impl Session {
 
     /// Drains every output as a host does, writing every outbound byte at once.
     fn drain(&mut self) -> Drained {
+        self.drain_into(None)
+    }
+
+    /// Drains every output, copying the bytes sent into `copy` when given.
+    fn drain_into(&mut self, mut copy: Option<&mut Vec<u8>>) -> Drained {
         let mut drained = Drained::default();
         while let Some(output) = self.engine.poll_output() {
             match output {
                 Output::Transmit { conn } => {
                     let bytes = self.engine.outbound(conn);
                     drained.sent += black_box(bytes).len();
+                    if let Some(copy) = copy.as_deref_mut() {
+                        copy.extend_from_slice(bytes);
+                    }
                     let _ = self.engine.handle_sent(conn, bytes.len());
                 }
                 Output::Event(Event::ToolServed { .. }) => drained.answered += 1,

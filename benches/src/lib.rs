@@ -19,6 +19,8 @@
 
 #![warn(missing_docs)]
 
+pub mod big_out;
+pub mod cli;
 pub mod client;
 pub mod engine_ops;
 pub mod loopback;

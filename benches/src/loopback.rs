@@ -1,11 +1,12 @@
 //! The loopback scenarios: each drives one server process and reports client-side rates and
 //! latencies with the server's own CPU time and memory.
 
+use crate::cli::IdleSample;
 use crate::client::{self, Client};
 use crate::procfs;
 use crate::servers::{Kind, Server};
 use crate::wire;
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
@@ -158,24 +159,67 @@ pub fn concurrent(server: &Server, clients: usize, duration: Duration) -> io::Re
 }
 
 /// Upgrades (connect, request with the token, 101 read, close) one after another, at most
-/// `max` of them or for `duration`; returns upgrades per second. Each connection is closed
-/// with a reset (SO_LINGER 0), so thousands of them leave no TIME_WAIT sockets that would
-/// slow the connects of whichever server is measured next.
-pub fn handshakes(server: &Server, max: u32, duration: Duration) -> io::Result<f64> {
-    let upgrade = || -> io::Result<()> {
+/// `max` of them or for `duration`; `calls` counts upgrades. Each connection is closed with a
+/// reset (SO_LINGER 0), so thousands of them leave no TIME_WAIT sockets that would slow the
+/// connects of whichever server is measured next.
+pub fn handshakes(server: &Server, max: u32, duration: Duration) -> io::Result<Load> {
+    repeat(server, max, duration, || {
         let (stream, _) = client::upgrade(server)?;
         socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO))
-    };
+    })
+}
+
+/// Whole sessions as short as the protocol allows, one after another: connect, upgrade,
+/// `initialize` and its answer, a close frame and the server's close frame back, then a reset.
+/// Three round trips after the connect (for the echo floor: the same three messages echoed).
+pub fn session_handshakes(server: &Server, max: u32, duration: Duration) -> io::Result<Load> {
+    let initialize = wire::client_frame(wire::initialize());
+    let mut close = Vec::new();
+    idelink_test_client::push_client_frame(0x88, &1000u16.to_be_bytes(), &mut close);
+    repeat(server, max, duration, || {
+        let (mut stream, mut reader) = client::upgrade(server)?;
+        stream.write_all(&initialize)?;
+        reader.read_frame(&mut stream)?;
+        stream.write_all(&close)?;
+        let frame = reader.read_frame(&mut stream)?;
+        if frame.opcode != 8 {
+            return Err(io::Error::other(format!(
+                "{}: answered a close with opcode {}",
+                server.kind().name(),
+                frame.opcode
+            )));
+        }
+        socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO))
+    })
+}
+
+/// `once` after a warm-up, at most `max` times or for `duration`, with the server's CPU time.
+fn repeat(
+    server: &Server,
+    max: u32,
+    duration: Duration,
+    mut once: impl FnMut() -> io::Result<()>,
+) -> io::Result<Load> {
     for _ in 0..20 {
-        upgrade()?;
+        once()?;
     }
-    let start = Instant::now();
-    let mut done = 0u32;
-    while done < max && start.elapsed() < duration {
-        upgrade()?;
-        done += 1;
-    }
-    Ok(f64::from(done) / start.elapsed().as_secs_f64())
+    with_cpu(server, || {
+        let start = Instant::now();
+        let mut done = 0u64;
+        let mut latencies = Vec::new();
+        while done < u64::from(max) && start.elapsed() < duration {
+            let began = Instant::now();
+            once()?;
+            latencies.push(began.elapsed().as_nanos() as f64 / 1e3);
+            done += 1;
+        }
+        Ok(Load {
+            calls: done,
+            seconds: start.elapsed().as_secs_f64(),
+            latencies_us: latencies,
+            server_cpu_seconds: 0.0,
+        })
+    })
 }
 
 /// One call carrying a large argument against a fresh server process.
@@ -194,13 +238,32 @@ pub struct BigCall {
 /// Starts a fresh `kind` server, connects, and makes one `openDiff` call whose file contents
 /// are `bytes` long (the editor rejects it at once; the echo floor returns every byte).
 pub fn big_argument(kind: Kind, bin_dir: &Path, bytes: usize) -> io::Result<BigCall> {
-    let frame = wire::client_frame(&wire::open_diff_call(1, bytes));
+    big_call(
+        kind,
+        bin_dir,
+        &wire::client_frame(&wire::open_diff_call(1, bytes)),
+    )
+}
+
+/// Starts a fresh `kind` server, connects, and makes one `checkDocumentDirty` call on a path
+/// `bytes` long: as big a message in, and the same bytes out inside a JSON string (the echo
+/// floor returns the request).
+pub fn big_answer(kind: Kind, bin_dir: &Path, bytes: usize) -> io::Result<BigCall> {
+    big_call(
+        kind,
+        bin_dir,
+        &wire::client_frame(&wire::dirty_call(1, bytes)),
+    )
+}
+
+/// One call of `frame` against a fresh `kind` server.
+fn big_call(kind: Kind, bin_dir: &Path, frame: &[u8]) -> io::Result<BigCall> {
     let server = Server::start(kind, bin_dir)?;
     let mut client = Client::connect(&server)?;
     let (rss_before, _) = procfs::rss_bytes(server.pid())?;
     procfs::reset_peak_rss(server.pid())?;
     let cpu_before = procfs::cpu_seconds(server.pid())?;
-    let took = client.big_call(&frame)?;
+    let took = client.big_call(frame)?;
     let server_cpu_seconds = procfs::cpu_seconds(server.pid())? - cpu_before;
     let (_, peak_rss) = procfs::rss_bytes(server.pid())?;
     Ok(BigCall {
@@ -209,6 +272,40 @@ pub fn big_argument(kind: Kind, bin_dir: &Path, bytes: usize) -> io::Result<BigC
         peak_rss,
         server_cpu_seconds,
     })
+}
+
+/// Idle cost of one server: wakeups per minute and CPU milliseconds over the idle period.
+#[derive(Debug, Clone, Copy)]
+pub struct IdleCost {
+    /// Context switches of all its threads, per minute.
+    pub wakeups_per_minute: f64,
+    /// CPU time over the period, in milliseconds.
+    pub cpu_ms: f64,
+}
+
+/// Idle subjects: one process each, measured side by side over the same period (idle, they
+/// hardly compete): `(label, pid)`.
+pub fn idle(subjects: &[(String, u32)], period: Duration) -> io::Result<Vec<IdleCost>> {
+    // Let the sessions' opening exchanges and the ready delay pass first.
+    std::thread::sleep(Duration::from_secs(1));
+    let before = subjects
+        .iter()
+        .map(|(_, pid)| IdleSample::take(*pid))
+        .collect::<io::Result<Vec<_>>>()?;
+    let start = Instant::now();
+    std::thread::sleep(period);
+    let seconds = start.elapsed().as_secs_f64();
+    subjects
+        .iter()
+        .zip(&before)
+        .map(|((_, pid), before)| {
+            let (wakeups_per_minute, cpu_ms) = IdleSample::take(*pid)?.since(before, seconds);
+            Ok(IdleCost {
+                wakeups_per_minute,
+                cpu_ms,
+            })
+        })
+        .collect()
 }
 
 fn panicked() -> io::Error {

@@ -38,6 +38,27 @@ pub fn rss_bytes(pid: u32) -> io::Result<(u64, u64)> {
     Ok((kib("VmRSS:")?, kib("VmHWM:")?))
 }
 
+/// Context switches of every thread of the process so far (`voluntary_ctxt_switches` plus
+/// `nonvoluntary_ctxt_switches` of each `/proc/<pid>/task/*/status`): each is a time the
+/// thread stopped running, so between two readings of an idle process, its wakeups.
+pub fn context_switches(pid: u32) -> io::Result<u64> {
+    let mut total = 0;
+    for task in fs::read_dir(format!("/proc/{pid}/task"))? {
+        let status = match fs::read_to_string(task?.path().join("status")) {
+            Ok(status) => status,
+            // A thread that ended between the listing and the read.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        total += status
+            .lines()
+            .filter(|line| line.contains("ctxt_switches:"))
+            .filter_map(|line| line.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .sum::<u64>();
+    }
+    Ok(total)
+}
+
 /// Resets the process's peak resident set to its current one (`/proc/<pid>/clear_refs`, 5),
 /// so the next `VmHWM` is the peak since now.
 pub fn reset_peak_rss(pid: u32) -> io::Result<()> {
@@ -56,5 +77,8 @@ mod tests {
         assert!(cpu_seconds(pid).unwrap_or(-1.0) >= 0.0);
         let (rss, peak) = rss_bytes(pid).unwrap_or((0, 0));
         assert!(rss > 0 && peak >= rss, "{rss} {peak}");
+        let before = context_switches(pid).unwrap_or(0);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert!(context_switches(pid).unwrap_or(0) > before);
     }
 }

@@ -65,6 +65,21 @@ pub fn open_diff_call(id: u64, bytes: usize) -> String {
     json
 }
 
+/// A `tools/call checkDocumentDirty` whose `filePath` is about `bytes` long (no such document
+/// is open, so the answer carries the path back: JSON text inside a JSON string).
+pub fn dirty_call(id: u64, bytes: usize) -> String {
+    const SEGMENT: &str = "generated_module/";
+    let mut path = String::with_capacity(bytes + 64);
+    path.push_str("/home/u/proj/");
+    while path.len() + SEGMENT.len() < bytes {
+        path.push_str(SEGMENT);
+    }
+    path.push_str("lib.rs");
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"checkDocumentDirty","arguments":{{"filePath":"{path}"}}}}}}"#
+    )
+}
+
 /// Whether a frame payload is the answer to a call rather than a notification the server
 /// pushed: idelink writes `jsonrpc` first, serde_json's `Value` writes keys sorted (`id`).
 pub fn is_response(payload: &[u8]) -> bool {

@@ -152,25 +152,66 @@ const ESCAPE: [u8; 256] = {
 /// serde_json escapes: short forms where JSON has them, `\u00XX` for other control bytes.
 /// Escapes concern single ASCII bytes, so any split of the input into chunks gives the same
 /// output.
+///
+/// Eight bytes are tested at a time ([`escape_mask`]), the first byte to escape found from the
+/// mask, and the run before it copied whole: this is the one pass the engine makes over every
+/// byte of a big answer.
 pub(crate) fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(bytes.len());
+    // Room for the text and some escapes (source code escapes a few bytes in a hundred), so a
+    // big text is rarely regrown midway.
+    out.reserve(bytes.len() + bytes.len() / 8 + 2);
     let mut start = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
-        let short = ESCAPE[usize::from(byte)];
-        if short == 0 {
+    let mut at = 0;
+    while let Some(word) = bytes.get(at..at + 8) {
+        let mask = escape_mask(u64::from_le_bytes([
+            word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+        ]));
+        if mask == 0 {
+            at += 8;
             continue;
         }
+        // Little-endian: the lowest flagged byte comes first in `bytes`.
+        at += (mask.trailing_zeros() / 8) as usize;
         out.extend_from_slice(&bytes[start..at]);
-        start = at + 1;
-        if short == b'u' {
-            let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', high, low]);
-        } else {
-            out.extend_from_slice(&[b'\\', short]);
+        push_escape(out, bytes[at]);
+        at += 1;
+        start = at;
+    }
+    for (offset, &byte) in bytes[at..].iter().enumerate() {
+        if ESCAPE[usize::from(byte)] != 0 {
+            out.extend_from_slice(&bytes[start..at + offset]);
+            push_escape(out, byte);
+            start = at + offset + 1;
         }
     }
     out.extend_from_slice(&bytes[start..]);
+}
+
+/// Bit 7 of each byte of `word` (read little-endian) that is a control byte (below 0x20), `"`
+/// or `\`, by the usual word tests: `(x - 0x01…01) & !x & 0x80…80` flags the zero bytes of `x`
+/// and, with `0x20…20`, the bytes below 0x20 (never a byte of 0x80 or more); `"` and `\` are
+/// the zero bytes of the word xored with them. A borrow only runs upwards from a flagged byte,
+/// so the lowest flag is always exact (a byte above one may be flagged wrongly; it is never
+/// looked at before the true one is escaped and the word read again after it).
+fn escape_mask(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    below(word, 0x20) | below(quote, 1) | below(backslash, 1)
+}
+
+/// Appends the escape of `byte`, one that [`ESCAPE`] marks.
+fn push_escape(out: &mut Vec<u8>, byte: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = ESCAPE[usize::from(byte)];
+    if short == b'u' {
+        let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
+        out.extend_from_slice(&[b'\\', b'u', b'0', b'0', high, low]);
+    } else {
+        out.extend_from_slice(&[b'\\', short]);
+    }
 }
 
 #[cfg(test)]
@@ -232,6 +273,16 @@ mod tests {
         }
 
         #[test]
+        fn strings_are_escaped_as_serde_json_escapes_them(
+            text in "[a-z\"\\\\\\x00-\\x1f\\x7f é✻]{0,40}",
+        ) {
+            let mut ours = Vec::new();
+            escape_into(&mut ours, text.as_bytes());
+            let theirs = serde_json::to_string(&text).unwrap();
+            prop_assert_eq!(String::from_utf8(ours).unwrap(), &theirs[1..theirs.len() - 1]);
+        }
+
+        #[test]
         fn any_text_is_read_or_refused_without_panicking(text in "\\PC{0,40}") {
             let _ = members(&text, plain);
             let _ = string_end(text.as_bytes(), 0);
@@ -255,6 +306,23 @@ mod tests {
         }
         assert_eq!(string_end(b"abc", 0), 3);
         assert_eq!(string_end(&[b'a'; 100], 0), 100);
+    }
+
+    #[test]
+    fn every_byte_escapes_as_serde_json_escapes_it_at_every_offset() {
+        for byte in 0..=0x7fu8 {
+            for pad in 0..17 {
+                let text = format!("{}{}{}", "a".repeat(pad), char::from(byte), "b".repeat(9));
+                let mut ours = Vec::new();
+                escape_into(&mut ours, text.as_bytes());
+                let theirs = serde_json::to_string(&text).unwrap();
+                assert_eq!(
+                    ours,
+                    theirs.as_bytes()[1..theirs.len() - 1],
+                    "{byte:#x} at {pad}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::client::{Client, Step};
 use super::config::Config;
+use super::outbound::Outbound;
 use super::output::{CloseReason, ConnId};
 use super::service::{Effect, Service};
 use super::writer::Writer;
@@ -11,11 +12,14 @@ use crate::http::{self, Upgrade, UpgradePolicy};
 use crate::time::Timestamp;
 use crate::ws::{Finished, Message, ServerSocket, WsConfig};
 
+/// The longest header of a server frame (RFC 6455 §5.2: 2 bytes, 8 of extended length).
+const MAX_FRAME_HEADER: usize = 10;
+
 /// A connection's unsent bytes and the stage it is in. Owned by the engine's connection table.
 pub(crate) struct Connection {
     stage: Stage,
-    /// Bytes waiting for the host to write them; drained from the front by `handle_sent`.
-    out: Vec<u8>,
+    /// Bytes waiting for the host to write them; taken from the front by `handle_sent`.
+    out: Outbound,
     /// A `Transmit` was emitted for the current non-empty run of `out`.
     transmit_signalled: bool,
     /// `out` passed the outbound cap while replies were queued: input waits until the host
@@ -68,7 +72,7 @@ impl Connection {
                 scanned: 0,
                 deadline: handshake_deadline,
             }),
-            out: Vec::new(),
+            out: Outbound::default(),
             transmit_signalled: false,
             held: false,
         }
@@ -98,18 +102,18 @@ impl Connection {
         match http::parse_upgrade(&hs.head, policy) {
             Upgrade::Partial => HandshakeStep::Pending,
             Upgrade::Rejected(rejection) => {
-                http::write_rejection(&rejection, &mut self.out);
+                http::write_rejection(&rejection, self.out.buf_mut());
                 HandshakeStep::Rejected(CloseReason::UpgradeRejected {
                     status: rejection.status().as_u16(),
                     detail: rejection.to_string(),
                 })
             }
             Upgrade::Accepted(_) if !session_slot_free => {
-                http::write_rejection(&http::Rejection::TooManyConnections, &mut self.out);
+                http::write_rejection(&http::Rejection::TooManyConnections, self.out.buf_mut());
                 HandshakeStep::Rejected(CloseReason::TooManyConnections)
             }
             Upgrade::Accepted(accepted) => {
-                http::write_accept(&accepted, &mut self.out);
+                http::write_accept(&accepted, self.out.buf_mut());
                 // This protocol is text only: binary messages are refused with 1003.
                 let ws_config = WsConfig {
                     accept_binary: false,
@@ -131,7 +135,7 @@ impl Connection {
 
     /// The unsent bytes, oldest first.
     pub(crate) fn outbound(&self) -> &[u8] {
-        &self.out
+        self.out.unsent()
     }
 
     /// True when more than `cap` bytes wait to be written.
@@ -142,7 +146,7 @@ impl Connection {
     /// Answers a connection still in the handshake 503 (RFC 9110 §15.6.4): a newer handshake
     /// takes its place in the budget.
     pub(crate) fn reject_busy(&mut self) {
-        http::write_rejection(&http::Rejection::TooManyConnections, &mut self.out);
+        http::write_rejection(&http::Rejection::TooManyConnections, self.out.buf_mut());
     }
 
     /// Buffers bytes read from an upgraded connection for its WebSocket; false (bytes dropped)
@@ -166,7 +170,7 @@ impl Connection {
         let Stage::Open(open) = &mut self.stage else {
             return false;
         };
-        open.ws.handle_timeout(now, &mut self.out);
+        open.ws.handle_timeout(now, self.out.buf_mut());
         open.client.become_ready(now)
     }
 
@@ -178,7 +182,7 @@ impl Connection {
             return false;
         };
         open.close_cause.get_or_insert(CloseReason::ClosedByHost);
-        open.ws.close(now, code, reason, &mut self.out);
+        open.ws.close(now, code, reason, self.out.buf_mut());
         true
     }
 
@@ -187,7 +191,7 @@ impl Connection {
     pub(crate) fn supersede(&mut self, now: Timestamp, code: u16, reason: &str) {
         if let Stage::Open(open) = &mut self.stage {
             open.close_cause = Some(CloseReason::Superseded);
-            open.ws.close(now, code, reason, &mut self.out);
+            open.ws.close(now, code, reason, self.out.buf_mut());
         }
     }
 
@@ -203,7 +207,7 @@ impl Connection {
     pub(crate) fn end(&mut self, discard_unsent: bool) {
         self.stage = Stage::Closing;
         if discard_unsent {
-            self.out = Vec::new();
+            self.out.release();
         }
     }
 
@@ -229,7 +233,7 @@ impl Connection {
             return None;
         };
         writer.clear();
-        let effect = match open.ws.poll_message(now, &mut self.out)? {
+        let effect = match open.ws.poll_message(now, self.out.buf_mut())? {
             Message::Text(text) => {
                 let step = Step::new(now, conn, config, tools_json);
                 open.client.serve(&step, text, service, writer)
@@ -237,7 +241,9 @@ impl Connection {
             Message::Binary(_) => Effect::None,
         };
         for json in writer.messages() {
-            open.ws.send_text(json, &mut self.out);
+            // Room for the frame at once: a big reply is copied once, not regrown.
+            self.out.buf_mut().reserve(json.len() + MAX_FRAME_HEADER);
+            open.ws.send_text(json, self.out.buf_mut());
         }
         Some(effect)
     }
@@ -246,7 +252,10 @@ impl Connection {
     /// (not upgraded, or closing).
     pub(crate) fn send_json(&mut self, json: &[u8]) -> bool {
         match &mut self.stage {
-            Stage::Open(open) => open.ws.send_text(json, &mut self.out),
+            Stage::Open(open) => {
+                self.out.buf_mut().reserve(json.len() + MAX_FRAME_HEADER);
+                open.ws.send_text(json, self.out.buf_mut())
+            }
             _ => false,
         }
     }
@@ -265,11 +274,11 @@ impl Connection {
         if n > self.out.len() {
             return Err(self.out.len());
         }
-        self.out.drain(..n);
+        self.out.consume(n);
         if self.out.is_empty() {
             self.transmit_signalled = false;
             if matches!(self.stage, Stage::Closing) {
-                self.out = Vec::new();
+                self.out.release();
             }
         }
         let resume = self.held && self.out.len() <= cap;

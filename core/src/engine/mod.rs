@@ -6,6 +6,7 @@ mod config;
 mod connection;
 mod error;
 mod machine;
+mod outbound;
 mod output;
 mod push_schedule;
 mod selection_cache;

@@ -3,7 +3,7 @@
 //! finished, and the engine's own notifications. One reused buffer, so steady traffic does not
 //! allocate.
 
-use crate::ide::ToolResult;
+use crate::ide::{Position, SelectionChanged, ToolResult};
 use crate::mcp::McpResult;
 use crate::rpc::{self, RequestId, RpcError};
 
@@ -19,6 +19,51 @@ pub(crate) enum Reply<'a> {
     Error(RpcError),
 }
 
+/// Appends `result` as JSON: the bytes its `Serialize` impl gives, written in one escaping
+/// pass straight into `out` (a tool's text can be the largest thing the engine sends; serde's
+/// string escaping looks at it a byte at a time).
+fn write_tool_result(out: &mut Vec<u8>, result: &ToolResult) {
+    out.extend_from_slice(br#"{"content":["#);
+    for (at, text) in result.texts.iter().enumerate() {
+        if at > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"type":"text","text":""#);
+        crate::json::escape_into(out, text.as_bytes());
+        out.extend_from_slice(br#""}"#);
+    }
+    out.push(b']');
+    if result.is_error {
+        out.extend_from_slice(br#","isError":true"#);
+    }
+    out.push(b'}');
+}
+
+/// Appends `{"line":L,"character":C}`.
+fn push_position(out: &mut Vec<u8>, at: Position) {
+    out.extend_from_slice(br#"{"line":"#);
+    push_u32(out, at.line);
+    out.extend_from_slice(br#","character":"#);
+    push_u32(out, at.character);
+    out.push(b'}');
+}
+
+/// Appends `n` in decimal.
+fn push_u32(out: &mut Vec<u8>, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
 /// The JSON messages written for one step of the engine, in order, until they are sent.
 #[derive(Default)]
 pub(crate) struct Writer {
@@ -28,7 +73,8 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// Forgets the messages written (capacity kept).
+    /// Forgets the messages written (capacity kept: one buffer per engine, as large as the
+    /// largest step so far, so big answers are not re-grown each time).
     pub(crate) fn clear(&mut self) {
         self.json.clear();
         self.ends.clear();
@@ -38,7 +84,10 @@ impl Writer {
     pub(crate) fn reply(&mut self, id: RequestId<'_>, reply: &Reply<'_>) {
         match reply {
             Reply::Mcp(result) => rpc::write_result(&mut self.json, id, result),
-            Reply::Tool(result) => rpc::write_result(&mut self.json, id, result),
+            Reply::Tool(result) => rpc::write_result_with(&mut self.json, id, |out| {
+                write_tool_result(out, result);
+                Ok::<(), std::convert::Infallible>(())
+            }),
             Reply::Rendered(json) => rpc::write_result_with(&mut self.json, id, |out| {
                 out.extend_from_slice(json);
                 Ok::<(), std::convert::Infallible>(())
@@ -64,11 +113,73 @@ impl Writer {
         written
     }
 
+    /// Writes `selection_changed` with `params`: the bytes [`Writer::notification`] writes,
+    /// in one escaping pass (a selection can be a whole file).
+    pub(crate) fn selection_changed(&mut self, params: &SelectionChanged) {
+        let out = &mut self.json;
+        out.extend_from_slice(
+            br#"{"jsonrpc":"2.0","method":"selection_changed","params":{"text":""#,
+        );
+        crate::json::escape_into(out, params.text.as_bytes());
+        out.extend_from_slice(br#"","filePath":""#);
+        crate::json::escape_into(out, params.file_path.as_bytes());
+        out.extend_from_slice(br#"","fileUrl":""#);
+        crate::json::escape_into(out, params.file_url.as_bytes());
+        out.extend_from_slice(br#"","selection":{"start":"#);
+        push_position(out, params.selection.start);
+        out.extend_from_slice(br#","end":"#);
+        push_position(out, params.selection.end);
+        out.extend_from_slice(if params.selection.is_empty {
+            br#","isEmpty":true}}}"#
+        } else {
+            br#","isEmpty":false}}}"#
+        });
+        self.ends.push(self.json.len());
+    }
+
     /// The messages written since the last `clear`, in order.
     pub(crate) fn messages(&self) -> impl Iterator<Item = &[u8]> {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
         starts
             .zip(self.ends.iter().copied())
             .map(|(start, end)| &self.json[start..end])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn tool_results_are_written_as_they_serialize(
+            texts in prop::collection::vec("[a-z\"\\\\\\x00-\\x1f é✻]{0,24}", 0..4),
+            is_error in any::<bool>(),
+        ) {
+            let result = ToolResult { texts, is_error };
+            let mut ours = Vec::new();
+            write_tool_result(&mut ours, &result);
+            prop_assert_eq!(ours, serde_json::to_vec(&result).unwrap());
+        }
+
+        #[test]
+        fn selection_changed_is_written_as_it_serializes(
+            text in "[a-z\"\\\\\\x00-\\x1f é✻]{0,24}",
+            path in "/[a-z\"\\\\ é]{0,12}",
+            lines in (any::<u32>(), any::<u32>(), 0..3u32, 0..3u32),
+        ) {
+            let range = crate::ide::Range {
+                start: Position { line: lines.0, character: lines.2 },
+                end: Position { line: lines.1, character: lines.3 },
+            };
+            let params = SelectionChanged::new(&path, &text, range);
+            let mut ours = Writer::default();
+            ours.selection_changed(&params);
+            let mut theirs = Writer::default();
+            prop_assert!(theirs.notification(SelectionChanged::METHOD, &params));
+            prop_assert_eq!(&ours.json, &theirs.json);
+            prop_assert_eq!(&ours.ends, &theirs.ends);
+        }
     }
 }

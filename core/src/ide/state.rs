@@ -67,7 +67,10 @@ pub struct EditorState {
     limits: StateLimits,
     documents: Vec<OpenDocument>,
     active: Option<String>,
-    current: Option<SelectionChanged>,
+    /// Whether `latest` is the active document's current selection. One stored selection
+    /// serves both (the current one, when there is one, is always the latest), so a big
+    /// selection is held once.
+    has_current: bool,
     latest: Option<SelectionChanged>,
     diagnostics: DiagnosticsByFile,
     /// The files of `diagnostics`, least recently replaced first.
@@ -221,7 +224,8 @@ impl EditorState {
     /// selection, or (active document with no selection seen) an empty selection at 0:0 of
     /// it; `None` when no document is active.
     pub fn selection_notification(&self) -> Option<Cow<'_, SelectionChanged>> {
-        match (&self.current, &self.active) {
+        let current = self.latest.as_ref().filter(|_| self.has_current);
+        match (current, &self.active) {
             (Some(current), _) => Some(Cow::Borrowed(current)),
             (None, Some(active)) => Some(Cow::Owned(SelectionChanged::new(
                 active,
@@ -277,7 +281,7 @@ impl EditorState {
         let newly_active = self.active.as_ref() != Some(&path);
         if newly_active {
             self.active = Some(path.clone());
-            self.current = None;
+            self.has_current = false;
         }
         self.open(path).last_activated = stamp;
         newly_active
@@ -286,11 +290,18 @@ impl EditorState {
     fn select(&mut self, path: String, text: &str, range: Range) -> StateChange {
         let selection = SelectionChanged::new(&path, text, range);
         let newly_active = self.activate(path);
-        self.latest = Some(selection.clone());
-        if !newly_active && self.current.as_ref() == Some(&selection) {
+        // The range first: a moved selection differs there, and comparing a big text is the
+        // expensive part.
+        let unchanged = !newly_active
+            && self.has_current
+            && self.latest.as_ref().is_some_and(|latest| {
+                latest.selection == selection.selection && *latest == selection
+            });
+        self.latest = Some(selection);
+        self.has_current = true;
+        if unchanged {
             return StateChange::None;
         }
-        self.current = Some(selection);
         StateChange::SelectionOrActiveChanged
     }
 
@@ -302,7 +313,7 @@ impl EditorState {
         if self.active.as_deref() != Some(path) {
             return StateChange::None;
         }
-        self.current = None;
+        self.has_current = false;
         self.active = self
             .documents
             .iter()

@@ -95,6 +95,11 @@ pub struct ServeArgs {
     /// Serve one claude session at a time: a new one closes the older (code 4001).
     #[arg(long)]
     pub single_session: bool,
+    /// claude sessions served at once (1 to 4096); one more is refused with HTTP 503.
+    /// Each session holds a socket and its buffers.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS,
+          value_parser = parse_max_connections)]
+    pub max_connections: usize,
     /// Let log lines include file contents and diff texts (never the auth token).
     #[arg(long)]
     pub trace_contents: bool,
@@ -150,6 +155,25 @@ impl PulledRead {
     }
 }
 
+/// `--max-connections` when not given: the engine's default cap.
+const DEFAULT_MAX_CONNECTIONS: usize = 16;
+
+/// The largest `--max-connections`: far above any real use (one session per claude process),
+/// low enough that a typo cannot let sockets exhaust the process's file descriptors.
+const MAX_CONNECTIONS_LIMIT: usize = 4096;
+
+/// `--max-connections N`: a whole number from 1 to [`MAX_CONNECTIONS_LIMIT`].
+fn parse_max_connections(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=MAX_CONNECTIONS_LIMIT).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected the number of claude sessions to serve at once, from 1 to \
+             {MAX_CONNECTIONS_LIMIT} (e.g. --max-connections 64); use --single-session for one \
+             session that a newer one replaces"
+        )),
+    }
+}
+
 /// How the sidecar frames JSON-RPC messages on stdio.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StdioFraming {
@@ -179,4 +203,29 @@ pub enum Shell {
     Fish,
     /// PowerShell.
     Powershell,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_connections_takes_one_to_the_limit_and_says_what_it_wants() {
+        assert_eq!(parse_max_connections("1"), Ok(1));
+        assert_eq!(parse_max_connections("4096"), Ok(4096));
+        for bad in ["0", "4097", "-3", "many", ""] {
+            let message = parse_max_connections(bad).err().unwrap_or_default();
+            assert!(message.contains("from 1 to 4096"), "{bad}: {message}");
+        }
+    }
+
+    #[test]
+    fn serve_defaults_to_the_engine_cap() {
+        let cli = Cli::try_parse_from(["idelink", "serve"]).ok();
+        let cap = cli.map(|cli| match cli.command {
+            Command::Serve(args) => args.max_connections,
+            _ => 0,
+        });
+        assert_eq!(cap, Some(idelink_core::Config::default().max_connections));
+    }
 }

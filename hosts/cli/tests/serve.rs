@@ -128,6 +128,43 @@ fn serve_refuses_a_missing_folder_with_a_clear_message() {
 }
 
 #[test]
+fn serve_applies_the_session_cap_from_its_flag() {
+    let dir = temp_dir("cap");
+    let work = dir.join("work").canonicalize().unwrap();
+    let lock_dir = dir.join("ide");
+    let mut child = idelink(&["serve", "--diff", "reject", "--max-connections", "2"])
+        .arg("--lock-dir")
+        .arg(&lock_dir)
+        .arg(&work)
+        .stdout(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let banner = wait_for_line(&out, "on 127.0.0.1:");
+    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
+    let token = token_from_lock(&lock_dir.join(format!("{port}.lock")));
+    let _first = Client::connect_initialized(port, &token).unwrap();
+    let _second = Client::connect_initialized(port, &token).unwrap();
+    let request = idelink_test_client::upgrade_request(port, Some(&token), "");
+    let (_third, head) = Client::open(port, &request).unwrap();
+    assert!(head.starts_with("HTTP/1.1 503"), "{head}");
+    child.kill().unwrap();
+    wait_exit(&mut child);
+}
+
+#[test]
+fn serve_refuses_a_bad_session_cap_with_what_it_takes() {
+    let output = idelink(&["serve", "--max-connections", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--max-connections"), "{stderr}");
+    assert!(stderr.contains("from 1 to 4096"), "{stderr}");
+}
+
+#[test]
 fn env_prints_the_variables_for_a_port() {
     let output = idelink(&["env", "4242"])
         .env("no_proxy", "corp")

@@ -200,11 +200,21 @@ impl Host {
     #[must_use = "an Err means the poller failed and the host serves nothing more"]
     pub fn poll(&mut self, timeout: Option<Duration>, events: &mut Vec<Event>) -> io::Result<()> {
         let now = self.now().as_millis();
-        let deadline = [self.engine.poll_timeout(), self.sockets.next_deadline()]
-            .into_iter()
-            .flatten()
-            .min()
-            .map(|at| Duration::from_millis(at.as_millis().saturating_sub(now)));
+        // The lock check is a deadline too, so a caller may poll with no timeout: an idle host
+        // with no session then wakes for the lock check alone.
+        let lock_check = self.lock.as_ref().map(|_| {
+            self.lock_checked
+                .add_millis(self.sockets.policy().lock_check_interval_ms)
+        });
+        let deadline = [
+            self.engine.poll_timeout(),
+            self.sockets.next_deadline(),
+            lock_check,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|at| Duration::from_millis(at.as_millis().saturating_sub(now)));
         let wait = [timeout, deadline].into_iter().flatten().min();
         match self.poll.poll(&mut self.events, wait) {
             Ok(()) => {}

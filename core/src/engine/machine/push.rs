@@ -39,7 +39,10 @@ impl Engine {
     pub(super) fn send_selection(&mut self, to: Option<ConnId>) {
         self.writer.clear();
         let written = match self.service.state().selection_notification() {
-            Some(params) => self.writer.notification(SelectionChanged::METHOD, &params),
+            Some(params) => {
+                self.writer.selection_changed(&params);
+                true
+            }
             None if to.is_none() => self
                 .writer
                 .notification(SelectionChanged::METHOD, &NoFileSelected::PARAMS),

@@ -13,9 +13,6 @@ use std::io;
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
-/// How long one poll may sleep; stdin messages and signals wake it earlier.
-const TICK: Duration = Duration::from_millis(250);
-
 /// Serves until stdin closes, `shutdown` is called, or a termination signal arrives.
 pub fn run(mut host: Host, stop: &StopFlag, framing: StdioFraming) -> Result<(), Box<dyn Error>> {
     let mut out = Output {
@@ -27,7 +24,9 @@ pub fn run(mut host: Host, stop: &StopFlag, framing: StdioFraming) -> Result<(),
     out.notify("idelink/ready", &ready(&host))?;
     let mut events = Vec::new();
     while !stop.stop_requested() {
-        host.poll(Some(TICK), &mut events)?;
+        // No timeout: stdin messages and signals wake the poll (both through the host's
+        // waker), and the host's own deadlines (engine timers, the lock check) bound it.
+        host.poll(None, &mut events)?;
         for event in events.drain(..) {
             out.forward(event)?;
         }

@@ -1,0 +1,107 @@
+//! A connection's unsent bytes: appended at the back, taken from the front as the host writes
+//! them, without moving what is left on every partial write.
+
+/// Above this capacity an emptied buffer is freed rather than kept: one big answer should not
+/// hold its memory for the rest of the connection's life.
+const KEEP_CAPACITY: usize = 1 << 20;
+
+/// Bytes waiting for the host to write them, oldest first.
+///
+/// A host writes a large buffer in pieces as the socket takes them (a 16 MiB answer over
+/// loopback goes in dozens of writes). Removing each piece from the front of a `Vec` would
+/// move the rest every time, quadratic in the answer's size; the written bytes are instead
+/// counted, and the buffer compacted once they are at least half of it, so each byte is moved
+/// at most once on average.
+#[derive(Default)]
+pub(crate) struct Outbound {
+    buf: Vec<u8>,
+    /// Bytes at the front of `buf` already written.
+    sent: usize,
+}
+
+impl Outbound {
+    /// The buffer to append bytes to (what is already in it stays put).
+    pub(crate) fn buf_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    /// The unsent bytes, oldest first.
+    pub(crate) fn unsent(&self) -> &[u8] {
+        &self.buf[self.sent..]
+    }
+
+    /// How many bytes are unsent.
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len() - self.sent
+    }
+
+    /// True when nothing is unsent.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The first `n` unsent bytes were written (`n` at most [`Outbound::len`]).
+    pub(crate) fn consume(&mut self, n: usize) {
+        self.sent += n.min(self.len());
+        if self.sent == self.buf.len() {
+            if self.buf.capacity() > KEEP_CAPACITY {
+                self.buf = Vec::new();
+            } else {
+                self.buf.clear();
+            }
+            self.sent = 0;
+        } else if self.sent >= self.buf.len() / 2 {
+            self.buf.drain(..self.sent);
+            self.sent = 0;
+        }
+    }
+
+    /// Drops every unsent byte and the memory behind them.
+    pub(crate) fn release(&mut self) {
+        *self = Outbound::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_leave_from_the_front_in_any_pieces() {
+        let mut out = Outbound::default();
+        out.buf_mut().extend_from_slice(b"abcdefghij");
+        out.consume(3);
+        assert_eq!(out.unsent(), b"defghij");
+        out.buf_mut().extend_from_slice(b"kl");
+        assert_eq!(out.unsent(), b"defghijkl");
+        out.consume(1);
+        assert_eq!((out.unsent(), out.len()), (&b"efghijkl"[..], 8));
+        out.consume(8);
+        assert!(out.is_empty());
+        out.buf_mut().extend_from_slice(b"mn");
+        assert_eq!(out.unsent(), b"mn");
+    }
+
+    #[test]
+    fn a_big_buffer_is_compacted_at_half_and_freed_once_sent() {
+        let mut out = Outbound::default();
+        out.buf_mut().resize(4 << 20, 7);
+        out.consume(1 << 20);
+        assert_eq!((out.sent, out.len()), (1 << 20, 3 << 20));
+        out.consume(1 << 20);
+        assert_eq!((out.sent, out.len()), (0, 2 << 20));
+        out.consume(2 << 20);
+        assert_eq!((out.buf.capacity(), out.len()), (0, 0));
+        out.buf_mut().extend_from_slice(b"small");
+        out.consume(5);
+        assert!(out.buf.capacity() >= 5, "a small buffer keeps its memory");
+    }
+
+    #[test]
+    fn release_drops_everything() {
+        let mut out = Outbound::default();
+        out.buf_mut().extend_from_slice(b"abc");
+        out.release();
+        assert!(out.is_empty());
+    }
+}
