@@ -101,10 +101,7 @@ fn ignore_terminal_interrupts() -> std::io::Result<()> {
 /// nothing keeps idelink running for claude (closing the console still ends both).
 #[cfg(windows)]
 fn ignore_terminal_interrupts() -> std::io::Result<()> {
-    ctrlc::set_handler(|| {}).map_err(|e| match e {
-        ctrlc::Error::System(e) => e,
-        other => std::io::Error::other(other),
-    })
+    crate::windows::on_console_control(|| {})
 }
 
 #[cfg(unix)]

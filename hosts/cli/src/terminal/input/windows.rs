@@ -12,7 +12,6 @@
 
 use super::{Event, Worker};
 use std::io::{self, Read};
-use std::os::windows::io::AsRawHandle;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -149,15 +148,7 @@ fn read_stdin(events: &Sender<Event>, epoch: &AtomicU64, gate: &Gate) {
     }
 }
 
-/// Drops the console input buffer's records: what was typed and not yet read
-/// (`FlushConsoleInputBuffer`). Fails harmlessly when stdin is not a console.
-#[expect(
-    unsafe_code,
-    reason = "the one Windows API call of the terminal review; its only argument is a handle"
-)]
+/// Drops what was typed on the console and not yet read.
 pub fn discard_typed_ahead() {
-    let handle = io::stdin().as_raw_handle();
-    // SAFETY: the call takes a handle by value and no pointer into our memory; std keeps the
-    // process's standard input handle open, and a handle of another kind only makes it fail.
-    let _ = unsafe { windows_sys::Win32::System::Console::FlushConsoleInputBuffer(handle) };
+    crate::windows::flush_console_input();
 }
