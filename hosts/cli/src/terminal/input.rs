@@ -17,9 +17,10 @@
 //!   cannot be polled with the pipe handles) and feeds the channel, reading only when the loop
 //!   has acted on every line and no editor runs, so an editor started for `e` gets stdin to
 //!   itself; a new epoch empties the console's input buffer (`FlushConsoleInputBuffer`), which
-//!   holds what was typed but not yet read. A line the user is typing while that thread waits in its read is the console's
-//!   (cooked line editing), not in that buffer, so it is stamped when Enter ends it: on
-//!   Windows a line typed before a question but finished after it may answer it.
+//!   holds what was typed but not yet read. A line the user is typing while that thread waits
+//!   in its read is the console's (cooked line editing), not in that buffer, so it is stamped
+//!   when Enter ends it: on Windows a line typed before a question but finished after it may
+//!   answer it (docs/windows.md).
 
 #[cfg(unix)]
 #[path = "input/unix.rs"]
