@@ -5,6 +5,8 @@
                                       only system libraries (/usr/lib/, /System/Library/)
     binary_check.py elf ARCH FILE     a static ELF executable for ARCH (x86_64 | aarch64): no
                                       interpreter, no DT_NEEDED library
+    binary_check.py pe ARCH FILE      a PE32+ executable for ARCH (x86_64) that imports only
+                                      DLLs every Windows has (no libgcc/libwinpthread/… beside it)
 
 Prints what it found; exits 1 with the reason when the file is not what it should be.
 """
@@ -28,6 +30,20 @@ ELF_MACHINE = {"x86_64": 62, "aarch64": 183}
 PT_INTERP = 3
 PT_DYNAMIC = 2
 DT_NEEDED = 1
+
+
+PE_MACHINE = {"x86_64": 0x8664}
+PE32_PLUS = 0x20B
+IMAGE_FILE_EXECUTABLE_IMAGE = 0x2
+IMAGE_FILE_DLL = 0x2000
+# Data directories (PE format, "Optional Header Data Directories"): imports, delay-load imports.
+PE_IMPORT_DIRECTORIES = {1: 20, 13: 32}  # index: size of one descriptor
+# DLLs of Windows itself (lower case); api-ms-win-* API sets are Windows' too.
+WINDOWS_DLLS = {
+    "advapi32.dll", "bcrypt.dll", "bcryptprimitives.dll", "crypt32.dll", "gdi32.dll",
+    "iphlpapi.dll", "kernel32.dll", "msvcrt.dll", "ntdll.dll", "ole32.dll", "oleaut32.dll",
+    "secur32.dll", "shell32.dll", "ucrtbase.dll", "user32.dll", "userenv.dll", "ws2_32.dll",
+}
 
 
 def fail(why):
@@ -82,16 +98,62 @@ def check_elf(arch, data):
     print(f"static ELF {arch} executable")
 
 
+def check_pe(arch, data):
+    if data[:2] != b"MZ" or len(data) < 0x40:
+        fail("not a PE file (no MZ header)")
+    (pe,) = struct.unpack_from("<I", data, 0x3C)
+    if data[pe : pe + 4] != b"PE\0\0":
+        fail("not a PE file (no PE signature)")
+    machine, nsections, _time, _symtab, _nsyms, opt_size, flags = struct.unpack_from(
+        "<HHIIIHH", data, pe + 4)
+    if machine != PE_MACHINE[arch]:
+        fail(f"PE machine {machine:#x}, expected {arch} ({PE_MACHINE[arch]:#x})")
+    if not flags & IMAGE_FILE_EXECUTABLE_IMAGE or flags & IMAGE_FILE_DLL:
+        fail(f"not an executable image (characteristics {flags:#x})")
+    opt = pe + 24
+    (magic,) = struct.unpack_from("<H", data, opt)
+    if magic != PE32_PLUS:
+        fail(f"optional header magic {magic:#x}, expected PE32+ ({PE32_PLUS:#x})")
+    (ndirs,) = struct.unpack_from("<I", data, opt + 108)
+    sections = [struct.unpack_from("<8sIIII", data, opt + opt_size + 40 * i)
+                for i in range(nsections)]
+
+    def offset(rva):
+        for _name, vsize, vaddr, raw_size, raw_ptr in sections:
+            if vaddr <= rva < vaddr + max(vsize, raw_size):
+                return raw_ptr + rva - vaddr
+        fail(f"RVA {rva:#x} lies in no section")
+
+    def c_string(at):
+        return data[at : data.index(b"\0", at)].decode("ascii", "replace")
+
+    dlls = []
+    for index, size in PE_IMPORT_DIRECTORIES.items():
+        if index >= ndirs:
+            continue
+        rva, _dir_size = struct.unpack_from("<II", data, opt + 112 + 8 * index)
+        at = offset(rva) if rva else None
+        while at is not None and any(data[at : at + size]):
+            name_rva = struct.unpack_from("<I", data, at + (12 if index == 1 else 4))[0]
+            dlls.append(c_string(offset(name_rva)))
+            at += size
+    foreign = sorted({d for d in dlls
+                      if d.lower() not in WINDOWS_DLLS and not d.lower().startswith("api-ms-win-")})
+    if foreign:
+        fail(f"imports DLLs outside the Windows system DLLs it knows (WINDOWS_DLLS): {', '.join(foreign)}")
+    print(f"PE32+ {arch} executable; DLLs: {', '.join(sorted(set(d.lower() for d in dlls)))}")
+
+
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("macho", "elf"):
+    if len(sys.argv) != 4 or sys.argv[1] not in ("macho", "elf", "pe"):
         sys.exit(__doc__)
     kind, arch, path = sys.argv[1:]
-    table = MACHO_CPU if kind == "macho" else ELF_MACHINE
+    table = {"macho": MACHO_CPU, "elf": ELF_MACHINE, "pe": PE_MACHINE}[kind]
     if arch not in table:
         fail(f"unknown {kind} architecture {arch} (one of {', '.join(table)})")
     with open(path, "rb") as f:
         data = f.read()
-    (check_macho if kind == "macho" else check_elf)(arch, data)
+    {"macho": check_macho, "elf": check_elf, "pe": check_pe}[kind](arch, data)
 
 
 if __name__ == "__main__":

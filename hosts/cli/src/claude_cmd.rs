@@ -74,7 +74,7 @@ pub fn run(args: ClaudeArgs) -> Result<ExitCode, Box<dyn Error>> {
     for (name, value) in env_cmd::variables(port, no_proxy.as_deref(), no_proxy_upper.as_deref()) {
         command.env(name, value);
     }
-    let _interrupts = ignore_terminal_interrupts()?;
+    ignore_terminal_interrupts()?;
     let status = command.status().map_err(|e| {
         format!(
             "cannot start {}: {e}; install claude or name it with --claude PATH",
@@ -87,20 +87,21 @@ pub fn run(args: ClaudeArgs) -> Result<ExitCode, Box<dyn Error>> {
 /// Ctrl-C and Ctrl-\ in the terminal reach claude and idelink alike; claude decides what they
 /// mean, so idelink only notes them (the handlers stay until the process exits).
 #[cfg(unix)]
-fn ignore_terminal_interrupts() -> std::io::Result<Vec<signal_hook::SigId>> {
+fn ignore_terminal_interrupts() -> std::io::Result<()> {
     use signal_hook::consts::{SIGINT, SIGQUIT};
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
     let noted = Arc::new(AtomicBool::new(false));
     [SIGINT, SIGQUIT]
         .into_iter()
-        .map(|signal| signal_hook::flag::register(signal, Arc::clone(&noted)))
-        .collect()
+        .try_for_each(|signal| signal_hook::flag::register(signal, Arc::clone(&noted)).map(drop))
 }
 
-#[cfg(not(unix))]
+/// Windows: Ctrl-C and Ctrl-Break reach every process of the console; a handler that does
+/// nothing keeps idelink running for claude (closing the console still ends both).
+#[cfg(windows)]
 fn ignore_terminal_interrupts() -> std::io::Result<()> {
-    Ok(())
+    crate::windows::on_console_control(|| {})
 }
 
 #[cfg(unix)]

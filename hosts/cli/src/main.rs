@@ -12,6 +12,9 @@ mod serve;
 mod signals;
 mod stdio;
 mod terminal;
+#[cfg(windows)]
+#[allow(unsafe_code, reason = "the Windows system calls, in this one module")]
+mod windows;
 mod workspace;
 
 use args::{Cli, Command};

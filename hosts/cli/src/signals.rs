@@ -1,9 +1,11 @@
 //! A request to stop ends the serve loop cleanly, so the lock file is removed: SIGINT, SIGTERM
-//! and SIGHUP on Unix; Ctrl-C, Ctrl-Break and closing the console window on Windows.
+//! and SIGHUP on Unix; Ctrl-C, Ctrl-Break, closing the console window, logoff and shutdown on
+//! Windows.
 //!
-//! On Windows the system ends the process shortly after a console-close event whatever the
-//! handler does, so the lock may outlive that one case; the next idelink (and the claude CLI)
-//! then finds its owner pid dead and deletes it.
+//! On Windows the system ends the process at the latest 5 s after a console-close event
+//! (longer for logoff and shutdown), whatever the handler does; the handler holds the event
+//! that long while the loop removes the lock. Should the process still be cut short, the next
+//! idelink (and the claude CLI) finds its owner pid dead and deletes the lock.
 
 use idelink_mio::Waker;
 use std::io;
@@ -54,17 +56,14 @@ fn on_stop_request(handler: impl FnOnce() + Send + 'static) -> io::Result<()> {
     Ok(())
 }
 
-/// Windows: Ctrl-C, Ctrl-Break and console close (ctrlc's console control handler).
+/// Windows: Ctrl-C, Ctrl-Break, closing the console window, logoff and shutdown (a console
+/// control handler that holds the close events while the loop stops).
 #[cfg(windows)]
 fn on_stop_request(handler: impl FnOnce() + Send + 'static) -> io::Result<()> {
     let handler = std::sync::Mutex::new(Some(handler));
-    ctrlc::set_handler(move || {
+    crate::windows::on_console_control(move || {
         if let Some(handler) = handler.lock().ok().and_then(|mut h| h.take()) {
             handler();
         }
-    })
-    .map_err(|e| match e {
-        ctrlc::Error::System(e) => e,
-        other => io::Error::other(other),
     })
 }

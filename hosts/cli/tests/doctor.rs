@@ -7,12 +7,12 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::Receiver;
 
 mod support;
 
-use support::{idelink, lines, temp_dir, wait_for_line};
+use support::{claude_path, idelink, lines, temp_dir, wait_for_line};
 
 /// A private HOME with `.claude/ide` as the lock directory, and the workspace `work/`.
 struct Setup {
@@ -119,7 +119,7 @@ fn write_stale_lock(dir: &Path, port: u16, folder: &Path) {
     let pid = gone.id();
     gone.wait().unwrap();
     std::fs::create_dir_all(dir).unwrap();
-    let body = serde_json::json!({"pid": pid, "workspaceFolders": [folder], "ideName": "Gone",
+    let body = serde_json::json!({"pid": pid, "workspaceFolders": [claude_path(folder)], "ideName": "Gone",
         "transport": "ws", "authToken": "0123"});
     std::fs::write(dir.join(format!("{port}.lock")), body.to_string()).unwrap();
 }
@@ -134,7 +134,7 @@ fn doctor_passes_a_healthy_setup_and_checks_the_server_live() {
         findings(&report, "choice"),
         [format!(
             "ok: claude in {} picks the server on port {port}",
-            setup.work.display()
+            claude_path(&setup.work)
         )]
     );
     let live = findings(&report, "live check");
@@ -244,7 +244,7 @@ fn claude_and_env_find_the_server_and_forward_arguments_and_status() {
     let setup = Setup::new("claude-cmd");
     let (_server, port) = setup.serve();
     let script = "echo \"$CLAUDE_CODE_SSE_PORT $NO_PROXY $(pwd) $*\"; exit 7";
-    let output: Output = setup
+    let output = setup
         .command(&["claude", "--claude", "/bin/sh"])
         .arg(&setup.work)
         .args(["--", "-c", script, "sh", "--resume", "x y"])
@@ -293,7 +293,7 @@ fn serve_stdio_takes_the_folder_after_the_flag() {
         let text = String::from_utf8_lossy(&output.stdout);
         assert!(text.contains("\"idelink/ready\""), "{flag}: {text}");
         assert!(
-            text.contains(&format!("{:?}", setup.work.to_str().unwrap())),
+            text.contains(&format!("{:?}", claude_path(&setup.work))),
             "{text}"
         );
     }

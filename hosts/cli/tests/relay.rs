@@ -389,6 +389,7 @@ fn a_binary_outside_the_checkout_serves_its_page_and_the_wasm_it_is_given() {
 }
 
 /// The peak resident set of process `pid` (`VmHWM`), in bytes.
+#[cfg(target_os = "linux")]
 fn peak_rss(pid: u32) -> usize {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
@@ -396,6 +397,7 @@ fn peak_rss(pid: u32) -> usize {
     kib * 1024
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_page_that_does_not_read_pauses_claude_within_the_pump_policy_bound() {
     // claude pipelines far more than the relay may hold while the page reads nothing: the
@@ -434,6 +436,7 @@ fn a_page_that_does_not_read_pauses_claude_within_the_pump_policy_bound() {
     relay.stop();
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_claude_that_does_not_read_pauses_the_page_within_the_pump_policy_bound() {
     // The page answers far more than claude reads: the relay stops reading the page once

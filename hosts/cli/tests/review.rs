@@ -1,7 +1,17 @@
 //! `idelink serve`'s terminal review against a hostile model and hostile local input: a real
 //! process, its stdout as the exact bytes a terminal would get, its stdin a pipe or a
 //! pseudo-terminal.
-#![cfg(unix)]
+//!
+//! On Windows only the editor test runs (pseudo-terminals, FIFOs, devices, signals and file
+//! names with control characters are Unix's; scripts/wine/unix-only.tsv lists the others).
+#![cfg_attr(
+    windows,
+    allow(
+        dead_code,
+        unused_imports,
+        reason = "the helpers of the Unix-only tests"
+    )
+)]
 #![expect(
     clippy::unwrap_used,
     reason = "a test: any failure must stop it loudly"
@@ -140,6 +150,7 @@ impl Serve {
     }
 
     /// SIGTERM, then the lock must be gone.
+    #[cfg(unix)]
     fn terminate(mut self) {
         let pid = rustix::process::Pid::from_child(&self.child);
         rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
@@ -148,6 +159,12 @@ impl Serve {
             !self.lock.exists(),
             "the lock file must be removed on SIGTERM"
         );
+    }
+
+    /// Ends the process (tests/serve.rs checks Ctrl-Break on Windows).
+    #[cfg(windows)]
+    fn terminate(mut self) {
+        support::terminate(&mut self.child);
     }
 }
 
@@ -221,6 +238,7 @@ fn assert_inert(what: &str, bytes: &[u8]) {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn model_text_reaches_the_terminal_inert_and_visible() {
     let mut serve = Serve::start("review-inert", &["-vv", "--trace-contents"], Stdio::piped());
@@ -279,6 +297,7 @@ fn model_text_reaches_the_terminal_inert_and_visible() {
     serve.terminate();
 }
 
+#[cfg(unix)]
 #[test]
 fn nothing_a_client_sends_freezes_the_serve_loop() {
     let serve = Serve::start("review-freeze", &[], Stdio::piped());
@@ -367,6 +386,7 @@ fn nothing_a_client_sends_freezes_the_serve_loop() {
 
 /// A pseudo-terminal for idelink's stdin: the master end to type on (and read the echo
 /// from), the slave end to hand to the child.
+#[cfg(unix)]
 fn pty() -> (File, File) {
     use rustix::fs::{Mode, OFlags};
     use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
@@ -383,6 +403,7 @@ fn pty() -> (File, File) {
     (File::from(master), File::from(slave))
 }
 
+#[cfg(unix)]
 #[test]
 fn an_answer_belongs_to_the_diff_it_was_typed_for() {
     let (master, slave) = pty();
@@ -431,9 +452,19 @@ fn an_answer_belongs_to_the_diff_it_was_typed_for() {
 #[test]
 fn the_loop_keeps_serving_while_the_editor_runs() {
     // The "editor" announces itself, reads one line from the terminal and saves it: it gets
-    // the input (nothing else reads the terminal meanwhile), and starts without a shell of
-    // idelink's (its words are split by idelink; the path is appended as $0).
-    let editor = r#"sh -c 'echo editor-started; read line; printf "%s\n" "$line" > "$0"'"#;
+    // the input (nothing else reads it meanwhile: on Windows idelink's reader waits), and
+    // starts without a shell of idelink's (its words are split by idelink; the path is
+    // appended, as $0 for sh, after the command for cmd, whose echo ends lines with CRLF).
+    #[cfg(unix)]
+    let (editor, saved) = (
+        r#"sh -c 'echo editor-started; read line; printf "%s\n" "$line" > "$0"'"#,
+        "typed in the editor\n",
+    );
+    #[cfg(windows)]
+    let (editor, saved) = (
+        r#"cmd /d /v:on /c "echo editor-started&set /p line=&echo !line!>""#,
+        "typed in the editor\r\n",
+    );
     let mut serve =
         Serve::start_with_env("review-edit", &[], &[("VISUAL", editor)], Stdio::piped());
     let mut stdin = serve.child.stdin.take().unwrap();
@@ -446,7 +477,7 @@ fn the_loop_keeps_serving_while_the_editor_runs() {
         .unwrap();
     serve.out.wait_for(&format!("{ASK}e.txt{ASK_END}"));
     stdin.write_all(b"e\n").unwrap();
-    serve.out.wait_for("editor-started\n");
+    serve.out.wait_for("editor-started");
 
     let (port, token) = (serve.port, serve.token.clone());
     let (done, second) = mpsc::channel();
@@ -461,12 +492,13 @@ fn the_loop_keeps_serving_while_the_editor_runs() {
     stdin.write_all(b"typed in the editor\n").unwrap();
     assert_eq!(
         texts(&client.response(call).unwrap()),
-        ["FILE_SAVED", "typed in the editor\n"]
+        ["FILE_SAVED", saved]
     );
     serve.out.wait_for("accepted (edited): e.txt");
     serve.terminate();
 }
 
+#[cfg(unix)]
 #[test]
 fn a_signal_while_the_editor_runs_removes_the_lock_and_waits_for_the_editor() {
     let editor = r#"sh -c 'echo editor-started; read line; printf "%s\n" "$line" > "$0"'"#;

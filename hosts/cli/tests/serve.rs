@@ -113,6 +113,33 @@ fn serve_answers_diffs_by_policy_and_removes_its_lock_on_sigterm() {
     }
 }
 
+/// Ctrl-Break (and Ctrl-C, the same console control handler) stops idelink cleanly on
+/// Windows: the lock is removed.
+#[cfg(windows)]
+#[test]
+fn ctrl_break_removes_the_lock() {
+    let dir = temp_dir("ctrl-break");
+    let lock_dir = dir.join("ide");
+    let mut command = idelink(&["serve", "--diff", "reject", "--lock-dir"]);
+    support::own_process_group(&mut command)
+        .arg(&lock_dir)
+        .arg(dir.join("work"))
+        .stdout(Stdio::piped())
+        .stdin(Stdio::null());
+    let mut child = command.spawn().unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let banner = wait_for_line(&out, "on 127.0.0.1:");
+    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
+    let lock = lock_dir.join(format!("{port}.lock"));
+    assert!(lock.exists());
+    if support::ctrl_break(&mut child, "ctrl_break_removes_the_lock") {
+        assert!(
+            !lock.exists(),
+            "the lock file must be removed on Ctrl-Break"
+        );
+    }
+}
+
 #[test]
 fn serve_refuses_a_missing_folder_with_a_clear_message() {
     let output = idelink(&["serve", "/definitely/not/here"])

@@ -1,7 +1,6 @@
 //! The serve terminal's command set and colours, driven through its stdin with a test client
 //! as claude: `?`, `@FILE:A-B` (an `at_mentioned` notification), `s`, `d` during a review,
 //! and colour only when wanted (`CLICOLOR_FORCE`, `NO_COLOR`, a pipe).
-#![cfg(unix)]
 #![expect(
     clippy::unwrap_used,
     reason = "a test: any failure must stop it loudly"
@@ -15,7 +14,7 @@ use std::sync::mpsc::Receiver;
 
 mod support;
 
-use support::{idelink, lines, temp_dir, wait_for_line};
+use support::{claude_path, idelink, lines, temp_dir, wait_for_line};
 
 /// `idelink serve` (diffs asked in the terminal) with its stdin, stdout lines and a client.
 struct Served {
@@ -92,7 +91,7 @@ fn a_mention_typed_in_the_terminal_reaches_claude_and_commands_keep_the_review()
     let mention = served.client.notification("at_mentioned").unwrap();
     assert_eq!(
         mention["params"],
-        json!({"filePath": served.file, "lineStart": 1, "lineEnd": 2})
+        json!({"filePath": claude_path(served.file.as_ref()), "lineStart": 1, "lineEnd": 2})
     );
     served.type_line("@nope.rs");
     wait_for_line(&served.out, "no file nope.rs");

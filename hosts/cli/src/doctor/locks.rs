@@ -118,11 +118,12 @@ fn pid_alive(pid: u32) -> bool {
     rustix::process::test_kill_process(pid).is_ok()
 }
 
-/// Windows: the CLI's check is `process.kill(pid, 0)`; without a portable equivalent here,
-/// every pid counts as alive and the live check decides.
+/// Windows: the CLI's check is `process.kill(pid, 0)`, which Node answers by opening the
+/// process and asking whether it has ended; idelink-mio's check does the same (it counts a
+/// process it may not open as alive, where Node's check fails: rare for one user's locks).
 #[cfg(not(unix))]
-fn pid_alive(_pid: u32) -> bool {
-    true
+fn pid_alive(pid: u32) -> bool {
+    idelink_mio::lock::pid_is_alive(pid)
 }
 
 /// Owner and mode problems (idelink-core's "Security" docs): the directory must be a real directory

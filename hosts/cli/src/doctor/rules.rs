@@ -20,17 +20,21 @@ pub fn cli_path(path: &str) -> String {
 
 /// Whether `cwd` is `folder` or lies under it: a case-sensitive text prefix ending at a
 /// separator, both sides through [`cli_path`]. `/a/bc` does not lie under `/a/b`.
+///
+/// The CLI resolves each folder with Node's `path.resolve`, which on Windows spells every `/`
+/// as `\`, and its cwd there has backslashes; so on Windows both sides are compared with
+/// backslashes (idelink writes `C:/x`, the CLI compares `C:\x`), elsewhere as they are.
 pub fn folder_contains(folder: &str, cwd: &str) -> bool {
-    let folder = cli_path(folder);
-    let cwd = cli_path(cwd);
+    let sep = if cfg!(windows) { '\\' } else { '/' };
+    let spelled = |path: &str| cli_path(path).replace('/', &sep.to_string());
+    let (folder, cwd) = (spelled(folder), spelled(cwd));
     if folder.is_empty() {
         return false;
     }
     if cwd == folder {
         return true;
     }
-    let sep = if cfg!(windows) { '\\' } else { '/' };
-    let prefix = if folder.ends_with(sep) || folder.ends_with('/') {
+    let prefix = if folder.ends_with(sep) {
         folder
     } else {
         format!("{folder}{sep}")

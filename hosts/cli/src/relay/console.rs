@@ -4,7 +4,8 @@
 //! and nothing else changes. A terminal is read only while the relay is its foreground job: a
 //! background job reading its terminal is stopped (SIGTTIN, POSIX.1 "General Terminal
 //! Interface", 11.1.4), so `idelink relay &` does not read it (restarting the relay also gives a
-//! new URL).
+//! new URL). Windows has no job control (a console has no foreground process group, and no
+//! signal stops a process that reads it), so there the terminal is always read.
 
 use mio::Waker;
 use std::io::{BufRead, IsTerminal};
@@ -26,10 +27,19 @@ pub fn parse(line: &str) -> Option<Command> {
 /// Whether stdin may be read: a pipe or file always, a terminal only in its foreground job.
 pub fn readable() -> bool {
     let stdin = std::io::stdin();
-    if !stdin.is_terminal() {
-        return true;
-    }
-    rustix::termios::tcgetpgrp(&stdin).is_ok_and(|group| group == rustix::process::getpgrp())
+    !stdin.is_terminal() || in_foreground(&stdin)
+}
+
+/// Unix: our process group is the terminal's foreground group (`tcgetpgrp` = `getpgrp`).
+#[cfg(unix)]
+fn in_foreground(terminal: &std::io::Stdin) -> bool {
+    rustix::termios::tcgetpgrp(terminal).is_ok_and(|group| group == rustix::process::getpgrp())
+}
+
+/// Elsewhere (Windows): no job control, so a console is always ours to read.
+#[cfg(not(unix))]
+fn in_foreground(_terminal: &std::io::Stdin) -> bool {
+    true
 }
 
 /// Starts reading stdin when [`readable`]; each command wakes `waker` and waits in the

@@ -59,9 +59,16 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
     Ok(File::from(fd))
 }
 
-#[cfg(not(unix))]
+/// Windows: opening never blocks (a named pipe with no free instance fails at once); a folder
+/// opens only with `FILE_FLAG_BACKUP_SEMANTICS` (CreateFileW), so its type can be told.
+#[cfg(windows)]
 fn open_nonblocking(path: &Path) -> io::Result<File> {
-    File::open(path)
+    use std::os::windows::fs::OpenOptionsExt;
+    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_BACKUP_SEMANTICS;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(path)
 }
 
 /// What a file that is not a regular file is, in words.

@@ -1,22 +1,38 @@
-//! The terminal's input, owned by one helper thread so the serve loop never blocks on it.
+//! The terminal's input, handled by one helper thread so the serve loop never blocks on it.
 //!
-//! The thread reads standard input as it comes and hands over whole lines, each stamped with
-//! the *epoch* current when its first byte was read. The loop starts a new epoch each time it
-//! shows a question (after the diff is on screen) and each time the question goes away (the
-//! diff was closed or replaced), so a line typed before a diff was shown, or meant for one that
-//! is gone, carries an old epoch and answers nothing. On a terminal, starting an epoch also
-//! drops what was typed ahead and not yet read (`tcflush(TCIFLUSH)`, POSIX termios), which
-//! covers a half-typed line the kernel still holds.
+//! The thread hands over whole lines, each stamped with the *epoch* current when its first byte
+//! was read. The loop starts a new epoch each time it shows a question (after the diff is on
+//! screen) and each time the question goes away (the diff was closed or replaced), so a line
+//! typed before a diff was shown, or meant for one that is gone, carries an old epoch and
+//! answers nothing. On a terminal, starting an epoch also drops what was typed ahead and not yet
+//! read, which covers a half-typed line the system still holds (how depends on the platform).
 //!
-//! The same thread runs `$VISUAL` / `$EDITOR` when the user edits a proposal: while the editor
-//! owns the terminal nothing else reads it, and the serve loop keeps polling meanwhile.
+//! The same thread runs `$VISUAL` / `$EDITOR` when the user edits a proposal, and the serve loop
+//! keeps polling meanwhile. It takes its work from one channel, in order: typed bytes, the end
+//! of input, and editor jobs ([`Event`]). Where the bytes come from is the platform's part:
+//! - Unix (`input/unix.rs`): the thread itself polls stdin and a bell the loop rings for an
+//!   editor job, so nothing reads the terminal while the editor owns it; a new epoch flushes
+//!   the terminal's input queue (`tcflush(TCIFLUSH)`, POSIX termios).
+//! - Windows (`input/windows.rs`): a second thread reads stdin (which blocks: a console handle
+//!   cannot be polled with the pipe handles) and feeds the channel, reading only when the loop
+//!   has acted on every line and no editor runs, so an editor started for `e` gets stdin to
+//!   itself; a new epoch empties the console's input buffer (`FlushConsoleInputBuffer`), which
+//!   holds what was typed but not yet read. A line the user is typing while that thread waits
+//!   in its read is the console's (cooked line editing), not in that buffer, so it is stamped
+//!   when Enter ends it: on Windows a line typed before a question but finished after it may
+//!   answer it (docs/windows.md).
+
+#[cfg(unix)]
+#[path = "input/unix.rs"]
+mod platform;
+#[cfg(windows)]
+#[path = "input/windows.rs"]
+mod platform;
 
 use super::{editor_command, review};
 use idelink_core::ToolCallId;
 use idelink_mio::Waker;
-use std::io::{self, IsTerminal, Read, Write};
-use std::os::fd::AsFd;
-use std::os::unix::net::UnixStream;
+use std::io::{self, IsTerminal};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
@@ -55,12 +71,28 @@ pub struct EditJob {
     pub file_name: String,
 }
 
+/// The input thread's work, in the order it arrived.
+enum Event {
+    /// Bytes read from stdin, and the epoch current when they were read.
+    Typed {
+        /// The bytes.
+        bytes: Vec<u8>,
+        /// The epoch at the read.
+        epoch: u64,
+    },
+    /// Standard input ended or failed.
+    Closed,
+    /// A proposal to open in the user's editor.
+    Edit(EditJob),
+}
+
 /// The loop's handle on the input thread.
 pub struct Keyboard {
     epoch: Arc<AtomicU64>,
-    jobs: Sender<EditJob>,
-    /// A byte written here wakes the thread's `poll`.
-    bell: UnixStream,
+    events: Sender<Event>,
+    /// Tells the input side that an editor job waits in the channel, and that the loop has
+    /// taken every input (Windows reads stdin only then).
+    bell: platform::Bell,
     inputs: Receiver<Input>,
     terminal: bool,
 }
@@ -69,25 +101,17 @@ impl Keyboard {
     /// Starts the input thread; it wakes the host's poll whenever it has something.
     pub fn spawn(waker: Arc<Waker>) -> io::Result<Keyboard> {
         let epoch = Arc::new(AtomicU64::new(0));
-        let (jobs, job_queue) = mpsc::channel();
+        let (events, queue) = mpsc::channel();
         let (send, inputs) = mpsc::channel();
-        let (bell, bell_end) = UnixStream::pair()?;
-        bell.set_nonblocking(true)?;
-        bell_end.set_nonblocking(true)?;
-        let thread = Reader {
-            epoch: Arc::clone(&epoch),
-            jobs: job_queue,
-            bell: bell_end,
+        let worker = Worker {
             send,
             waker,
             lines: LineAssembler::default(),
         };
-        std::thread::Builder::new()
-            .name("idelink-stdin".into())
-            .spawn(move || thread.run())?;
+        let bell = platform::start(worker, queue, &events, &epoch)?;
         Ok(Keyboard {
             epoch,
-            jobs,
+            events,
             bell,
             inputs,
             terminal: io::stdin().is_terminal(),
@@ -97,19 +121,15 @@ impl Keyboard {
     /// Starts a new epoch (dropping typed-ahead input on a terminal) and returns it.
     pub fn new_epoch(&self) -> u64 {
         if self.terminal {
-            let _ = rustix::termios::tcflush(
-                io::stdin().as_fd(),
-                rustix::termios::QueueSelector::IFlush,
-            );
+            platform::discard_typed_ahead();
         }
         self.epoch.fetch_add(1, Ordering::SeqCst) + 1
     }
 
     /// Opens a proposal in the user's editor; the result comes back as [`Input::Edited`].
     pub fn edit(&mut self, job: EditJob) {
-        if self.jobs.send(job).is_ok() {
-            // A full bell already rings: a failed write loses nothing.
-            let _ = self.bell.write_all(b"e");
+        if self.events.send(Event::Edit(job)).is_ok() {
+            self.bell.ring();
         }
     }
 
@@ -127,91 +147,45 @@ impl Keyboard {
     pub fn try_take(&self) -> Option<Input> {
         match self.inputs.try_recv() {
             Ok(input) => Some(input),
-            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Empty) => {
+                self.bell.all_taken();
+                None
+            }
             Err(TryRecvError::Disconnected) => Some(Input::Closed),
         }
     }
 }
 
-/// The input thread's state.
-struct Reader {
-    epoch: Arc<AtomicU64>,
-    jobs: Receiver<EditJob>,
-    bell: UnixStream,
+/// The input thread's work: bytes into lines, editor jobs into results, each handed to the
+/// loop with a wake-up.
+struct Worker {
     send: Sender<Input>,
     waker: Arc<Waker>,
     lines: LineAssembler,
 }
 
-impl Reader {
-    fn run(mut self) {
-        let stdin = io::stdin();
-        let mut buf = [0u8; 4096];
-        loop {
-            loop {
-                match self.jobs.try_recv() {
-                    Ok(job) => {
-                        let editor = editor_command::user_editor();
-                        let result = review::edit(&job.proposed, &job.file_name, &editor);
-                        self.lines.clear();
-                        if !self.hand_over(Input::Edited { id: job.id, result }) {
-                            return;
-                        }
+impl Worker {
+    /// Does what `event` asks; false when the thread should stop (input ended, or the loop is
+    /// gone).
+    fn handle(&mut self, event: Event) -> bool {
+        match event {
+            Event::Typed { bytes, epoch } => {
+                for (text, epoch) in self.lines.push(&bytes, epoch) {
+                    if !self.hand_over(Input::Line { text, epoch }) {
+                        return false;
                     }
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => return,
                 }
+                true
             }
-            use rustix::event::{PollFd, PollFlags};
-            let stdin_fd = stdin.as_fd();
-            let mut fds = [
-                PollFd::new(&stdin_fd, PollFlags::IN),
-                PollFd::new(&self.bell, PollFlags::IN),
-            ];
-            match rustix::event::poll(&mut fds, None) {
-                Ok(_) => {}
-                Err(rustix::io::Errno::INTR) => continue,
-                Err(_) => {
-                    self.hand_over(Input::Closed);
-                    return;
-                }
-            }
-            let (input_ready, bell_rang) =
-                (!fds[0].revents().is_empty(), !fds[1].revents().is_empty());
-            if bell_rang && !self.drain_bell() {
-                return;
-            }
-            if !input_ready {
-                continue;
-            }
-            let n = match rustix::io::read(stdin_fd, &mut buf) {
-                Ok(n) => n,
-                Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => continue,
-                Err(_) => 0,
-            };
-            if n == 0 {
+            Event::Closed => {
                 self.hand_over(Input::Closed);
-                return;
+                false
             }
-            let epoch = self.epoch.load(Ordering::SeqCst);
-            for (text, epoch) in self.lines.push(&buf[..n], epoch) {
-                if !self.hand_over(Input::Line { text, epoch }) {
-                    return;
-                }
-            }
-        }
-    }
-
-    /// Empties the bell; false when the loop's end of it is gone (time to stop).
-    fn drain_bell(&mut self) -> bool {
-        let mut buf = [0u8; 64];
-        loop {
-            match self.bell.read(&mut buf) {
-                Ok(0) => return false,
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return false,
+            Event::Edit(job) => {
+                let editor = editor_command::user_editor();
+                let result = review::edit(&job.proposed, &job.file_name, &editor);
+                self.lines.clear();
+                self.hand_over(Input::Edited { id: job.id, result })
             }
         }
     }

@@ -35,8 +35,9 @@ pub fn parse_choice(line: &str) -> Option<Choice> {
 
 /// Opens `proposed` in `editor` (a command line split into words by
 /// [`editor_command::words`], started without a shell; the file path is appended) and returns
-/// the text as saved. The temporary file is private (0600) and removed afterwards. Blocks until
-/// the editor exits.
+/// the text as saved. The temporary file is private (0600 on Unix; on Windows it inherits the
+/// per-user temporary folder's access list) and removed afterwards. Blocks until the editor
+/// exits.
 pub fn edit(proposed: &str, file_name: &str, editor: &str) -> io::Result<String> {
     let words = editor_command::words(editor).map_err(io::Error::other)?;
     let path = temp_path(file_name);
@@ -117,6 +118,29 @@ mod tests {
             missing
                 .to_string()
                 .starts_with("cannot start /no/such/editor: "),
+            "{missing}"
+        );
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn edit_returns_what_the_editor_saved() {
+        // cmd's `copy` stands in for the user's editor: it writes a prepared text over the
+        // proposal. The command keeps its backslashes (Windows word rules).
+        let prepared =
+            std::env::temp_dir().join(format!("idelink-edited-{}.txt", std::process::id()));
+        std::fs::write(&prepared, "the edited text\n").unwrap();
+        let editor = format!(r#"cmd /d /c copy /y "{}""#, prepared.display());
+        let text = edit("the proposed text\n", "x.rs", &editor);
+        let _ = std::fs::remove_file(&prepared);
+        assert_eq!(text.unwrap(), "the edited text\n");
+        let failed = edit("x", "x.rs", "cmd /d /c exit 3").unwrap_err();
+        assert!(failed.to_string().contains("exited with"), "{failed}");
+        let missing = edit("x", "x.rs", r"C:\no\such\editor.exe -w").unwrap_err();
+        assert!(
+            missing
+                .to_string()
+                .starts_with(r"cannot start C:\no\such\editor.exe: "),
             "{missing}"
         );
     }

@@ -87,6 +87,45 @@ pub fn terminate(child: &mut Child) {
     wait_exit(child);
 }
 
+/// `command` started in a process group of its own, so that [`ctrl_break`] reaches it alone.
+#[cfg(windows)]
+pub fn own_process_group(command: &mut Command) -> &mut Command {
+    use std::os::windows::process::CommandExt;
+    command.creation_flags(windows_sys::Win32::System::Threading::CREATE_NEW_PROCESS_GROUP)
+}
+
+/// Sends Ctrl-Break to `child` (started by [`own_process_group`]), as a user pressing it in the
+/// console does, then waits for it to exit 0. Under Wine, whose console events reach no
+/// process here (GenerateConsoleCtrlEvent fails), it prints a `wine-skip:` line for `test`,
+/// ends the child and returns false.
+#[cfg(windows)]
+#[allow(
+    unsafe_code,
+    reason = "Windows API calls; their arguments are numbers and C strings"
+)]
+pub fn ctrl_break(child: &mut Child, test: &str) -> bool {
+    use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, GenerateConsoleCtrlEvent};
+    use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleA, GetProcAddress};
+    // SAFETY: no pointers; the group id is the child's pid (CREATE_NEW_PROCESS_GROUP).
+    let sent = unsafe { GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, child.id()) };
+    if sent == 0 {
+        let error = std::io::Error::last_os_error();
+        // SAFETY: NUL-terminated names; ntdll is loaded in every process.
+        let wine = unsafe {
+            let ntdll = GetModuleHandleA(c"ntdll.dll".as_ptr().cast());
+            !ntdll.is_null() && GetProcAddress(ntdll, c"wine_get_version".as_ptr().cast()).is_some()
+        };
+        assert!(wine, "Ctrl-Break: {error}");
+        println!("wine-skip: {test}: Wine delivers no console control event here ({error})");
+        child.kill().expect("end idelink");
+        wait_exit(child);
+        return false;
+    }
+    let status = wait_exit(child);
+    assert!(status.success(), "{status}");
+    true
+}
+
 /// The process's exit status, waiting at most [`DEADLINE`].
 pub fn wait_exit(child: &mut Child) -> ExitStatus {
     let until = Instant::now() + DEADLINE;
