@@ -83,9 +83,7 @@ pub(crate) fn diagnostics_uri(
 pub(crate) fn get_diagnostics(args: &mut Args, state: &EditorState) -> Result<ToolResult, String> {
     let all = state.diagnostics();
     let Some((raw, decoded)) = diagnostics_uri(args, state.path_style())? else {
-        return Ok(diagnostics_result(
-            all.iter(),
-        ));
+        return Ok(diagnostics_result(all.iter()));
     };
     let (path, diagnostics) = match (all.get(&raw), all.get(&decoded)) {
         (Some(found), _) => (raw.as_str(), found),

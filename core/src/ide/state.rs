@@ -326,7 +326,7 @@ impl EditorState {
     /// No document is active: the same state as closing the active document with no other
     /// one to fall back to, except that every document stays open.
     fn deactivate(&mut self) -> StateChange {
-        self.current = None;
+        self.has_current = false;
         if self.active.take().is_some() {
             StateChange::SelectionOrActiveChanged
         } else {
