@@ -50,6 +50,14 @@ export type Diagnostic = {
   code?: string | number;
 };
 
+/** One file's diagnostics: in a `ToolOutcome::Diagnostics` and in an {@link EditorSnapshot}. */
+export type FileDiagnostics = {
+  /** The file's path. */
+  path: string;
+  /** Its diagnostics, in the editor's order. */
+  diagnostics: Array<Diagnostic>;
+};
+
 /**
  * Something that happened in the editor. Paths are the editor's own spelling; the state normalizes
  * them (see `normalize_path`).
@@ -145,14 +153,6 @@ export type SnapshotActive = {
   selection?: Range;
 };
 
-/** The diagnostics of one file in an {@link EditorSnapshot}. */
-export type SnapshotFileDiagnostics = {
-  /** The file's path. */
-  path: string;
-  /** Its complete list. */
-  diagnostics: Array<Diagnostic>;
-};
-
 /**
  * The editor's whole visible state at once, in its JSON form (owning its strings); each call
  * compares it with the previous one and applies only the difference.
@@ -163,7 +163,7 @@ export type EditorSnapshot = {
   /** The active document and its selection; absent or `null` when none is active. */
   active?: SnapshotActive | null;
   /** The diagnostics of each file that has some. */
-  diagnostics?: Array<SnapshotFileDiagnostics>;
+  diagnostics?: Array<FileDiagnostics>;
   /** The workspace folders, absolute paths. */
   workspaceFolders?: Array<string>;
 };
@@ -304,14 +304,6 @@ export type ToolOutcome =
       isUntitled?: boolean;
     }
   | { outcome: "documentNotOpen" };
-
-/** One file's diagnostics in a `ToolOutcome::Diagnostics`. */
-export type FileDiagnostics = {
-  /** The file's path. */
-  path: string;
-  /** Its diagnostics, in the editor's order. */
-  diagnostics: Array<Diagnostic>;
-};
 
 /** One tab in a `ToolOutcome::OpenEditors`. */
 export type OpenTab = {

@@ -10,9 +10,10 @@
 )]
 
 use idelink_core::host_rules::lock_life;
+use idelink_core::ide::FileDiagnostics;
 use idelink_core::ide::{Diagnostic, Position, Range, Severity};
 use idelink_core::lockfile::LockFile;
-use idelink_core::snapshot::{SnapshotActive, SnapshotDocument, SnapshotFileDiagnostics};
+use idelink_core::snapshot::{SnapshotActive, SnapshotDocument};
 use idelink_core::{
     AuthToken, Config, ConnId, EditorEvent, EditorSnapshot, Engine, Output, Timestamp,
 };
@@ -156,7 +157,7 @@ fn range(line: u32, width: u32) -> Range {
 struct Pool {
     documents: [Vec<SnapshotDocument>; 3],
     active: [Option<SnapshotActive>; 2],
-    diagnostics: [Vec<SnapshotFileDiagnostics>; 2],
+    diagnostics: [Vec<FileDiagnostics>; 2],
     folders: [Vec<String>; 2],
 }
 
@@ -220,7 +221,7 @@ fn active() -> impl Strategy<Value = Option<SnapshotActive>> {
     })
 }
 
-fn diagnostics() -> impl Strategy<Value = Vec<SnapshotFileDiagnostics>> {
+fn diagnostics() -> impl Strategy<Value = Vec<FileDiagnostics>> {
     let diagnostic =
         (0..2u32, prop::sample::select(vec!["unused", "shadowed"])).prop_map(|(line, message)| {
             Diagnostic {
@@ -239,10 +240,10 @@ fn diagnostics() -> impl Strategy<Value = Vec<SnapshotFileDiagnostics>> {
         0..3,
     )
     .prop_map(|files| {
-        let mut out: Vec<SnapshotFileDiagnostics> = Vec::new();
+        let mut out: Vec<FileDiagnostics> = Vec::new();
         for (path, diagnostics) in files {
             if !out.iter().any(|f| f.path == path) {
-                out.push(SnapshotFileDiagnostics {
+                out.push(FileDiagnostics {
                     path: path.to_owned(),
                     diagnostics,
                 });

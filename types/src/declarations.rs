@@ -7,9 +7,7 @@ use idelink_core::ide::{
 };
 use idelink_core::mcp::{ClientInfo, ServerInfo};
 use idelink_core::rpc::RpcLimits;
-use idelink_core::snapshot::{
-    EditorSnapshot, SnapshotActive, SnapshotChanges, SnapshotDocument, SnapshotFileDiagnostics,
-};
+use idelink_core::snapshot::{EditorSnapshot, SnapshotActive, SnapshotChanges, SnapshotDocument};
 use idelink_core::ws::WsConfig;
 use idelink_core::{
     CancelReason, CloseReason, Config, ConnId, EditorEvent, Event, Output, SessionPolicy,
@@ -63,6 +61,7 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
                 item::<Range>(cfg),
                 item::<Severity>(cfg),
                 item::<Diagnostic>(cfg),
+                item::<FileDiagnostics>(cfg),
                 item::<EditorEvent>(cfg),
             ],
         ),
@@ -71,7 +70,6 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
             vec![
                 item::<SnapshotDocument>(cfg),
                 item::<SnapshotActive>(cfg),
-                item::<SnapshotFileDiagnostics>(cfg),
                 item::<EditorSnapshot>(cfg),
                 item::<SnapshotChanges>(cfg),
             ],
@@ -81,7 +79,6 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
             vec![
                 item::<ToolRequest>(cfg),
                 item::<ToolOutcome>(cfg),
-                item::<FileDiagnostics>(cfg),
                 item::<OpenTab>(cfg),
                 item::<ToolName>(cfg),
             ],

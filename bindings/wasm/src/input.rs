@@ -14,7 +14,7 @@ use idelink_core::ide::{
 };
 use idelink_core::mcp::ServerInfo;
 use idelink_core::rpc::RpcLimits;
-use idelink_core::snapshot::{SnapshotActive, SnapshotDocument, SnapshotFileDiagnostics};
+use idelink_core::snapshot::{SnapshotActive, SnapshotDocument};
 use idelink_core::ws::WsConfig;
 use idelink_core::{Config, EditorEvent, EditorSnapshot, ToolOutcome};
 use wasm_bindgen::prelude::*;
@@ -304,18 +304,8 @@ pub(crate) fn editor_snapshot(value: JsValue) -> Result<EditorSnapshot, JsError>
             .objects("diagnostics")?
             .unwrap_or_default()
             .iter()
-            .map(|f| {
-                Ok(SnapshotFileDiagnostics {
-                    path: f.string("path")?,
-                    diagnostics: f
-                        .objects("diagnostics")?
-                        .ok_or_else(|| f.error("missing field `diagnostics`"))?
-                        .iter()
-                        .map(diagnostic)
-                        .collect::<Result<_, _>>()?,
-                })
-            })
-            .collect::<Result<_, JsError>>()?,
+            .map(file_diagnostics)
+            .collect::<Result<_, _>>()?,
         workspace_folders: s.strings("workspaceFolders")?.unwrap_or_default(),
     })
 }
@@ -335,6 +325,19 @@ fn range(r: &Obj) -> Result<Range, JsError> {
     Ok(Range {
         start: position(&r.required_object("start")?)?,
         end: position(&r.required_object("end")?)?,
+    })
+}
+
+/// `{path, diagnostics}`: one file's diagnostics, in a snapshot or a pulled read's answer.
+fn file_diagnostics(f: &Obj) -> Result<FileDiagnostics, JsError> {
+    Ok(FileDiagnostics {
+        path: f.string("path")?,
+        diagnostics: f
+            .objects("diagnostics")?
+            .ok_or_else(|| f.error("missing field `diagnostics`"))?
+            .iter()
+            .map(diagnostic)
+            .collect::<Result<_, _>>()?,
     })
 }
 
@@ -384,18 +387,8 @@ pub(crate) fn tool_outcome(value: JsValue) -> Result<ToolOutcome, JsError> {
                 .objects("files")?
                 .ok_or_else(|| o.error("missing field `files`"))?
                 .iter()
-                .map(|f| {
-                    Ok(FileDiagnostics {
-                        path: f.string("path")?,
-                        diagnostics: f
-                            .objects("diagnostics")?
-                            .ok_or_else(|| f.error("missing field `diagnostics`"))?
-                            .iter()
-                            .map(diagnostic)
-                            .collect::<Result<_, _>>()?,
-                    })
-                })
-                .collect::<Result<_, JsError>>()?,
+                .map(file_diagnostics)
+                .collect::<Result<_, _>>()?,
         },
         "selection" => ToolOutcome::Selection {
             path: o.string("path")?,

@@ -287,7 +287,8 @@ pub enum ToolOutcome {
     DocumentNotOpen,
 }
 
-/// One file's diagnostics in a [`ToolOutcome::Diagnostics`].
+/// One file's diagnostics: in a [`ToolOutcome::Diagnostics`] and in an
+/// [`EditorSnapshot`](crate::EditorSnapshot).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

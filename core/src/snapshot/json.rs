@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{ActiveView, DiagnosticView, DocumentView, FileDiagnostics, Snapshot};
-use crate::ide::{Diagnostic, Range};
+use crate::ide::{self, Range};
 
 /// The editor's whole visible state at once, in its JSON form (owning its strings); each call
 /// compares it with the previous one and applies only the difference.
@@ -32,7 +32,7 @@ pub struct EditorSnapshot {
     /// The diagnostics of each file that has some.
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional, as = "Option<_>"))]
-    pub diagnostics: Vec<SnapshotFileDiagnostics>,
+    pub diagnostics: Vec<ide::FileDiagnostics>,
     /// The workspace folders, absolute paths.
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional, as = "Option<_>"))]
@@ -75,17 +75,6 @@ pub struct SnapshotActive {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub selection: Range,
-}
-
-/// The diagnostics of one file in an [`EditorSnapshot`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct SnapshotFileDiagnostics {
-    /// The file's path.
-    pub path: String,
-    /// Its complete list.
-    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl EditorSnapshot {

@@ -40,7 +40,7 @@
 mod json;
 mod tracker;
 
-pub use json::{EditorSnapshot, SnapshotActive, SnapshotDocument, SnapshotFileDiagnostics};
+pub use json::{EditorSnapshot, SnapshotActive, SnapshotDocument};
 pub use tracker::{SnapshotChanges, SnapshotTracker};
 
 use crate::ide::{Diagnostic, EditorEvent, Range, Severity};
