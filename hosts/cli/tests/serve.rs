@@ -352,12 +352,17 @@ fn stdio_sidecar_pulls_the_reads_it_is_told_to_from_the_editor() {
     let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
     let token = token_from_lock(&lock);
     let path = format!("{}/lib.rs", support::claude_path(&work));
+    // `file:///C:/w/lib.rs` on Windows, `file:///w/lib.rs` elsewhere.
+    let uri = match path.strip_prefix('/') {
+        Some(rooted) => format!("file:///{rooted}"),
+        None => format!("file:///{path}"),
+    };
 
     let mut client = Client::connect_initialized(port, &token).unwrap();
     let pending = client
         .send_request(
             "tools/call",
-            json!({"name": "getDiagnostics", "arguments": {"uri": format!("file://{path}")}}),
+            json!({"name": "getDiagnostics", "arguments": {"uri": uri}}),
         )
         .unwrap();
     let call = wait_for_frame(&from_sidecar, |m| m["method"] == "tool/call");
@@ -381,7 +386,7 @@ fn stdio_sidecar_pulls_the_reads_it_is_told_to_from_the_editor() {
     write_frame(&mut stdin, &answer);
     let answer = client.response(pending).unwrap();
     let files: Value = serde_json::from_str(&texts(&answer)[0]).unwrap();
-    assert_eq!(files[0]["uri"], format!("file://{path}"));
+    assert_eq!(files[0]["uri"], uri);
     assert_eq!(files[0]["diagnostics"][0]["message"], "unused");
 
     // Not pulled: answered from the (empty) state without asking the editor.
