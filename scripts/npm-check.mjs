@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The npm packages as a new user gets them (scripts/npm-build packs them first):
 //
-//   node scripts/npm-check.mjs [TARBALL_DIR]      (default $CARGO_TARGET_DIR/npm/tarballs)
+//   node scripts/npm-check.mjs [--real-claude DRIVER] [TARBALL_DIR]
+//                                        (default TARBALL_DIR: $CARGO_TARGET_DIR/npm/tarballs)
 //
 // In a fresh temporary project whose PATH has no cargo or rustc, `npm install` the tarballs of
 // idelink, idelink-wasm and this platform's idelink-<platform>; bundle the example extension
@@ -9,7 +10,10 @@
 // bundle must hold all of its JavaScript); run the bundle and serve a session to a real
 // WebSocket client (`ws`): initialize, the selection the extension reported, openFile and
 // openDiff answered by the extension. Then remove the platform package and run it again: the
-// same session on the WebAssembly engine. Fails on the first difference. About 20 s.
+// same session on the WebAssembly engine. With --real-claude (the idelink-node example
+// `real_claude`, bindings/node/tests/drivers), each run is followed by the pinned claude CLI
+// connecting to the bundle and having its diff accepted (skipped loudly without the CLI, failing
+// with CI=true). Fails on the first difference. About 20 s, and 15 s per real-CLI run.
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -18,13 +22,15 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const DEADLINE_MS = 15000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const nodeDir = join(root, 'bindings', 'node');
 const WebSocket = createRequire(join(nodeDir, 'package.json'))('ws');
 const esbuild = join(nodeDir, 'node_modules', '.bin', 'esbuild');
-const tarballs = process.argv[2] ?? join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'npm', 'tarballs');
+const { values: flags, positionals } = parseArgs({ options: { 'real-claude': { type: 'string' } }, allowPositionals: true });
+const tarballs = positionals[0] ?? join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'npm', 'tarballs');
 
 /** This machine's platform package (as lib/addon.js names it). */
 function platformPackage() {
@@ -133,6 +139,14 @@ async function serveOneSession() {
   }
 }
 
+/** The pinned claude CLI against the bundle (when --real-claude names the driver). */
+function realClaude(engine) {
+  const driver = flags['real-claude'];
+  if (driver === undefined) return;
+  console.log(`npm-check: the real claude CLI against the bundled extension on ${engine}`);
+  execFileSync(driver, [process.execPath, join(project, 'dist', 'extension.js')], { env, stdio: 'inherit' });
+}
+
 try {
   const rust = spawnSync('sh', ['-c', 'command -v cargo || command -v rustc'], { env, encoding: 'utf8' });
   assert.notEqual(rust.status, 0, `the check's PATH must hold no Rust toolchain, found ${rust.stdout}`);
@@ -154,11 +168,13 @@ try {
   const native = await serveOneSession();
   assert.match(native, new RegExp(`^native \\(${platform}: prebuilt for `));
   console.log(`npm-check: the bundled extension served a session on ${native}`);
+  realClaude(native);
 
   rmSync(join(project, 'node_modules', platform), { recursive: true });
   const wasm = await serveOneSession();
   assert.match(wasm, new RegExp(`^wasm \\(idelink-wasm: ${platform} is not installed\\)$`));
   console.log(`npm-check: without ${platform}, the bundled extension served a session on ${wasm}`);
+  realClaude(wasm);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

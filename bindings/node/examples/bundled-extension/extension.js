@@ -4,27 +4,48 @@
 // tool calls; `deactivate` stops serving. The editor calls below stand in for the vscode API.
 //
 //   npx esbuild extension.js --bundle --platform=node --target=node20 --outfile=dist/extension.js
-//   node dist/extension.js [FOLDER]       # runs it outside an editor, until SIGINT / SIGTERM
+//   node dist/extension.js [--name NAME] [--lock-dir DIR] [--diff accept|reject] [FOLDER]
+//
+// The last line runs it outside an editor, until SIGINT / SIGTERM: serving FOLDER (default: the
+// current one) as NAME (default "Bundled Example"), its lock file in DIR (default: where the CLI
+// looks), accepting every diff as proposed (default) or rejecting it. It prints what happens.
 //
 // The bundle holds idelink's JavaScript; the engine is loaded at run time from node_modules
 // beside it: the platform package (idelink-linux-x64-gnu, ...) or, failing that, idelink-wasm.
 // Ship those with the extension (vsce packages node_modules that the bundle leaves external).
 
+const { parseArgs } = require('node:util');
 const { binding, startServer, terminalEnv } = require('idelink');
 
 let server = null;
 
-/** Starts serving `folder`; `editor` gives the selection and carries out the tool calls. */
-async function activate(folder, editor) {
+/**
+ * Starts serving `folder`; `editor` gives the selection and carries out the tool calls.
+ * `settings` (optional): `ideName`, `lockDir` (see `startServer`) and `acceptDiffs` (default true).
+ */
+async function activate(folder, editor, settings = {}) {
+  const { ideName = 'Bundled Example', lockDir, acceptDiffs = true } = settings;
   server = await startServer({
     workspaceFolders: [folder],
-    ideName: 'Bundled Example',
+    ideName,
+    lockDir,
+    onEvent(event) {
+      if (event.event === 'sessionReady') {
+        const { name, version, protocolVersion } = event.client;
+        const pid = event.clientPid === null ? '' : `, pid ${event.clientPid}`;
+        editor.log(`session ready: ${name} ${version}${pid} (MCP ${protocolVersion})`);
+      }
+    },
     async onToolCall(request) {
       switch (request.tool) {
         case 'openFile':
           editor.log(`open ${request.path}`);
           return { outcome: 'fileOpened' };
         case 'openDiff':
+          if (!acceptDiffs) {
+            editor.log(`diff for ${request.newFilePath} rejected`);
+            return { outcome: 'diffRejected' };
+          }
           editor.log(`diff for ${request.newFilePath} accepted as proposed`);
           return { outcome: 'diffSaved', finalText: request.newFileContents };
         default:
@@ -44,8 +65,27 @@ async function deactivate() {
 
 module.exports = { activate, deactivate };
 
+/** The command line's settings; a wrong flag ends the process with what is wrong. */
+function commandLine(args) {
+  const options = { name: { type: 'string' }, 'lock-dir': { type: 'string' }, diff: { type: 'string' } };
+  try {
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: true });
+    if (values.diff !== undefined && values.diff !== 'accept' && values.diff !== 'reject') {
+      throw new Error(`--diff takes accept or reject, not ${JSON.stringify(values.diff)}`);
+    }
+    if (positionals.length > 1) throw new Error(`one FOLDER at most, got ${positionals.join(' ')}`);
+    return {
+      folder: positionals[0] ?? process.cwd(),
+      settings: { ideName: values.name, lockDir: values['lock-dir'], acceptDiffs: values.diff !== 'reject' },
+    };
+  } catch (error) {
+    console.error(`${error.message}\nusage: extension.js [--name NAME] [--lock-dir DIR] [--diff accept|reject] [FOLDER]`);
+    process.exit(2);
+  }
+}
+
 if (require.main === module) {
-  const folder = process.argv[2] ?? process.cwd();
+  const { folder, settings } = commandLine(process.argv.slice(2));
   const file = `${folder}/README.md`;
   const editor = {
     log: (line) => console.log(line),
@@ -55,9 +95,10 @@ if (require.main === module) {
       selection: { start: { line: 0, character: 0 }, end: { line: 0, character: 5 } },
     }),
   };
-  activate(folder, editor).then((env) => {
+  activate(folder, editor, settings).then((env) => {
     console.log(`engine: ${binding.kind} (${binding.source}: ${binding.reason})`);
-    console.log(`serving ${folder} on port ${env.CLAUDE_CODE_SSE_PORT}; lock file: ${server.lockPath}`);
+    console.log(`lock file: ${server.lockPath}`);
+    console.log(`serving ${folder} on 127.0.0.1:${env.CLAUDE_CODE_SSE_PORT}`);
   });
   const stop = () => deactivate().then(() => process.exit(0));
   process.on('SIGINT', stop);
