@@ -34,7 +34,7 @@ extern "C" {
 
     /// `String(value)`: how an error message shows a value it refuses.
     #[wasm_bindgen(js_name = String)]
-    fn describe(value: &JsValue) -> String;
+    pub(crate) fn describe(value: &JsValue) -> String;
 }
 
 /// A JS object being read: `root` names the argument, `path` the field it was reached by.
