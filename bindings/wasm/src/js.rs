@@ -138,6 +138,34 @@ impl Obj {
         Ok(Some(objects))
     }
 
+    /// Array field `name` of plain objects, each read by `read` (a plain loop: one small
+    /// function per element type, where collecting an iterator of results made two big ones);
+    /// None when undefined.
+    pub(crate) fn list<T>(
+        &self,
+        name: &str,
+        read: fn(&Obj) -> Result<T, JsError>,
+    ) -> Result<Option<Vec<T>>, JsError> {
+        let Some(objects) = self.objects(name)? else {
+            return Ok(None);
+        };
+        let mut items = Vec::with_capacity(objects.len());
+        for object in &objects {
+            items.push(read(object)?);
+        }
+        Ok(Some(items))
+    }
+
+    /// A required [`Obj::list`]; its absence is named as `name` alone, wherever this object is.
+    pub(crate) fn required_list<T>(
+        &self,
+        name: &str,
+        read: fn(&Obj) -> Result<T, JsError>,
+    ) -> Result<Vec<T>, JsError> {
+        self.list(name, read)?
+            .ok_or_else(|| self.error(format_args!("missing field `{name}`")))
+    }
+
     fn array(&self, name: &str) -> Result<Option<Vec<JsValue>>, JsError> {
         let Some(value) = self.get(name)? else {
             return Ok(None);
