@@ -103,7 +103,7 @@ fn kind_of(json: &str) -> &'static str {
 /// The text of the JSON string `json` (quotes included, as serde_json validated it),
 /// unescaped into a string of exactly its size. Errors name a lone UTF-16 surrogate, which
 /// no Rust string can hold.
-fn decode_string(json: &str) -> Result<String, &'static str> {
+pub(crate) fn decode_string(json: &str) -> Result<String, &'static str> {
     const BROKEN: &str = "not a valid JSON string";
     let inner = json
         .strip_prefix('"')
