@@ -88,7 +88,7 @@ impl Obj {
             Some(key) => Err(self.error(format_args!(
                 "unknown field `{}`, expected one of {}",
                 self.field_path(key),
-                known.join(", ")
+                OneOf(known)
             ))),
             None => Ok(()),
         }
@@ -280,7 +280,7 @@ impl Obj {
     pub(crate) fn unknown_variant(&self, found: &str, expected: &[&str]) -> JsError {
         self.error(format_args!(
             "unknown variant `{found}`, expected one of {}",
-            expected.join(", ")
+            OneOf(expected)
         ))
     }
 
@@ -294,6 +294,22 @@ impl Obj {
             self.field_path(name),
             describe(got)
         ))
+    }
+}
+
+/// Names listed in an error message, `a, b, c` (written as they are formatted, not joined into
+/// a string first).
+struct OneOf<'a>(&'a [&'a str]);
+
+impl std::fmt::Display for OneOf<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (at, name) in self.0.iter().enumerate() {
+            if at > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(name)?;
+        }
+        Ok(())
     }
 }
 
