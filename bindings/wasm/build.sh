@@ -23,7 +23,15 @@ if [ ! -x "$wasm_opt" ]; then
   exit 1
 fi
 
-cargo build -p idelink-wasm --target wasm32-unknown-unknown --profile wasm-release
+# Panic locations name their source files: the registry's absolute prefix is cut from them
+# (some 1 KB of the module, and a module that does not depend on where cargo keeps crates).
+registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
+remap=""
+for dir in "$registry"/*/; do
+  [ -d "$dir" ] && remap="$remap --remap-path-prefix=$dir="
+done
+RUSTFLAGS="${RUSTFLAGS:-}$remap" \
+  cargo build -p idelink-wasm --target wasm32-unknown-unknown --profile wasm-release
 module="$target_dir/wasm32-unknown-unknown/wasm-release/idelink_wasm.wasm"
 
 rm -rf "$here/pkg"

@@ -3,8 +3,6 @@
 
 use std::fmt;
 
-use serde::Serialize;
-
 mod loose;
 
 use loose::Loose;
@@ -27,38 +25,32 @@ pub struct LockFile {
     pub running_in_windows: bool,
 }
 
-/// The lock body as written, fields in the order they appear.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct LockJson<'a> {
-    pid: u32,
-    workspace_folders: &'a [String],
-    ide_name: &'a str,
-    transport: &'static str,
-    #[serde(skip_serializing_if = "is_false")]
-    running_in_windows: bool,
-    auth_token: &'a str,
-}
-
-fn is_false(value: &bool) -> bool {
-    !*value
-}
-
 impl LockFile {
     /// The lock body: compact JSON with keys in the order `pid`, `workspaceFolders`, `ideName`,
     /// `transport` (always `"ws"`), `runningInWindows` (only when true), `authToken`.
     pub fn to_json(&self) -> String {
-        let body = LockJson {
-            pid: self.pid,
-            workspace_folders: &self.workspace_folders,
-            ide_name: &self.ide_name,
-            // docs/protocol.md §1: transport MUST be "ws"; anything else selects legacy SSE.
-            transport: "ws",
-            running_in_windows: self.running_in_windows,
-            auth_token: &self.auth_token,
-        };
-        serde_json::to_string(&body)
-            .expect("a struct of strings, numbers and booleans always serializes to JSON")
+        let mut out = Vec::with_capacity(128);
+        out.extend_from_slice(b"{\"pid\":");
+        out.extend_from_slice(self.pid.to_string().as_bytes());
+        out.extend_from_slice(b",\"workspaceFolders\":[");
+        for (at, folder) in self.workspace_folders.iter().enumerate() {
+            if at > 0 {
+                out.push(b',');
+            }
+            string_into(&mut out, folder);
+        }
+        out.extend_from_slice(b"],\"ideName\":");
+        string_into(&mut out, &self.ide_name);
+        // docs/protocol.md §1: transport MUST be "ws"; anything else selects legacy SSE.
+        out.extend_from_slice(b",\"transport\":\"ws\"");
+        if self.running_in_windows {
+            out.extend_from_slice(b",\"runningInWindows\":true");
+        }
+        out.extend_from_slice(b",\"authToken\":");
+        string_into(&mut out, &self.auth_token);
+        out.push(b'}');
+        // Escaping cuts and joins only at ASCII bytes: the text stays UTF-8, nothing is lost.
+        String::from_utf8_lossy(&out).into_owned()
     }
 
     /// Reads a lock body, ours or another IDE's: unknown fields are ignored. `pid` (a u32),
@@ -133,6 +125,14 @@ impl LockFile {
         let port: u16 = digits.parse().ok()?;
         (port != 0 && LockFile::file_name(port) == name).then_some(port)
     }
+}
+
+/// Appends `text` as a JSON string, escaped as serde_json escapes (written by hand: the wasm
+/// module then carries no serializer for the lock body).
+fn string_into(out: &mut Vec<u8>, text: &str) {
+    out.push(b'"');
+    crate::json::escape_into(out, text.as_bytes());
+    out.push(b'"');
 }
 
 fn required<'a>(object: &'a Loose, field: &'static str) -> Result<&'a Loose, LockFileError> {
@@ -249,6 +249,22 @@ mod tests {
             wsl.to_json(),
             r#"{"pid":4242,"workspaceFolders":[],"ideName":"Nova ✻","transport":"ws","runningInWindows":true,"authToken":"00112233445566778899aabbccddeeff"}"#
         );
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let odd = "\u{1}\u{1f}\u{7f}\n\t\r\u{8}\u{c}/\"\\é✻";
+        let lock = LockFile {
+            workspace_folders: vec![odd.to_owned()],
+            ide_name: odd.to_owned(),
+            ..ours()
+        };
+        let quoted = serde_json::to_string(odd).unwrap();
+        let expected = format!(
+            r#"{{"pid":4242,"workspaceFolders":[{quoted}],"ideName":{quoted},"transport":"ws","authToken":"00112233445566778899aabbccddeeff"}}"#
+        );
+        assert_eq!(lock.to_json(), expected);
+        assert_eq!(LockFile::parse(&lock.to_json()), Ok(lock));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Number conversions between JS and the core types, and the one error helper (structured
 //! values: `input.rs`, `output.rs`).
 
+use crate::js::describe;
 use idelink_core::Timestamp;
 use std::fmt::Display;
 use wasm_bindgen::prelude::*;
@@ -17,7 +18,8 @@ pub(crate) fn host_error(what: impl Display) -> JsError {
 pub(crate) fn timestamp(now: f64) -> Result<Timestamp, JsError> {
     let millis = whole_number(now.floor()).ok_or_else(|| {
         host_error(format_args!(
-            "now must be a non-negative finite number of milliseconds (performance.now()), got {now}"
+            "now must be a non-negative finite number of milliseconds (performance.now()), got {}",
+            js_number(now)
         ))
     })?;
     Ok(Timestamp::from_millis(millis))
@@ -27,7 +29,8 @@ pub(crate) fn timestamp(now: f64) -> Result<Timestamp, JsError> {
 pub(crate) fn integer(what: &str, n: f64) -> Result<u64, JsError> {
     whole_number(n).ok_or_else(|| {
         host_error(format_args!(
-            "{what} must be a non-negative integer number, got {n}"
+            "{what} must be a non-negative integer number, got {}",
+            js_number(n)
         ))
     })
 }
@@ -40,6 +43,12 @@ pub(crate) fn millis_number(at: Timestamp) -> f64 {
 /// An id as a JS number (ids count from 1 and never come near 2^53).
 pub(crate) fn id_number(id: u64) -> f64 {
     id as f64
+}
+
+/// `n` as JS writes it (`String(n)`: `Infinity`, `1.5`): Rust's own float formatting would
+/// add some 18 KB to the module for two error messages.
+fn js_number(n: f64) -> String {
+    describe(&JsValue::from_f64(n))
 }
 
 fn whole_number(n: f64) -> Option<u64> {

@@ -244,12 +244,7 @@ pub(crate) fn editor_event(value: JsValue) -> Result<EditorEvent, JsError> {
         },
         "diagnosticsChanged" => EditorEvent::DiagnosticsChanged {
             path: e.string("path")?,
-            diagnostics: e
-                .objects("diagnostics")?
-                .ok_or_else(|| e.error("missing field `diagnostics`"))?
-                .iter()
-                .map(diagnostic)
-                .collect::<Result<_, _>>()?,
+            diagnostics: e.required_list("diagnostics", diagnostic)?,
         },
         "workspaceFoldersChanged" => EditorEvent::WorkspaceFoldersChanged {
             folders: e
@@ -275,19 +270,7 @@ pub(crate) fn editor_snapshot(value: JsValue) -> Result<EditorSnapshot, JsError>
         None => None,
     };
     Ok(EditorSnapshot {
-        documents: s
-            .objects("documents")?
-            .unwrap_or_default()
-            .iter()
-            .map(|d| {
-                Ok(SnapshotDocument {
-                    path: d.string("path")?,
-                    language_id: d.opt_string("languageId")?,
-                    is_dirty: d.opt_bool("isDirty")?.unwrap_or(false),
-                    is_untitled: d.opt_bool("isUntitled")?.unwrap_or(false),
-                })
-            })
-            .collect::<Result<_, JsError>>()?,
+        documents: s.list("documents", snapshot_document)?.unwrap_or_default(),
         active: active
             .map(|a| {
                 Ok::<_, JsError>(SnapshotActive {
@@ -300,13 +283,27 @@ pub(crate) fn editor_snapshot(value: JsValue) -> Result<EditorSnapshot, JsError>
                 })
             })
             .transpose()?,
-        diagnostics: s
-            .objects("diagnostics")?
-            .unwrap_or_default()
-            .iter()
-            .map(file_diagnostics)
-            .collect::<Result<_, _>>()?,
+        diagnostics: s.list("diagnostics", file_diagnostics)?.unwrap_or_default(),
         workspace_folders: s.strings("workspaceFolders")?.unwrap_or_default(),
+    })
+}
+
+fn snapshot_document(d: &Obj) -> Result<SnapshotDocument, JsError> {
+    Ok(SnapshotDocument {
+        path: d.string("path")?,
+        language_id: d.opt_string("languageId")?,
+        is_dirty: d.opt_bool("isDirty")?.unwrap_or(false),
+        is_untitled: d.opt_bool("isUntitled")?.unwrap_or(false),
+    })
+}
+
+fn open_tab(t: &Obj) -> Result<OpenTab, JsError> {
+    Ok(OpenTab {
+        path: t.string("path")?,
+        language_id: t.opt_string("languageId")?,
+        is_dirty: t.opt_bool("isDirty")?.unwrap_or(false),
+        is_untitled: t.opt_bool("isUntitled")?.unwrap_or(false),
+        is_active: t.opt_bool("isActive")?.unwrap_or(false),
     })
 }
 
@@ -332,12 +329,7 @@ fn range(r: &Obj) -> Result<Range, JsError> {
 fn file_diagnostics(f: &Obj) -> Result<FileDiagnostics, JsError> {
     Ok(FileDiagnostics {
         path: f.string("path")?,
-        diagnostics: f
-            .objects("diagnostics")?
-            .ok_or_else(|| f.error("missing field `diagnostics`"))?
-            .iter()
-            .map(diagnostic)
-            .collect::<Result<_, _>>()?,
+        diagnostics: f.required_list("diagnostics", diagnostic)?,
     })
 }
 
@@ -383,12 +375,7 @@ pub(crate) fn tool_outcome(value: JsValue) -> Result<ToolOutcome, JsError> {
             message: o.string("message")?,
         },
         "diagnostics" => ToolOutcome::Diagnostics {
-            files: o
-                .objects("files")?
-                .ok_or_else(|| o.error("missing field `files`"))?
-                .iter()
-                .map(file_diagnostics)
-                .collect::<Result<_, _>>()?,
+            files: o.required_list("files", file_diagnostics)?,
         },
         "selection" => ToolOutcome::Selection {
             path: o.string("path")?,
@@ -397,20 +384,7 @@ pub(crate) fn tool_outcome(value: JsValue) -> Result<ToolOutcome, JsError> {
         },
         "noSelection" => ToolOutcome::NoSelection,
         "openEditors" => ToolOutcome::OpenEditors {
-            tabs: o
-                .objects("tabs")?
-                .ok_or_else(|| o.error("missing field `tabs`"))?
-                .iter()
-                .map(|t| {
-                    Ok(OpenTab {
-                        path: t.string("path")?,
-                        language_id: t.opt_string("languageId")?,
-                        is_dirty: t.opt_bool("isDirty")?.unwrap_or(false),
-                        is_untitled: t.opt_bool("isUntitled")?.unwrap_or(false),
-                        is_active: t.opt_bool("isActive")?.unwrap_or(false),
-                    })
-                })
-                .collect::<Result<_, JsError>>()?,
+            tabs: o.required_list("tabs", open_tab)?,
         },
         "workspaceFolders" => ToolOutcome::WorkspaceFolders {
             folders: o

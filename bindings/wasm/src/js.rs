@@ -34,7 +34,7 @@ extern "C" {
 
     /// `String(value)`: how an error message shows a value it refuses.
     #[wasm_bindgen(js_name = String)]
-    fn describe(value: &JsValue) -> String;
+    pub(crate) fn describe(value: &JsValue) -> String;
 }
 
 /// A JS object being read: `root` names the argument, `path` the field it was reached by.
@@ -88,7 +88,7 @@ impl Obj {
             Some(key) => Err(self.error(format_args!(
                 "unknown field `{}`, expected one of {}",
                 self.field_path(key),
-                known.join(", ")
+                OneOf(known)
             ))),
             None => Ok(()),
         }
@@ -136,6 +136,34 @@ impl Obj {
             });
         }
         Ok(Some(objects))
+    }
+
+    /// Array field `name` of plain objects, each read by `read` (a plain loop: one small
+    /// function per element type, where collecting an iterator of results made two big ones);
+    /// None when undefined.
+    pub(crate) fn list<T>(
+        &self,
+        name: &str,
+        read: fn(&Obj) -> Result<T, JsError>,
+    ) -> Result<Option<Vec<T>>, JsError> {
+        let Some(objects) = self.objects(name)? else {
+            return Ok(None);
+        };
+        let mut items = Vec::with_capacity(objects.len());
+        for object in &objects {
+            items.push(read(object)?);
+        }
+        Ok(Some(items))
+    }
+
+    /// A required [`Obj::list`]; its absence is named as `name` alone, wherever this object is.
+    pub(crate) fn required_list<T>(
+        &self,
+        name: &str,
+        read: fn(&Obj) -> Result<T, JsError>,
+    ) -> Result<Vec<T>, JsError> {
+        self.list(name, read)?
+            .ok_or_else(|| self.error(format_args!("missing field `{name}`")))
     }
 
     fn array(&self, name: &str) -> Result<Option<Vec<JsValue>>, JsError> {
@@ -252,7 +280,7 @@ impl Obj {
     pub(crate) fn unknown_variant(&self, found: &str, expected: &[&str]) -> JsError {
         self.error(format_args!(
             "unknown variant `{found}`, expected one of {}",
-            expected.join(", ")
+            OneOf(expected)
         ))
     }
 
@@ -266,6 +294,22 @@ impl Obj {
             self.field_path(name),
             describe(got)
         ))
+    }
+}
+
+/// Names listed in an error message, `a, b, c` (written as they are formatted, not joined into
+/// a string first).
+struct OneOf<'a>(&'a [&'a str]);
+
+impl std::fmt::Display for OneOf<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (at, name) in self.0.iter().enumerate() {
+            if at > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(name)?;
+        }
+        Ok(())
     }
 }
 

@@ -139,7 +139,7 @@ fn facts(kind: &str, owner: u32, mode: u32) -> Result<DirFacts, JsError> {
         "other" => DirKind::Other,
         other => {
             return Err(host_error(format_args!(
-                "kind must be \"directory\", \"symlink\" or \"other\", got {other:?}"
+                "kind must be \"directory\", \"symlink\" or \"other\", got `{other}`"
             )));
         }
     };

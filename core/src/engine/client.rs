@@ -5,6 +5,8 @@ use super::config::Config;
 use super::output::ConnId;
 use super::service::{Effect, Service};
 use super::writer::{Reply, Writer};
+use crate::ide;
+use crate::json;
 use crate::mcp::{self, ClientInfo, Dispatch};
 use crate::rpc;
 use crate::time::Timestamp;
@@ -141,13 +143,52 @@ impl Client {
     }
 }
 
-/// The `pid` of an `ide_connected` notification (`{"pid": 1234}`), if well-formed.
+/// The `pid` of an `ide_connected` notification (`{"pid": 1234}`), if well-formed: an object
+/// whose `pid` (the last one, if given twice) is an integer from 0 to `u32::MAX`. Read with
+/// the byte scan of [`json::members`]: a serde deserializer here would link serde's error
+/// messages, and with them the standard library's float formatting, into the wasm module.
 fn ide_connected_pid(params: &serde_json::value::RawValue) -> Option<u32> {
-    #[derive(serde::Deserialize)]
-    struct IdeConnected {
-        pid: u32,
+    let members = json::members(params.get(), ide::decode_json_string).ok()?;
+    let (_, pid) = members.iter().rev().find(|(name, _)| name == "pid")?;
+    // JSON integers have no sign but `-` and no leading zeros: digits alone are the u32 ones.
+    pid.bytes()
+        .all(|byte| byte.is_ascii_digit())
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ide_connected_pid;
+    use serde_json::value::RawValue;
+
+    fn pid(params: &str) -> Option<u32> {
+        ide_connected_pid(&RawValue::from_string(params.to_owned()).unwrap())
     }
-    serde_json::from_str::<IdeConnected>(params.get())
-        .ok()
-        .map(|p| p.pid)
+
+    #[test]
+    fn reads_an_integer_pid_from_an_object() {
+        assert_eq!(pid(r#"{"pid":4242}"#), Some(4242));
+        assert_eq!(pid(r#"{ "other": [1, {"pid": 9}], "pid" : 0 }"#), Some(0));
+        assert_eq!(pid(r#"{"\u0070id":7}"#), Some(7));
+        assert_eq!(pid(r#"{"pid":4294967295}"#), Some(u32::MAX));
+        assert_eq!(pid(r#"{"pid":1,"pid":2}"#), Some(2));
+    }
+
+    #[test]
+    fn anything_else_is_no_pid() {
+        for params in [
+            r#"{}"#,
+            r#"{"pid":-1}"#,
+            r#"{"pid":1.0}"#,
+            r#"{"pid":1e3}"#,
+            r#"{"pid":"42"}"#,
+            r#"{"pid":null}"#,
+            r#"{"pid":4294967296}"#,
+            r#"[42]"#,
+            r#"42"#,
+        ] {
+            assert_eq!(pid(params), None, "{params}");
+        }
+    }
 }

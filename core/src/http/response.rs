@@ -83,6 +83,21 @@ impl Rejection {
         }
     }
 
+    /// The status line after `HTTP/1.1 `: the code and its reason phrase (RFC 9110 §15),
+    /// spelled here so the module does not carry the `http` crate's table of every reason.
+    fn status_line(&self) -> &'static str {
+        match self.status() {
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => "431 Request Header Fields Too Large",
+            StatusCode::BAD_REQUEST => "400 Bad Request",
+            StatusCode::METHOD_NOT_ALLOWED => "405 Method Not Allowed",
+            StatusCode::NOT_FOUND => "404 Not Found",
+            StatusCode::FORBIDDEN => "403 Forbidden",
+            StatusCode::UNAUTHORIZED => "401 Unauthorized",
+            StatusCode::UPGRADE_REQUIRED => "426 Upgrade Required",
+            _ => "503 Service Unavailable",
+        }
+    }
+
     /// The log line (`Display`).
     fn message(&self) -> &'static str {
         match self {
@@ -167,12 +182,9 @@ pub fn write_accept(accepted: &Accepted, out: &mut Vec<u8>) {
 /// the status requires (`Allow` for 405, `Sec-WebSocket-Version` for 426), a blank line and a
 /// one-line body saying what is wrong. The host closes the connection after writing it.
 pub fn write_rejection(rejection: &Rejection, out: &mut Vec<u8>) {
-    let status = rejection.status();
     let body = rejection.body();
     out.extend_from_slice(b"HTTP/1.1 ");
-    out.extend_from_slice(status.as_str().as_bytes());
-    out.extend_from_slice(b" ");
-    out.extend_from_slice(status.canonical_reason().unwrap_or("").as_bytes());
+    out.extend_from_slice(rejection.status_line().as_bytes());
     out.extend_from_slice(
         b"\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ",
     );

@@ -7,7 +7,6 @@
 //! parsing the object with serde_json would cross it once more.)
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
@@ -15,17 +14,17 @@ use super::path::{PathStyle, normalize_path};
 use crate::json;
 
 /// A call's arguments, consumed argument by argument: each name with its value's raw JSON.
-pub(crate) struct Args<'a>(BTreeMap<Cow<'a, str>, &'a str>);
+pub(crate) struct Args<'a>(Vec<json::Member<'a>>);
 
 impl<'a> Args<'a> {
     /// Parses `arguments`; absent or `null` means no arguments. Anything but an object is
     /// refused. A member given twice counts once, with its last value.
     pub(crate) fn parse(arguments: Option<&'a RawValue>) -> Result<Args<'a>, String> {
         let Some(raw) = arguments else {
-            return Ok(Args(BTreeMap::new()));
+            return Ok(Args(Vec::new()));
         };
         match kind_of(raw.get()) {
-            "null" => Ok(Args(BTreeMap::new())),
+            "null" => Ok(Args(Vec::new())),
             // serde_json validated the text when it made the RawValue: a byte scan finds the
             // members without a second parse of their values.
             "an object" => json::members(raw.get(), decode_string)
@@ -55,7 +54,7 @@ impl<'a> Args<'a> {
 
     /// An optional string argument; `null` counts as absent.
     pub(crate) fn optional_string(&mut self, key: &str) -> Result<Option<String>, String> {
-        match self.0.remove(key) {
+        match self.take(key) {
             None => Ok(None),
             Some(raw) => match kind_of(raw) {
                 "null" => Ok(None),
@@ -67,9 +66,15 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// The raw value of argument `key`, taken out so that it is read once.
+    fn take(&mut self, key: &str) -> Option<&'a str> {
+        let at = self.0.iter().position(|(name, _)| name == key)?;
+        Some(self.0.swap_remove(at).1)
+    }
+
     /// An optional boolean argument; `null` counts as absent.
     pub(crate) fn optional_bool(&mut self, key: &str) -> Result<Option<bool>, String> {
-        match self.0.remove(key) {
+        match self.take(key) {
             None | Some("null") => Ok(None),
             Some("true") => Ok(Some(true)),
             Some("false") => Ok(Some(false)),
@@ -98,7 +103,7 @@ fn kind_of(json: &str) -> &'static str {
 /// The text of the JSON string `json` (quotes included, as serde_json validated it),
 /// unescaped into a string of exactly its size. Errors name a lone UTF-16 surrogate, which
 /// no Rust string can hold.
-fn decode_string(json: &str) -> Result<String, &'static str> {
+pub(crate) fn decode_string(json: &str) -> Result<String, &'static str> {
     const BROKEN: &str = "not a valid JSON string";
     let inner = json
         .strip_prefix('"')

@@ -7,8 +7,6 @@
 //! For an editor that already answers such queries on demand (a buffer store, a language
 //! server's `for_uri`), pulling saves keeping a copy of that state in the engine.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -135,13 +133,22 @@ pub(crate) fn format_pulled(
     let normalize = |path: &str| normalize_path(path, style).into_owned();
     Some(match (request, outcome) {
         (ToolRequest::GetDiagnostics { path }, ToolOutcome::Diagnostics { files }) => {
-            let mut by_path: BTreeMap<String, &[Diagnostic]> = BTreeMap::new();
+            // Sorted by path, a path given twice keeping its last diagnostics. A list kept in
+            // order is smaller code than an ordered map (the wasm module's size).
+            let mut by_path: Vec<(String, &[Diagnostic])> = Vec::with_capacity(files.len());
+            let find = |by_path: &[(String, &[Diagnostic])], path: &str| {
+                by_path.binary_search_by(|(known, _)| known.as_str().cmp(path))
+            };
             for file in files {
-                by_path.insert(normalize(&file.path), &file.diagnostics);
+                let path = normalize(&file.path);
+                match find(&by_path, &path) {
+                    Ok(at) => by_path[at].1 = &file.diagnostics,
+                    Err(at) => by_path.insert(at, (path, &file.diagnostics)),
+                }
             }
             match path {
                 Some(path) => {
-                    let diagnostics = by_path.get(path).copied().unwrap_or_default();
+                    let diagnostics = find(&by_path, path).map_or(&[][..], |at| by_path[at].1);
                     read_tools::diagnostics_result(std::iter::once((path.as_str(), diagnostics)))
                 }
                 None => read_tools::diagnostics_result(

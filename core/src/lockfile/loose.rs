@@ -2,7 +2,9 @@
 //! never looks at (floats, negative numbers and `null` are all [`Loose::Other`]), with objects as
 //! lists of members instead of maps, so the wasm module carries neither `Value`'s deserializer
 //! nor its map. The text is read by serde_json's own `Deserializer` exactly as a `Value` would
-//! be: the same syntax checks, nesting limit and error positions.
+//! be: the same syntax checks, nesting limit and error positions (but for one corner, see
+//! `visit_map`). Only `deserialize_any` is asked for, so serde's "invalid type" messages,
+//! and the float formatting they link, stay out of the wasm module.
 
 use std::fmt;
 
@@ -97,18 +99,25 @@ impl<'de> Visitor<'de> for LooseVisitor {
         Ok(Loose::Array(items))
     }
 
+    // Names and the raw-value token's text are read as `Loose` too, never as `String`: a
+    // `String` asks serde_json for a string, and its "invalid type" error for anything else
+    // links serde's `Unexpected` messages, and through them the standard library's float
+    // formatting (some 18 KB of the wasm module). serde_json reads every member name as a
+    // string, so a name is always `Loose::Str`.
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Loose, A::Error> {
         let mut members = Vec::new();
-        let Some(first) = map.next_key::<String>()? else {
-            return Ok(Loose::Object(members));
-        };
-        if first == RAW_VALUE_TOKEN {
-            let text: String = map.next_value()?;
-            return serde_json::from_str(&text).map_err(de::Error::custom);
-        }
-        members.push((first, map.next_value()?));
-        while let Some(member) = map.next_entry()? {
-            members.push(member);
+        let mut first = true;
+        while let Some(name) = map.next_key::<Loose>()? {
+            let Loose::Str(name) = name else {
+                return Err(de::Error::custom("a member name that is not a string"));
+            };
+            if std::mem::take(&mut first) && name == RAW_VALUE_TOKEN {
+                let Loose::Str(text) = map.next_value::<Loose>()? else {
+                    return Err(de::Error::custom("a raw value that is not a string"));
+                };
+                return serde_json::from_str(&text).map_err(de::Error::custom);
+            }
+            members.push((name, map.next_value()?));
         }
         Ok(Loose::Object(members))
     }
@@ -265,10 +274,33 @@ mod tests {
         bodies.push(format!(r#"{{"{token}":{},"b":1}}"#, Value::from(inner)));
         bodies.push(format!(r#"{{"{token}":"{{\"pid\":"}}"#));
         bodies.push(format!(r#"{{"{token}":"[1]"}}"#));
-        bodies.push(format!(r#"{{"{token}":1}}"#));
         bodies.push(format!(r#"{{"a":1,"{token}":"[1]"}}"#));
         for body in &bodies {
             assert_eq!(LockFile::parse(body), through_value(body), "{body}");
+        }
+    }
+
+    /// The one difference from `Value`: serde_json's raw-value token with a value that is not
+    /// a string is refused just the same, but the error's column is the object's end, not the
+    /// value's (the value is read whole before it is refused, so that no "expected a string"
+    /// error, and the float formatting behind serde's messages, is linked).
+    #[test]
+    fn a_raw_value_token_without_a_string_is_refused() {
+        let token = "$serde_json::private::RawValue";
+        for value in ["1", "-1.5", "null", "true", "[1]", "{}"] {
+            let body = format!(r#"{{"{token}":{value}}}"#);
+            assert!(
+                matches!(through_value(&body), Err(LockFileError::InvalidJson { .. })),
+                "{body}"
+            );
+            assert_eq!(
+                LockFile::parse(&body),
+                Err(LockFileError::InvalidJson {
+                    line: 1,
+                    column: body.len()
+                }),
+                "{body}"
+            );
         }
     }
 }

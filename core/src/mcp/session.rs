@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use serde::ser::SerializeMap;
+use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
@@ -130,7 +130,8 @@ impl Session {
     /// back as the reply to write ([`Dispatch::Reply`], [`Dispatch::Initialize`]); the session
     /// writes nothing itself. `tools/call` and the notifications the layer above must act on
     /// are returned too. `tools_json` is the pre-rendered JSON array of tool descriptors that
-    /// `tools/list` answers with. Notifications are never answered.
+    /// `tools/list` answers with, written as given (only its brackets are checked: it must be
+    /// valid JSON, as `ide::tools_json` renders it). Notifications are never answered.
     ///
     /// Requests that arrive after `initialize` was answered but before
     /// `notifications/initialized` are served: a client may pipeline them, and refusing
@@ -180,10 +181,16 @@ impl Session {
                     "tools/call params need a string \"name\" and, if any, object \"arguments\"",
                 ),
             },
-            "tools/list" => match serde_json::from_str::<&RawValue>(tools_json) {
+            // `tools_json` is the engine's own rendering (`ide::tools_json`), not peer input:
+            // its brackets are checked and its contents written as they are, not parsed again
+            // (a serde_json parse here linked serde's error messages, and the float formatting
+            // they use, into the wasm module).
+            "tools/list" => match tools_json.trim_matches([' ', '\t', '\n', '\r']) {
                 // One page holds every tool: no `nextCursor`, and any `cursor` is ignored.
-                Ok(tools) if tools.get().starts_with('[') => {
-                    return answer(Answer::Tools(ToolList { tools }));
+                tools if tools.len() >= 2 && tools.starts_with('[') && tools.ends_with(']') => {
+                    return answer(Answer::Tools(ToolList {
+                        tools: RawJson(tools),
+                    }));
                 }
                 _ => RpcError::new(
                     RpcError::INTERNAL_ERROR,
@@ -302,7 +309,21 @@ impl Serialize for EmptyList {
 
 #[derive(Debug, Clone, Serialize)]
 struct ToolList<'a> {
-    tools: &'a RawValue,
+    tools: RawJson<'a>,
+}
+
+/// JSON text of our own, written as it is: serialized the way serde_json writes a
+/// `RawValue` (its `raw_value` feature's struct token), without a `RawValue` to parse first.
+#[derive(Debug, Clone, Copy)]
+struct RawJson<'a>(&'a str);
+
+impl Serialize for RawJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+        let mut raw = serializer.serialize_struct(RAW_VALUE_TOKEN, 1)?;
+        raw.serialize_field(RAW_VALUE_TOKEN, self.0)?;
+        raw.end()
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
