@@ -19,7 +19,6 @@
 use allocation_counter::measure;
 use idelink_core::{AuthToken, Config, ConnId, EditorEvent, Engine, Event, Output, Timestamp};
 
-
 /// Repetitions measured; the figure is the mean, so a stray allocation shows as a fraction.
 const ROUNDS: u64 = 1000;
 

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::negotiate_version;
-use crate::rpc::{self, RequestId};
+use crate::rpc::{self, ParamsMembers, RequestId};
 
 /// Who connected, from the `initialize` request.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -101,11 +101,17 @@ pub(super) fn client_info(params: Option<&RawValue>) -> Option<ClientInfo> {
 /// The rules are those serde applies to a struct of those three fields (the replies have
 /// always followed them): a name given twice, or any member name holding a lone surrogate
 /// escape, makes the object malformed; `null` counts as absent.
+///
+/// `members` are those the envelope reader recorded while it read `params`: the call is
+/// read without walking `params` again (only `_meta` is, when present).
 pub(super) fn tool_call<'a>(
     id: RequestId<'a>,
     params: Option<&'a RawValue>,
+    members: &ParamsMembers,
 ) -> Option<ToolCall<'a>> {
-    let [name, arguments, meta] = named(params?.get(), ["name", "arguments", "_meta"])?;
+    let params = params?.get();
+    let [name, arguments, meta] =
+        named(params, members.iter(params), ["name", "arguments", "_meta"])?;
     let name = rpc::decode_string(name?)?;
     let arguments = arguments.filter(|&arguments| arguments != "null");
     // MCP tools/call: `arguments` is an object mapping argument names to values.
@@ -113,7 +119,7 @@ pub(super) fn tool_call<'a>(
         return None;
     }
     let tool_use_id = meta
-        .and_then(|meta| named(meta, ["claudecode/toolUseId"]))
+        .and_then(|meta| named(meta, rpc::members(meta), ["claudecode/toolUseId"]))
         .and_then(|[tool_use_id]| tool_use_id)
         .filter(|&tool_use_id| tool_use_id != "null")
         .and_then(rpc::decode_string);
@@ -125,16 +131,20 @@ pub(super) fn tool_call<'a>(
     })
 }
 
-/// The raw values of the members `names` of `object` (an accepted JSON object), or `None`
-/// when it is not an object (MCP params are always named), names a member twice, or has a
-/// member name that does not decode.
-fn named<'a, const N: usize>(object: &'a str, names: [&str; N]) -> Option<[Option<&'a str>; N]> {
+/// The raw values of the members `names` among `members`, those of `object` (an accepted
+/// JSON object), or `None` when it is not an object (MCP params are always named), names a
+/// member twice, or has a member name that does not decode.
+fn named<'a, const N: usize>(
+    object: &str,
+    members: impl Iterator<Item = rpc::Member<'a>>,
+    names: [&str; N],
+) -> Option<[Option<&'a str>; N]> {
     if !object.starts_with('{') {
         return None;
     }
     let mut values = [None; N];
-    for member in rpc::members(object) {
-        let name = member.name()?;
+    for member in members {
+        let name = member.name.text()?;
         if let Some(at) = names.iter().position(|&known| known == name)
             && values[at].replace(member.value).is_some()
         {

@@ -1,7 +1,8 @@
 //! The top-level value of a message, read in one pass: the grammar checked, the nesting
 //! measured, and the envelope's members kept as raw text.
 
-use super::syntax::{NotJson, Reader, decode, name_text};
+use super::ParamsMembers;
+use super::syntax::{NotJson, Reader, decode};
 
 /// The top-level JSON value, reduced to what the envelope rules need.
 pub(super) enum Shape<'a> {
@@ -21,6 +22,8 @@ pub(super) struct Envelope<'a> {
     pub(super) error: Option<&'a str>,
     /// The first member name given twice.
     pub(super) duplicate: Option<&'static str>,
+    /// The members of the last `params` read, when it is an object.
+    pub(super) params_members: ParamsMembers,
 }
 
 /// `text` read as one JSON text, with the deepest nesting in it (`{}` is one level), or
@@ -61,13 +64,15 @@ fn envelope<'a>(reader: &mut Reader<'a>, text: &'a str) -> Result<Envelope<'a>, 
         return Ok(envelope);
     }
     loop {
-        reader.peek();
-        let name_start = reader.at();
-        let name = reader.string()?;
-        let name = name_text(&text[name_start..name.end], name.escaped).ok_or(NotJson)?;
-        reader.expect(b':')?;
-        let value_start = reader.value()?;
-        let value = &text[value_start..reader.at()];
+        let name = reader.name(text)?.text().ok_or(NotJson)?;
+        let value = if name == "params" && reader.peek() == Some(b'{') {
+            let (value, members) = params_members(reader, text)?;
+            envelope.params_members = members;
+            value
+        } else {
+            let value_start = reader.value()?;
+            &text[value_start..reader.at()]
+        };
         let member = match &*name {
             "jsonrpc" => Some((&mut envelope.jsonrpc, "jsonrpc")),
             "id" => Some((&mut envelope.id, "id")),
@@ -91,6 +96,31 @@ fn envelope<'a>(reader: &mut Reader<'a>, text: &'a str) -> Result<Envelope<'a>, 
         }
         reader.expect(b',')?;
     }
+}
+
+/// Reads `params`, an object, recording its first members (JSON-RPC 2.0 §4.2: parameters
+/// by name) for the layer above; returns its raw text with them.
+fn params_members<'a>(
+    reader: &mut Reader<'a>,
+    text: &'a str,
+) -> Result<(&'a str, ParamsMembers), NotJson> {
+    let mut recorder = ParamsMembers::recorder();
+    reader.peek();
+    let start = reader.at();
+    reader.expect(b'{')?;
+    reader.open(true);
+    if !reader.eat(b'}') {
+        loop {
+            let member = reader.member(text)?;
+            recorder.record(text, start, member);
+            if reader.eat(b'}') {
+                break;
+            }
+            reader.expect(b',')?;
+        }
+    }
+    reader.close();
+    Ok((&text[start..reader.at()], recorder))
 }
 
 /// Whether a top-level scalar is one serde_json reads as a value: a string whose escapes

@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 
 use super::envelope::{self, Envelope, Shape};
 use super::syntax::decode;
-use super::{RequestId, RpcError, raw};
+use super::{ParamsMembers, RequestId, RpcError, raw};
 
 /// One incoming JSON-RPC message, borrowed from the text it was parsed from.
 #[derive(Debug, Clone)]
@@ -19,6 +19,8 @@ pub enum Message<'a> {
         method: Cow<'a, str>,
         /// The parameters as raw JSON, always an object or an array when present.
         params: Option<&'a RawValue>,
+        /// The members of `params` when it is an object, as the envelope reader found them.
+        params_members: ParamsMembers,
     },
     /// A message without an id: it MUST NOT be answered, whatever it contains.
     Notification {
@@ -186,7 +188,12 @@ fn classify<'a>(
     }
     let params = envelope.params.map(raw::borrowed);
     Ok(match id {
-        Some(id) => Message::Request { id, method, params },
+        Some(id) => Message::Request {
+            id,
+            method,
+            params,
+            params_members: envelope.params_members,
+        },
         None => Message::Notification { method, params },
     })
 }

@@ -313,6 +313,28 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Reads one member of an object (RFC 8259 §4: `string : value`) from `text`, the text
+    /// this reader reads.
+    pub(super) fn member(&mut self, text: &'a str) -> Result<Member<'a>, NotJson> {
+        let name = self.name(text)?;
+        let value_start = self.value()?;
+        Ok(Member {
+            name,
+            value: text.get(value_start..self.at).ok_or(NotJson)?,
+        })
+    }
+
+    /// Reads a member's name and the colon after it from `text`, the text this reader reads.
+    pub(super) fn name(&mut self, text: &'a str) -> Result<Name<'a>, NotJson> {
+        self.peek();
+        let start = self.at;
+        let name = self.member_name()?;
+        Ok(Name {
+            raw: text.get(start..name.end).ok_or(NotJson)?,
+            escaped: name.escaped,
+        })
+    }
+
     /// Reads a member's name and the colon after it (RFC 8259 §4: `string : value`).
     fn member_name(&mut self) -> Result<Str, NotJson> {
         let name = self.string()?;
@@ -420,31 +442,49 @@ pub(crate) struct Members<'a> {
     done: bool,
 }
 
-/// One member of an object, as [`members`] reads it.
+/// A member's name as read: raw, and whether it holds an escape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Name<'a> {
+    /// The name as written, quotes included.
+    raw: &'a str,
+    escaped: bool,
+}
+
+impl<'a> Name<'a> {
+    /// The name `raw` (quotes included), as [`Reader::string`] read it.
+    pub(crate) fn new(raw: &'a str, escaped: bool) -> Self {
+        Name { raw, escaped }
+    }
+
+    /// The name as written, quotes included.
+    pub(crate) fn raw(&self) -> &'a str {
+        self.raw
+    }
+
+    /// Whether the name holds an escape.
+    pub(crate) fn escaped(&self) -> bool {
+        self.escaped
+    }
+
+    /// The name's text: its contents when it has no escape, decoded otherwise; `None` when
+    /// it holds a lone surrogate escape (see [`decode`]).
+    pub(crate) fn text(&self) -> Option<Cow<'a, str>> {
+        if self.escaped {
+            decode(self.raw)
+        } else {
+            self.raw
+                .get(1..self.raw.len().saturating_sub(1))
+                .map(Cow::Borrowed)
+        }
+    }
+}
+
+/// One member of an object, as [`Reader::member`] reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Member<'a> {
-    /// The name as written, quotes included.
-    raw_name: &'a str,
-    escaped: bool,
+    pub(crate) name: Name<'a>,
     /// The value's raw text.
     pub(crate) value: &'a str,
-}
-
-impl<'a> Member<'a> {
-    /// The name, decoded; `None` when it holds a lone surrogate escape (see [`decode`]).
-    pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
-        name_text(self.raw_name, self.escaped)
-    }
-}
-
-/// The text of a name as [`Reader::string`] read it (quotes included): its contents when
-/// it has no escape, decoded otherwise.
-pub(super) fn name_text(raw: &str, escaped: bool) -> Option<Cow<'_, str>> {
-    if escaped {
-        decode(raw)
-    } else {
-        raw.get(1..raw.len().saturating_sub(1)).map(Cow::Borrowed)
-    }
 }
 
 impl<'a> Iterator for Members<'a> {
@@ -454,24 +494,9 @@ impl<'a> Iterator for Members<'a> {
         if self.done {
             return None;
         }
-        let member = self.read();
+        let member = self.reader.member(self.text).ok();
         self.done = member.is_none() || !self.reader.eat(b',');
         member
-    }
-}
-
-impl<'a> Members<'a> {
-    fn read(&mut self) -> Option<Member<'a>> {
-        self.reader.peek();
-        let start = self.reader.at();
-        let name = self.reader.string().ok()?;
-        self.reader.expect(b':').ok()?;
-        let value_start = self.reader.value().ok()?;
-        Some(Member {
-            raw_name: self.text.get(start..name.end)?,
-            escaped: name.escaped,
-            value: self.text.get(value_start..self.reader.at())?,
-        })
     }
 }
 

@@ -60,11 +60,17 @@ fn verdict(text: &str, call: Option<ToolCall<'_>>) -> String {
 
 /// Both readings of the `params` of the request `text`.
 fn both(text: &str) -> Option<(String, String)> {
-    let Ok(Message::Request { id, params, .. }) = parse(text, &RpcLimits::default()) else {
+    let Ok(Message::Request {
+        id,
+        params,
+        params_members,
+        ..
+    }) = parse(text, &RpcLimits::default())
+    else {
         return None;
     };
     Some((
-        verdict(text, tool_call(id, params)),
+        verdict(text, tool_call(id, params, &params_members)),
         verdict(text, serde_tool_call(id, params)),
     ))
 }
@@ -72,10 +78,16 @@ fn both(text: &str) -> Option<(String, String)> {
 #[test]
 fn the_cli_s_call_is_read_borrowed() {
     let text = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"getCurrentSelection","arguments":{},"_meta":{"progressToken":3,"claudecode/toolUseId":"toolu_01A"}}}"#;
-    let Ok(Message::Request { id, params, .. }) = parse(text, &RpcLimits::default()) else {
+    let Ok(Message::Request {
+        id,
+        params,
+        params_members,
+        ..
+    }) = parse(text, &RpcLimits::default())
+    else {
         panic!("not a request");
     };
-    let call = tool_call(id, params).unwrap();
+    let call = tool_call(id, params, &params_members).unwrap();
     assert!(matches!(call.name, Cow::Borrowed("getCurrentSelection")));
     assert_eq!(call.arguments.unwrap().get(), "{}");
     assert!(matches!(call.tool_use_id, Some(Cow::Borrowed("toolu_01A"))));

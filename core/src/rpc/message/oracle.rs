@@ -9,7 +9,7 @@ use serde::{Deserialize, de};
 use serde_json::value::RawValue;
 
 use crate::json::string_end;
-use crate::rpc::{Invalid, Message, RequestId, RpcError, RpcLimits};
+use crate::rpc::{Invalid, Message, ParamsMembers, RequestId, RpcError, RpcLimits};
 
 /// Whether `text` nests arrays/objects deeper than `max_depth` levels, by a byte scan that
 /// skips strings (meaningless on text that is not JSON; serde_json reports that text).
@@ -147,7 +147,12 @@ fn classify<'a>(
     }
     let params = envelope.params;
     Ok(match id {
-        Some(id) => Message::Request { id, method, params },
+        Some(id) => Message::Request {
+            id,
+            method,
+            params,
+            params_members: ParamsMembers::default(),
+        },
         None => Message::Notification { method, params },
     })
 }

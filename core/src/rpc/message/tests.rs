@@ -34,7 +34,10 @@ fn nested(levels: usize) -> String {
 fn request_is_borrowed() {
     let text =
         r#" {"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"x"},"extra":[1]} "#;
-    let Ok(Message::Request { id, method, params }) = parse(text, &RpcLimits::default()) else {
+    let Ok(Message::Request {
+        id, method, params, ..
+    }) = parse(text, &RpcLimits::default())
+    else {
         panic!("not a request");
     };
     assert_eq!(id.as_raw().get(), r#""a-1""#);
@@ -45,7 +48,10 @@ fn request_is_borrowed() {
 #[test]
 fn escaped_names_are_decoded() {
     let text = r#"{"\u006Asonrpc":"2\u002e0","\u0069d":1,"method":"p\u0069ng"}"#;
-    let Ok(Message::Request { id, method, params }) = parse(text, &RpcLimits::default()) else {
+    let Ok(Message::Request {
+        id, method, params, ..
+    }) = parse(text, &RpcLimits::default())
+    else {
         panic!("not a request");
     };
     assert_eq!(id.as_raw().get(), "1");
@@ -405,7 +411,14 @@ fn verdict(text: &str, result: Result<Message<'_>, Invalid<'_>>) -> String {
             id: i,
             method: m,
             params,
+            params_members,
         }) => {
+            // The recorded members are the members of `params`, read again.
+            if let Some(p) = params {
+                let again: Vec<_> = crate::rpc::members(p.get()).collect();
+                let recorded: Vec<_> = params_members.iter(p.get()).collect();
+                assert_eq!(recorded, again, "{text}");
+            }
             format!("request {:?} {} {:?}", id(i), method(&m), raw(params))
         }
         Ok(Message::Notification { method: m, params }) => {

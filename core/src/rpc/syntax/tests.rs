@@ -152,7 +152,7 @@ fn decode_borrows_plain_strings_and_refuses_lone_surrogates() {
 fn members_are_read_in_order() {
     let object = r#"{"a" : 1 ,"b\"":"}", "c":[{"]":1}] , "d":{"e":[]},"\u0066":true}"#;
     let read: Vec<_> = members(object)
-        .map(|member| (member.name().unwrap().into_owned(), member.value))
+        .map(|member| (member.name.text().unwrap().into_owned(), member.value))
         .collect();
     let expected = [
         ("a", "1"),
@@ -170,7 +170,7 @@ fn members_are_read_in_order() {
     assert_eq!(members(r#"{"a""#).count(), 0);
     assert_eq!(members(r#"{"a":[1"#).count(), 0);
     assert_eq!(members(r#"{"a":1 "b":2}"#).count(), 1);
-    assert_eq!(members(r#"{"\ud800":1}"#).next().unwrap().name(), None);
+    assert_eq!(members(r#"{"\ud800":1}"#).next().unwrap().name.text(), None);
 }
 
 /// JSON-like text: mostly valid values, with every way of breaking them mixed in.
