@@ -76,8 +76,8 @@ pub struct Invalid<'a> {
 ///
 /// Values (`id`, `params`, unknown members) are kept as raw JSON and never parsed here; a
 /// string (`method`, `jsonrpc`) allocates only when it contains escapes. The whole text is
-/// read once, by hand ([`envelope::read`]): its grammar, its nesting depth and the envelope's
-/// members in the same pass.
+/// read once, by hand: its grammar, its nesting depth, the envelope's members and the first
+/// members of an object `params` in the same pass.
 ///
 /// # Errors
 /// An [`Invalid`] says how to answer a text that is not an acceptable message:

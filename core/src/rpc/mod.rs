@@ -18,7 +18,7 @@
 //!   `error`, no `method`) is ever answered, however broken: answering a broken response
 //!   could start an error ping-pong between two peers.
 //!
-//! The text is read by hand in one pass ([`syntax`]), with serde_json's verdicts: what it
+//! The text is read by hand in one pass (`syntax`), with serde_json's verdicts: what it
 //! calls not JSON is a parse error here too, and the tests hold the two to the same answers.
 
 mod envelope;

@@ -4,8 +4,9 @@
 //! It decides exactly what serde_json 1.x decides when it reads a message into borrowed
 //! raw values: the same grammar (no trailing commas, no leading zeros, no comments), the same
 //! string rules (no raw control characters; the escapes of §7, with any four hex digits after
-//! `\u`), and no limit of its own on nesting. Nothing here allocates unless a message nests
-//! deeper than [`INLINE_LEVELS`], which only a hostile peer sends.
+//! `\u`), and no limit of its own on nesting. Reading allocates nothing unless a message
+//! nests deeper than [`INLINE_LEVELS`], which only a hostile peer sends; [`decode`]
+//! allocates for a string that holds escapes.
 
 use std::borrow::Cow;
 
@@ -51,6 +52,7 @@ pub(super) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A reader at the start of `text`.
     pub(super) fn new(text: &'a str) -> Self {
         Reader {
             bytes: text.as_bytes(),
