@@ -192,7 +192,8 @@ def main():
                  "server's own work and are the ones to judge it by",
         "argument": "see \"Where the time goes\": a large argument",
         "pipelined": "see \"Where the time goes\": pipelined calls, and the pipelined profile (the kernel's "
-                     "share is the floor's part, the JSON-RPC parse the rest)",
+                     "share is the floor's part, the JSON-RPC parse most of the rest); the ratio swings "
+                     "by ±0.3× between runs on a shared machine",
         "answer": "see \"Where the time goes\": a large answer, and the `checkDocumentDirty` profile",
         "memory": "see \"Where the time goes\": peak memory for 16 MiB in and out",
         "copies": "the read tool serializes its answer into a `String` first (`ToolResult::json`, grown by "
@@ -333,25 +334,25 @@ def main():
     w("")
     w("## Where the time goes")
     w("")
-    w("- A small call: about 11 000 instructions in the engine (callgrind), nearly all of them")
-    w("  serde_json reading the JSON-RPC envelope and the `tools/call` params borrowed from the")
-    w("  frame; the answer is a copy of the selection result rendered once per editor state.")
-    w("  The one allocation left is serde_json's stack of open brackets while it skips the")
-    w("  nested `params` value. Over loopback the syscalls are the echo's: one read and one")
+    w("- A small call: about 8 300 instructions in the engine (callgrind), half of them the")
+    w("  JSON-RPC parse: one hand-written pass over the message (`rpc::syntax`) checks the")
+    w("  grammar, measures the nesting and keeps the envelope's members and the first members")
+    w("  of an object `params` as slices; `tools/call` then reads only `_meta` again. The")
+    w("  answer is a copy of the selection result rendered once per editor state. No")
+    w("  allocation is left. Over loopback the syscalls are the echo's: one read and one")
     w("  write per batch of requests that arrived together.")
     w("- Pipelined calls: the floor's CPU per call is nearly all kernel (the read and the write);")
-    w("  idelink makes the same syscalls and adds the engine's user time, which at this call")
-    w("  size is of the same order as the kernel's. The profile below (the server process under")
-    w("  the pipelined load) shows the split: the kernel share is the floor's part, the rest is")
-    w("  the JSON-RPC parse (serde_json skipping strings and values, the nesting scan). Reaching")
-    w("  1.5× the floor needs the engine's per-call work halved again: parsing the envelope")
-    w("  without serde_json (the nesting scan and the member scan of `json.rs` already find")
-    w("  every value; serde_json then walks the same bytes twice more).")
+    w("  idelink makes the same syscalls and adds the engine's user time. The profile below")
+    w("  (the server process under the pipelined load) shows the split: the kernel share is")
+    w("  the floor's part; the rest is mostly the JSON-RPC parse (strings read eight bytes at a")
+    w("  time, `Reader::string`), the `tools/call` params and the frame decode. Lower still")
+    w("  needs fewer passes over the strings: the method, `jsonrpc` and the tool name are")
+    w("  scanned again when decoded, and `_meta` is read a second time.")
     w("- A large argument: the engine handles the message after its last byte arrives, in")
-    w("  passes over the whole text: the nesting scan, the envelope (serde_json skipping")
-    w("  `params`), the `tools/call` params (serde_json skipping `arguments`), the argument")
-    w("  members (a byte scan) and the unescaping of the file contents. A fresh server also")
-    w("  touches new memory for each big buffer (page faults are a large share of the profile).")
+    w("  passes over the whole text: the envelope reader (every byte checked, strings eight")
+    w("  bytes at a time, the nesting measured on the way), the argument members (a byte")
+    w("  scan) and the unescaping of the file contents. A fresh server also touches new")
+    w("  memory for each big buffer (page faults are a large share of the profile).")
     w("- A large answer: one escaping pass writes the text into the reply (`json::escape_into`,")
     w("  eight bytes at a time), then the reply is framed into the connection's outbound buffer")
     w("  (one copy) and written as the socket takes it, without moving the unsent rest. For")

@@ -2,6 +2,9 @@
 //!
 //! Needs the server binaries: `cargo build --release -p idelink-benches --examples` (or set
 //! `IDELINK_BENCH_BIN_DIR`). `-- --quick` runs one short round (a smoke test).
+//! `-- --pipelined-only ROUNDS` runs only the pipelined scenario, ROUNDS rounds of 2 s with
+//! the servers taking turns, and prints its figures and each round's idelink ÷ tcp-echo CPU
+//! per call (a quick check of that one row while working on the engine's per-call cost).
 
 use idelink_benches::cli::{self, Serving};
 use idelink_benches::client::IdleSession;
@@ -36,6 +39,16 @@ fn main() -> ExitCode {
     if let Some(at) = args.iter().position(|a| a == "--profile-pipelined") {
         let seconds = args.get(at + 1).and_then(|s| s.parse().ok()).unwrap_or(10);
         return match profile_pipelined(Duration::from_secs(seconds)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("loopback benchmark failed: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if let Some(at) = args.iter().position(|a| a == "--pipelined-only") {
+        let rounds = args.get(at + 1).and_then(|s| s.parse().ok()).unwrap_or(5);
+        return match pipelined_only(rounds) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("loopback benchmark failed: {e}");
@@ -167,6 +180,41 @@ fn profile_pipelined(duration: Duration) -> io::Result<()> {
         load.rate(),
         load.cpu_us_per_call()
     );
+    Ok(())
+}
+
+/// The pipelined scenario alone: `rounds` rounds of 2 s, idelink and the TCP floor taking
+/// turns, with each round's ratio of server CPU per call.
+fn pipelined_only(rounds: usize) -> io::Result<()> {
+    let bin_dir = servers::bin_dir()?;
+    let idelink = Server::start(Kind::Idelink, &bin_dir)?;
+    let floor = Server::start(Kind::Echo, &bin_dir)?;
+    let (mut ours, mut theirs, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let cpu = |server| -> io::Result<f64> {
+            Ok(loopback::pipelined(server, 4, 16, Duration::from_secs(2))?.cpu_us_per_call())
+        };
+        let (a, b) = (cpu(&idelink)?, cpu(&floor)?);
+        ours.push(a);
+        theirs.push(b);
+        ratio.push(a / b);
+    }
+    let scenario = "pipelined 4×16";
+    emit(
+        "loopback",
+        scenario,
+        Kind::Idelink.name(),
+        "µs CPU/call",
+        &ours,
+    );
+    emit(
+        "loopback",
+        scenario,
+        Kind::Echo.name(),
+        "µs CPU/call",
+        &theirs,
+    );
+    emit("loopback", scenario, "idelink ÷ tcp-echo", "ratio", &ratio);
     Ok(())
 }
 

@@ -16,7 +16,9 @@ fuzz_target!(|data: &[u8]| {
     for max_depth in [RpcLimits::default().max_depth, 2] {
         let mut out = Vec::new();
         let id = match parse(text, &RpcLimits { max_depth }) {
-            Ok(Message::Request { id, method, params }) => {
+            Ok(Message::Request {
+                id, method, params, ..
+            }) => {
                 assert!(params.is_none_or(|p| p.get().starts_with(['{', '['])));
                 let _ = method;
                 write_result(&mut out, id, &serde_json::json!({}));

@@ -1,7 +1,9 @@
 //! What the client's `initialize`, `tools/call` and `notifications/cancelled` carry.
 //!
 //! Each shape is decoded borrowed from the message text; unknown members are ignored, a
-//! known member of the wrong type makes the whole `params` malformed (`None`).
+//! known member of the wrong type makes the whole `params` malformed (`None`). `tools/call`,
+//! the call on the hot path, is read by hand from text the envelope reader already checked;
+//! the rarer `initialize` and `notifications/cancelled` through serde.
 
 use std::borrow::Cow;
 
@@ -9,7 +11,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::negotiate_version;
-use crate::rpc::RequestId;
+use crate::rpc::{self, ParamsMembers, RequestId};
 
 /// Who connected, from the `initialize` request.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -61,22 +63,6 @@ struct Implementation<'a> {
 }
 
 #[derive(Deserialize)]
-struct CallParams<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "_meta")]
-    meta: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct CallMeta<'a> {
-    #[serde(borrow, default, rename = "claudecode/toolUseId")]
-    tool_use_id: Option<Text<'a>>,
-}
-
-#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct CancelledParams<'a> {
     #[serde(borrow)]
@@ -111,26 +97,61 @@ pub(super) fn client_info(params: Option<&RawValue>) -> Option<ClientInfo> {
 /// The call behind a `tools/call` request, or `None` when `params` lacks a string `name` or
 /// has `arguments` that is not an object. `_meta` is advisory: when it is not an object
 /// with a string `claudecode/toolUseId`, the call goes ahead without a tool-use id.
+///
+/// The rules are those serde applies to a struct of those three fields (the replies have
+/// always followed them): a name given twice, or any member name holding a lone surrogate
+/// escape, makes the object malformed; `null` counts as absent.
+///
+/// `members` are those the envelope reader recorded while it read `params`: the call is
+/// read without walking `params` again (only `_meta` is, when present).
 pub(super) fn tool_call<'a>(
     id: RequestId<'a>,
     params: Option<&'a RawValue>,
+    members: &ParamsMembers,
 ) -> Option<ToolCall<'a>> {
-    let params: CallParams<'a> = decode(params)?;
+    let params = params?.get();
+    let [name, arguments, meta] =
+        named(params, members.iter(params), ["name", "arguments", "_meta"])?;
+    let name = rpc::decode_string(name?)?;
+    let arguments = arguments.filter(|&arguments| arguments != "null");
     // MCP tools/call: `arguments` is an object mapping argument names to values.
-    if params
-        .arguments
-        .is_some_and(|arguments| !arguments.get().starts_with('{'))
-    {
+    if arguments.is_some_and(|arguments| !arguments.starts_with('{')) {
         return None;
     }
+    let tool_use_id = meta
+        .and_then(|meta| named(meta, rpc::members(meta), ["claudecode/toolUseId"]))
+        .and_then(|[tool_use_id]| tool_use_id)
+        .filter(|&tool_use_id| tool_use_id != "null")
+        .and_then(rpc::decode_string);
     Some(ToolCall {
         id,
-        name: params.name,
-        arguments: params.arguments,
-        tool_use_id: decode::<CallMeta<'a>>(params.meta)
-            .and_then(|meta| meta.tool_use_id)
-            .map(|text| text.0),
+        name,
+        arguments: arguments.map(rpc::raw_value),
+        tool_use_id,
     })
+}
+
+/// The raw values of the members `names` among `members`, those of `object` (an accepted
+/// JSON object), or `None` when it is not an object (MCP params are always named), names a
+/// member twice, or has a member name that does not decode.
+fn named<'a, const N: usize>(
+    object: &str,
+    members: impl Iterator<Item = rpc::Member<'a>>,
+    names: [&str; N],
+) -> Option<[Option<&'a str>; N]> {
+    if !object.starts_with('{') {
+        return None;
+    }
+    let mut values = [None; N];
+    for member in members {
+        let name = member.name.text()?;
+        if let Some(at) = names.iter().position(|&known| known == name)
+            && values[at].replace(member.value).is_some()
+        {
+            return None;
+        }
+    }
+    Some(values)
 }
 
 /// The request id and reason of a `notifications/cancelled`, or `None` when `params` lacks
@@ -142,3 +163,6 @@ pub(super) fn cancelled(
     let request_id = RequestId::from_raw(params.request_id)?;
     Some((request_id, params.reason.map(|text| text.0)))
 }
+
+#[cfg(test)]
+mod tests;

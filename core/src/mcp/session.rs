@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::params::{self, ClientInfo, ToolCall};
-use crate::rpc::{Message, RequestId, RpcError};
+use crate::rpc::{Message, ParamsMembers, RequestId, RpcError};
 
 /// Who we are, as answered in `initialize`'s `serverInfo`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -143,9 +143,12 @@ impl Session {
         tools_json: &'a str,
     ) -> Dispatch<'a> {
         match message {
-            Message::Request { id, method, params } => {
-                self.request(id, &method, params, server, tools_json)
-            }
+            Message::Request {
+                id,
+                method,
+                params,
+                params_members,
+            } => self.request(id, &method, params, &params_members, server, tools_json),
             Message::Notification { method, params } => self.notification(method, params),
             Message::Response { .. } => Dispatch::Ignored,
         }
@@ -156,6 +159,7 @@ impl Session {
         id: RequestId<'a>,
         method: &str,
         params: Option<&'a RawValue>,
+        params_members: &ParamsMembers,
         server: &'a ServerInfo,
         tools_json: &'a str,
     ) -> Dispatch<'a> {
@@ -174,7 +178,7 @@ impl Session {
                 RpcError::SERVER_NOT_INITIALIZED,
                 "server not initialized: send initialize first",
             ),
-            "tools/call" => match params::tool_call(id, params) {
+            "tools/call" => match params::tool_call(id, params, params_members) {
                 Some(call) => return Dispatch::ToolCall(call),
                 None => RpcError::new(
                     RpcError::INVALID_PARAMS,

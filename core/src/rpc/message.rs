@@ -1,13 +1,12 @@
 //! Incoming messages: the JSON-RPC 2.0 envelope, parsed borrowed from the message text.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, de};
 use serde_json::value::RawValue;
 
-use super::{RequestId, RpcError, depth};
+use super::envelope::{self, Envelope, Shape};
+use super::syntax::decode;
+use super::{ParamsMembers, RequestId, RpcError, raw};
 
 /// One incoming JSON-RPC message, borrowed from the text it was parsed from.
 #[derive(Debug, Clone)]
@@ -20,6 +19,8 @@ pub enum Message<'a> {
         method: Cow<'a, str>,
         /// The parameters as raw JSON, always an object or an array when present.
         params: Option<&'a RawValue>,
+        /// The members of `params` when it is an object, as the envelope reader found them.
+        params_members: ParamsMembers,
     },
     /// A message without an id: it MUST NOT be answered, whatever it contains.
     Notification {
@@ -74,24 +75,21 @@ pub struct Invalid<'a> {
 /// Parses one message from `text`, borrowing everything it can from it.
 ///
 /// Values (`id`, `params`, unknown members) are kept as raw JSON and never parsed here; a
-/// string (`method`, `jsonrpc`) allocates only when it contains escapes.
+/// string (`method`, `jsonrpc`) allocates only when it contains escapes. The whole text is
+/// read once, by hand: its grammar, its nesting depth, the envelope's members and the first
+/// members of an object `params` in the same pass.
 ///
 /// # Errors
 /// An [`Invalid`] says how to answer a text that is not an acceptable message:
 /// `PARSE_ERROR` for text that is not JSON, `INVALID_REQUEST` for anything else (a batch, a
 /// non-object, a broken envelope, nesting deeper than `limits.max_depth`).
 pub fn parse<'a>(text: &'a str, limits: &RpcLimits) -> Result<Message<'a>, Invalid<'a>> {
-    // The depth scan runs before serde. serde_json then reads only the envelope's members and
-    // skips every value (raw values, ignored members, batch elements) with its iterative
-    // skipper, so it never recurses into the nesting; that lets a too-deep request still be
-    // answered with its own id, and a too-deep notification go unanswered.
-    let too_deep = depth::exceeds(text.as_bytes(), limits.max_depth);
     let answer = |code, message: &'static str| Invalid {
         id: None,
         reply: true,
         error: RpcError::new(code, message),
     };
-    match serde_json::from_str::<Shape<'a>>(text) {
+    match envelope::read(text) {
         // JSON-RPC 2.0 §5.1: invalid JSON is answered with a Parse error and a null id.
         Err(_) => Err(answer(
             RpcError::PARSE_ERROR,
@@ -99,15 +97,17 @@ pub fn parse<'a>(text: &'a str, limits: &RpcLimits) -> Result<Message<'a>, Inval
         )),
         // JSON-RPC 2.0 §6 allows batches, but MCP 2025-06-18 removed them and the CLI never
         // sends one: the whole array gets one Invalid Request reply instead of one per element.
-        Ok(Shape::Array) => Err(answer(
+        Ok((Shape::Array, _)) => Err(answer(
             RpcError::INVALID_REQUEST,
             "batch requests are not supported",
         )),
-        Ok(Shape::Scalar) => Err(answer(
+        Ok((Shape::Scalar, _)) => Err(answer(
             RpcError::INVALID_REQUEST,
             "a message must be a JSON object",
         )),
-        Ok(Shape::Object(envelope)) => classify(&envelope, too_deep, limits.max_depth),
+        Ok((Shape::Object(envelope), deepest)) => {
+            classify(&envelope, deepest > limits.max_depth, limits.max_depth)
+        }
     }
 }
 
@@ -117,12 +117,15 @@ fn classify<'a>(
     too_deep: bool,
     max_depth: usize,
 ) -> Result<Message<'a>, Invalid<'a>> {
-    let method = envelope.method.map(decode_str);
-    let has_outcome = envelope.result.is_some() || envelope.error.is_some();
+    let method = envelope.method.map(decode);
+    let result = envelope.result.map(raw::borrowed);
+    let error = envelope.error.map(raw::borrowed);
+    let has_outcome = result.is_some() || error.is_some();
     let response_shaped = envelope.method.is_none() && has_outcome;
     let notification_shaped = matches!(method, Some(Some(_))) && envelope.id.is_none();
     let id = envelope
         .id
+        .map(raw::borrowed)
         .and_then(RequestId::from_raw)
         .filter(|_| envelope.duplicate != Some("id"));
     let fail = |message: Cow<'static, str>| {
@@ -143,7 +146,7 @@ fn classify<'a>(
     // JSON-RPC 2.0 §4: "jsonrpc" MUST be exactly "2.0".
     if envelope
         .jsonrpc
-        .and_then(decode_str)
+        .and_then(decode)
         .is_none_or(|version| version != "2.0")
     {
         return fail("\"jsonrpc\" must be \"2.0\"".into());
@@ -153,7 +156,7 @@ fn classify<'a>(
     }
     let Some(method) = method else {
         // JSON-RPC 2.0 §5: a response carries "result" or "error", never both.
-        return match (id, envelope.result, envelope.error) {
+        return match (id, result, error) {
             (_, None, None) => fail("missing \"method\"".into()),
             (_, Some(_), Some(_)) => {
                 fail("a response cannot carry both \"result\" and \"error\"".into())
@@ -179,131 +182,23 @@ fn classify<'a>(
     // That is an envelope rule, checked without knowing the method: Invalid Request.
     if envelope
         .params
-        .is_some_and(|params| !params.get().starts_with(['{', '[']))
+        .is_some_and(|params| !params.starts_with(['{', '[']))
     {
         return fail("\"params\" must be an object or an array".into());
     }
-    let params = envelope.params;
+    let params = envelope.params.map(raw::borrowed);
     Ok(match id {
-        Some(id) => Message::Request { id, method, params },
+        Some(id) => Message::Request {
+            id,
+            method,
+            params,
+            params_members: envelope.params_members,
+        },
         None => Message::Notification { method, params },
     })
 }
 
-/// `raw` decoded as a JSON string, borrowed when it has no escapes; `None` for other values.
-fn decode_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    #[derive(Deserialize)]
-    struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
-    serde_json::from_str::<Text<'_>>(raw.get())
-        .ok()
-        .map(|text| text.0)
-}
-
-/// The top-level JSON value, reduced to what the envelope rules need.
-enum Shape<'a> {
-    Object(Envelope<'a>),
-    Array,
-    Scalar,
-}
-
-/// The members of a message object, each kept as raw JSON.
-#[derive(Default)]
-struct Envelope<'a> {
-    jsonrpc: Option<&'a RawValue>,
-    id: Option<&'a RawValue>,
-    method: Option<&'a RawValue>,
-    params: Option<&'a RawValue>,
-    result: Option<&'a RawValue>,
-    error: Option<&'a RawValue>,
-    /// The first member name given twice.
-    duplicate: Option<&'static str>,
-}
-
-/// The member names the envelope reads (escaped spellings match too); others are skipped.
-#[derive(Deserialize)]
-#[serde(field_identifier, rename_all = "lowercase")]
-enum Member {
-    Jsonrpc,
-    Id,
-    Method,
-    Params,
-    Result,
-    Error,
-    #[serde(other)]
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Shape<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ShapeVisitor)
-    }
-}
-
-struct ShapeVisitor;
-
-impl<'de> Visitor<'de> for ShapeVisitor {
-    type Value = Shape<'de>;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("a JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape<'de>, A::Error> {
-        let mut envelope = Envelope::default();
-        let mut duplicate = None;
-        while let Some(member) = map.next_key::<Member>()? {
-            let (slot, name) = match member {
-                Member::Jsonrpc => (&mut envelope.jsonrpc, "jsonrpc"),
-                Member::Id => (&mut envelope.id, "id"),
-                Member::Method => (&mut envelope.method, "method"),
-                Member::Params => (&mut envelope.params, "params"),
-                Member::Result => (&mut envelope.result, "result"),
-                Member::Error => (&mut envelope.error, "error"),
-                Member::Other => {
-                    map.next_value::<IgnoredAny>()?;
-                    continue;
-                }
-            };
-            // RFC 8259 §4: names within an object SHOULD be unique. A duplicated envelope
-            // member makes the message ambiguous, so it is refused rather than guessed at.
-            if slot.is_some() && duplicate.is_none() {
-                duplicate = Some(name);
-            }
-            *slot = Some(map.next_value()?);
-        }
-        envelope.duplicate = duplicate;
-        Ok(Shape::Object(envelope))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape<'de>, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Shape::Array)
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Shape<'de>, E> {
-        Ok(Shape::Scalar)
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Shape<'de>, E> {
-        Ok(Shape::Scalar)
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Shape<'de>, E> {
-        Ok(Shape::Scalar)
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Shape<'de>, E> {
-        Ok(Shape::Scalar)
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Shape<'de>, E> {
-        Ok(Shape::Scalar)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Shape<'de>, E> {
-        Ok(Shape::Scalar)
-    }
-}
-
+#[cfg(test)]
+mod oracle;
 #[cfg(test)]
 mod tests;

@@ -10,20 +10,30 @@
 //! - `params` that is neither an object nor an array is an envelope fault: `INVALID_REQUEST`.
 //! - Duplicate envelope members are refused (`INVALID_REQUEST`); a duplicated `id` is answered
 //!   with id null, since neither copy can be trusted.
-//! - Nesting deeper than [`RpcLimits::max_depth`] is found by a byte scan before serde runs;
-//!   the envelope is still read (serde skips values without recursion) so a too-deep request
-//!   gets its own id back and a too-deep notification gets no reply.
+//! - Nesting deeper than [`RpcLimits::max_depth`] is measured while the text is read, by a
+//!   reader that keeps its bracket stack as bits and never recurses; the envelope is still
+//!   read, so a too-deep request gets its own id back and a too-deep notification gets no
+//!   reply.
 //! - Nothing notification-shaped (a string `method`, no `id`) or response-shaped (`result` or
 //!   `error`, no `method`) is ever answered, however broken: answering a broken response
 //!   could start an error ping-pong between two peers.
+//!
+//! The text is read by hand in one pass (`syntax`), with serde_json's verdicts: what it
+//! calls not JSON is a parse error here too, and the tests hold the two to the same answers.
 
-mod depth;
+mod envelope;
 mod error;
 mod id;
 mod message;
+mod params;
+mod raw;
+mod syntax;
 mod write;
 
 pub use error::RpcError;
 pub use id::{OwnedRequestId, RequestId};
 pub use message::{Invalid, Message, RpcLimits, parse};
+pub use params::ParamsMembers;
+pub(crate) use raw::borrowed as raw_value;
+pub(crate) use syntax::{Member, decode as decode_string, members};
 pub use write::{write_error, write_notification, write_result, write_result_with};

@@ -34,7 +34,10 @@ fn nested(levels: usize) -> String {
 fn request_is_borrowed() {
     let text =
         r#" {"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"x"},"extra":[1]} "#;
-    let Ok(Message::Request { id, method, params }) = parse(text, &RpcLimits::default()) else {
+    let Ok(Message::Request {
+        id, method, params, ..
+    }) = parse(text, &RpcLimits::default())
+    else {
         panic!("not a request");
     };
     assert_eq!(id.as_raw().get(), r#""a-1""#);
@@ -45,7 +48,10 @@ fn request_is_borrowed() {
 #[test]
 fn escaped_names_are_decoded() {
     let text = r#"{"\u006Asonrpc":"2\u002e0","\u0069d":1,"method":"p\u0069ng"}"#;
-    let Ok(Message::Request { id, method, params }) = parse(text, &RpcLimits::default()) else {
+    let Ok(Message::Request {
+        id, method, params, ..
+    }) = parse(text, &RpcLimits::default())
+    else {
         panic!("not a request");
     };
     assert_eq!(id.as_raw().get(), "1");
@@ -388,5 +394,183 @@ proptest! {
             .map(|(key, value)| format!("{}:{value}", serde_json::to_string(key).unwrap()))
             .collect();
         check_invariants(&format!("{{{}}}", body.join(",")), &RpcLimits::default());
+    }
+}
+
+/// Everything `parse` decided about `text`, offsets of the borrowed slices included.
+fn verdict(text: &str, result: Result<Message<'_>, Invalid<'_>>) -> String {
+    let at = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    let raw = |raw: Option<&RawValue>| raw.map(|raw| format!("{}@{}", raw.get(), at(raw)));
+    let id = |id: RequestId<'_>| raw(Some(id.as_raw()));
+    let method = |method: &Cow<'_, str>| {
+        let owned = matches!(method, Cow::Owned(_));
+        format!("{method:?} owned={owned}")
+    };
+    match result {
+        Ok(Message::Request {
+            id: i,
+            method: m,
+            params,
+            params_members,
+        }) => {
+            // The recorded members are the members of `params`, read again.
+            if let Some(p) = params {
+                let again: Vec<_> = crate::rpc::members(p.get()).collect();
+                let recorded: Vec<_> = params_members.iter(p.get()).collect();
+                assert_eq!(recorded, again, "{text}");
+            }
+            format!("request {:?} {} {:?}", id(i), method(&m), raw(params))
+        }
+        Ok(Message::Notification { method: m, params }) => {
+            format!("notification {} {:?}", method(&m), raw(params))
+        }
+        Ok(Message::Response { id: i, outcome }) => {
+            let outcome = outcome.map(|r| raw(Some(r))).map_err(|e| raw(Some(e)));
+            format!("response {:?} {outcome:?}", id(i))
+        }
+        Err(invalid) => format!(
+            "invalid {:?} reply={} {} {}",
+            invalid.id.map(id),
+            invalid.reply,
+            invalid.error.code,
+            invalid.error.message
+        ),
+    }
+}
+
+/// Raw member values an envelope may carry, well and badly formed.
+const VALUES: &[&str] = &[
+    r#""2.0""#,
+    r#""2\u002e0""#,
+    r#""2.00""#,
+    "2.0",
+    "1",
+    "-0",
+    "1e5",
+    "1.5E-3",
+    "1e400",
+    "01",
+    "null",
+    "true",
+    "{}",
+    "[]",
+    r#"{"a":[1,{"b":null}]}"#,
+    r#"[[[[[[]]]]]]"#,
+    r#""tools/call""#,
+    r#""p\u0069ng""#,
+    r#""\ud800""#,
+    r#""\ud83d\ude00""#,
+    r#""a\"b""#,
+    r#"{"name":"x","arguments":{}}"#,
+    r#""\x""#,
+    "\"tab\there\"",
+    "[1,]",
+    "{\"a\":}",
+    "tru",
+];
+
+/// Member names, plain, escaped and broken.
+const NAMES: &[&str] = &[
+    "jsonrpc",
+    "id",
+    "method",
+    "params",
+    "result",
+    "error",
+    "x",
+    r"\u0069d",
+    r"me\u0074hod",
+    r"\ud800",
+    r"\ud800x",
+    "ID",
+    "",
+];
+
+/// An envelope-shaped text, then maybe one edit that can break it anywhere.
+fn envelope_like() -> impl Strategy<Value = String> {
+    let member = (
+        prop::sample::select(NAMES),
+        "[ \t]{0,1}",
+        prop::sample::select(VALUES),
+    )
+        .prop_map(|(name, space, value)| format!("\"{name}\"{space}:{space}{value}"));
+    let edit = prop_oneof![
+        Just(None),
+        (any::<prop::sample::Index>(), "[,:{}\\[\\]\"\\\\ 0e.\n]?").prop_map(Some),
+    ];
+    (prop::collection::vec(member, 0..7), "[ \n]{0,1}", edit).prop_map(|(members, space, edit)| {
+        let mut text = format!("{space}{{{}}}{space}", members.join(","));
+        if let Some((at, insert)) = edit {
+            let chars: Vec<char> = text.chars().collect();
+            let at = at.index(chars.len() + 1);
+            let mut edited: String = chars[..at.min(chars.len())].iter().collect();
+            edited.push_str(&insert);
+            // An empty insert deletes the character at `at` instead.
+            let skip = usize::from(insert.is_empty());
+            edited.extend(chars.iter().skip(at + skip));
+            text = edited;
+        }
+        text
+    })
+}
+
+fn same_as_serde(text: &str, max_depth: usize) -> Result<(), TestCaseError> {
+    let limits = RpcLimits { max_depth };
+    prop_assert_eq!(
+        verdict(text, parse(text, &limits)),
+        verdict(text, super::oracle::parse(text, &limits)),
+        "{:?}",
+        text
+    );
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn envelopes_are_read_as_serde_json_read_them(text in envelope_like(), max_depth in 0usize..4) {
+        same_as_serde(&text, max_depth)?;
+    }
+
+    #[test]
+    fn json_is_read_as_serde_json_reads_it(value in json_value(), max_depth in 0usize..8) {
+        same_as_serde(&value.to_string(), max_depth)?;
+    }
+
+    #[test]
+    fn any_text_is_read_as_serde_json_reads_it(text in ".{0,16}|[\\[\\]{}\",:0-9a-z ]{0,16}") {
+        same_as_serde(&text, 64)?;
+    }
+}
+
+#[test]
+fn corner_cases_are_read_as_serde_json_reads_them() {
+    for text in [
+        "1e400",
+        "-1e400",
+        "1.7976931348623157e308",
+        "1.7976931348623159e308",
+        "0e99999999999",
+        "1e-400",
+        "\"\\ud800\"",
+        "\"ok\"",
+        "[\"\\ud800\"]",
+        "{\"\\ud800\":1}",
+        "{\"x\":\"\\ud800\"}",
+        r#"{"jsonrpc":"2.0","id":1e400,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"\ud800"}"#,
+        r#"{"jsonrpc":"\ud800","id":1,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","i\u0064":1,"id":2,"method":"ping"}"#,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\u{0}",
+        " \t\r\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n",
+        "",
+        " ",
+        "{",
+        "}",
+        "[",
+        "null",
+    ] {
+        same_as_serde(text, 64).unwrap();
+        same_as_serde(text, 0).unwrap();
     }
 }
