@@ -3,7 +3,7 @@
 //! finished, and the engine's own notifications. One reused buffer, so steady traffic does not
 //! allocate.
 
-use crate::ide::{Position, SelectionChanged, ToolResult};
+use crate::ide::{Answer, Position, SelectionChanged, ToolResult};
 use crate::mcp::McpResult;
 use crate::rpc::{self, RequestId, RpcError};
 
@@ -13,6 +13,8 @@ pub(crate) enum Reply<'a> {
     Mcp(McpResult<'a>),
     /// A tool's result.
     Tool(&'a ToolResult),
+    /// A read tool's answer, written straight into the reply.
+    Answer(&'a Answer<'a>),
     /// A tool's result already rendered as JSON (the selection tools, see `SelectionCache`).
     Rendered(&'a [u8]),
     /// A JSON-RPC error.
@@ -42,26 +44,10 @@ fn write_tool_result(out: &mut Vec<u8>, result: &ToolResult) {
 /// Appends `{"line":L,"character":C}`.
 fn push_position(out: &mut Vec<u8>, at: Position) {
     out.extend_from_slice(br#"{"line":"#);
-    push_u32(out, at.line);
+    crate::json::push_u64(out, at.line.into());
     out.extend_from_slice(br#","character":"#);
-    push_u32(out, at.character);
+    crate::json::push_u64(out, at.character.into());
     out.push(b'}');
-}
-
-/// Appends `n` in decimal.
-fn push_u32(out: &mut Vec<u8>, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
 }
 
 /// The JSON messages written for one step of the engine, in order, until they are sent.
@@ -86,6 +72,10 @@ impl Writer {
             Reply::Mcp(result) => rpc::write_result(&mut self.json, id, result),
             Reply::Tool(result) => rpc::write_result_with(&mut self.json, id, |out| {
                 write_tool_result(out, result);
+                Ok::<(), std::convert::Infallible>(())
+            }),
+            Reply::Answer(answer) => rpc::write_result_with(&mut self.json, id, |out| {
+                answer.write_result(out);
                 Ok::<(), std::convert::Infallible>(())
             }),
             Reply::Rendered(json) => rpc::write_result_with(&mut self.json, id, |out| {

@@ -79,8 +79,13 @@ impl Engine {
     pub(super) fn send_call_reply(&mut self, call: &PendingCall, reply: &Reply<'_>) {
         self.writer.clear();
         self.writer.reply(call.rpc_id.as_borrowed(), reply);
-        self.push_written(call.conn);
-        self.settle(call.conn);
+        self.send_written(call.conn);
+    }
+
+    /// Queues the reply `writer` holds on `conn`, the client that asked for it.
+    pub(super) fn send_written(&mut self, conn: ConnId) {
+        self.push_written(conn);
+        self.settle(conn);
     }
 
     /// Queues what `writer` holds, messages the engine sends on its own, on `conn`; a
