@@ -12,6 +12,7 @@ use std::borrow::Cow;
 
 use serde_json::{Number, Value};
 
+use super::diagnostics::DiagnosticsByFile;
 use super::event::{Diagnostic, Position, Severity};
 use super::notification::{SelectionChanged, SelectionRange};
 use super::path::{file_name, file_uri_prefix};
@@ -80,9 +81,8 @@ macro_rules! lit {
 /// editor's outcome for a pulled read).
 #[derive(Debug)]
 pub(crate) enum Answer<'a> {
-    /// `getDiagnostics`: `[{uri, diagnostics:[..]}]` for these files (normalized paths), in
-    /// this order.
-    Diagnostics(Vec<(Cow<'a, str>, &'a [Diagnostic])>),
+    /// `getDiagnostics`: `[{uri, diagnostics:[..]}]` for these files, in order.
+    Diagnostics(DiagnosticFiles<'a>),
     /// A selection tool's answer for a selection:
     /// `{"success":true,text,filePath,fileUrl,selection}`.
     Selection(Cow<'a, SelectionChanged>),
@@ -105,6 +105,15 @@ pub(crate) enum Answer<'a> {
         /// Whether it was never saved.
         is_untitled: bool,
     },
+}
+
+/// The files of a `getDiagnostics` answer, in order.
+#[derive(Debug)]
+pub(crate) enum DiagnosticFiles<'a> {
+    /// Every file the state has diagnostics for, ordered by path.
+    All(&'a DiagnosticsByFile),
+    /// These files (normalized paths), in this order.
+    Listed(Vec<(Cow<'a, str>, &'a [Diagnostic])>),
 }
 
 /// One open tab as [`Answer::Tabs`] lists it: a normalized path, its language id (`plaintext`
@@ -174,9 +183,21 @@ impl Answer<'_> {
     }
 }
 
-fn diagnostics(j: &mut JsonText<'_>, files: &[(Cow<'_, str>, &[Diagnostic])]) {
+fn diagnostics(j: &mut JsonText<'_>, files: &DiagnosticFiles<'_>) {
+    match files {
+        DiagnosticFiles::All(all) => diagnostic_files(j, all.iter()),
+        DiagnosticFiles::Listed(listed) => {
+            diagnostic_files(j, listed.iter().map(|(path, list)| (path.as_ref(), *list)));
+        }
+    }
+}
+
+fn diagnostic_files<'f>(
+    j: &mut JsonText<'_>,
+    files: impl Iterator<Item = (&'f str, &'f [Diagnostic])>,
+) {
     j.lit(lit!("["));
-    for (at, (path, list)) in files.iter().enumerate() {
+    for (at, (path, list)) in files.enumerate() {
         if at > 0 {
             j.lit(lit!(","));
         }

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::answer::{Answer, TabFacts};
+use super::answer::{Answer, DiagnosticFiles, TabFacts};
 use super::args::Args;
 use super::catalog::ToolName;
 use super::event::Diagnostic;
@@ -149,13 +149,13 @@ pub(crate) fn format_pulled<'a>(
             for file in files {
                 by_path.insert(normalize(&file.path), &file.diagnostics);
             }
-            Answer::Diagnostics(match path {
+            Answer::Diagnostics(DiagnosticFiles::Listed(match path {
                 Some(path) => {
                     let diagnostics = by_path.get(path.as_str()).copied().unwrap_or_default();
                     vec![(Cow::Borrowed(path.as_str()), diagnostics)]
                 }
                 None => by_path.into_iter().filter(|(_, d)| !d.is_empty()).collect(),
-            })
+            }))
         }
         (
             ToolRequest::GetCurrentSelection | ToolRequest::GetLatestSelection,

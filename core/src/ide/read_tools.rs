@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::answer::{Answer, TabFacts};
+use super::answer::{Answer, DiagnosticFiles, TabFacts};
 use super::args::Args;
 use super::catalog::ToolName;
 use super::path::{PathStyle, normalize_path, path_from_uri, path_from_uri_undecoded};
@@ -42,17 +42,13 @@ pub(crate) fn get_diagnostics<'s>(
 ) -> Result<Answer<'s>, String> {
     let all = state.diagnostics();
     let Some((raw, decoded)) = diagnostics_uri(args, state.path_style())? else {
-        return Ok(Answer::Diagnostics(
-            all.iter()
-                .map(|(path, list)| (Cow::Borrowed(path), list))
-                .collect(),
-        ));
+        return Ok(Answer::Diagnostics(DiagnosticFiles::All(all)));
     };
     let file = match (all.get(&raw), all.get(&decoded)) {
         (Some(found), _) => (Cow::Owned(raw), found),
         (None, found) => (Cow::Owned(decoded), found.unwrap_or_default()),
     };
-    Ok(Answer::Diagnostics(vec![file]))
+    Ok(Answer::Diagnostics(DiagnosticFiles::Listed(vec![file])))
 }
 
 /// The answer of `getCurrentSelection` or `getLatestSelection`, borrowed from the state.

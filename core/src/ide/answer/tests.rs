@@ -161,9 +161,9 @@ proptest! {
             0..4,
         ),
     ) {
-        let answer = Answer::Diagnostics(
+        let answer = Answer::Diagnostics(DiagnosticFiles::Listed(
             files.iter().map(|(p, d)| (Cow::Borrowed(p.as_str()), d.as_slice())).collect(),
-        );
+        ));
         let shape: Vec<UriDiagnostics> = files
             .iter()
             .map(|(p, d)| UriDiagnostics { uri: file_uri(p), diagnostics: d })
