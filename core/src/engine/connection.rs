@@ -240,23 +240,39 @@ impl Connection {
             }
             Message::Binary(_) => Effect::None,
         };
-        for json in writer.messages() {
-            // Room for the frame at once: a big reply is copied once, not regrown.
-            self.out.buf_mut().reserve(json.len() + MAX_FRAME_HEADER);
-            open.ws.send_text(json, self.out.buf_mut());
-        }
+        self.send_written(writer);
         Some(effect)
     }
 
-    /// Sends one JSON-RPC message as a text frame. False when the connection cannot send
-    /// (not upgraded, or closing).
-    pub(crate) fn send_json(&mut self, json: &[u8]) -> bool {
-        match &mut self.stage {
-            Stage::Open(open) => {
-                self.out.buf_mut().reserve(json.len() + MAX_FRAME_HEADER);
-                open.ws.send_text(json, self.out.buf_mut())
-            }
-            _ => false,
+    /// Sends the messages `writer` holds, each as a text frame, to this connection alone. A
+    /// lone message with nothing else unsent is framed where it lies and its buffer taken
+    /// whole, the writer given this connection's empty one: a big answer is not copied. Does
+    /// nothing when the connection cannot send (not upgraded, or closing).
+    pub(crate) fn send_written(&mut self, writer: &mut Writer) {
+        let Stage::Open(open) = &mut self.stage else {
+            return;
+        };
+        let ws = &open.ws;
+        if self
+            .out
+            .swap_in(|buf| writer.take_framed(|len| ws.text_header(len), buf))
+        {
+            return;
+        }
+        self.send_copies(writer);
+    }
+
+    /// Sends the messages `writer` holds, each as a text frame, copied (the writer keeps them
+    /// for other connections). Does nothing when the connection cannot send (not upgraded,
+    /// or closing).
+    pub(crate) fn send_copies(&mut self, writer: &Writer) {
+        let Stage::Open(open) = &mut self.stage else {
+            return;
+        };
+        for json in writer.messages() {
+            // Room for the frame at once: a big message is copied once, not regrown.
+            self.out.buf_mut().reserve(json.len() + MAX_FRAME_HEADER);
+            open.ws.send_text(json, self.out.buf_mut());
         }
     }
 

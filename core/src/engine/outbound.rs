@@ -56,6 +56,24 @@ impl Outbound {
         }
     }
 
+    /// When nothing is unsent, lets `frame` swap a buffer holding frames from some offset on
+    /// (the offset it returns) for the empty one held: the frames become the unsent bytes
+    /// without being copied. True when it did.
+    pub(crate) fn swap_in(&mut self, frame: impl FnOnce(&mut Vec<u8>) -> Option<usize>) -> bool {
+        if !self.is_empty() {
+            return false;
+        }
+        self.buf.clear();
+        self.sent = 0;
+        match frame(&mut self.buf) {
+            Some(start) => {
+                self.sent = start.min(self.buf.len());
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Drops every unsent byte and the memory behind them.
     pub(crate) fn release(&mut self) {
         *self = Outbound::default();
@@ -95,6 +113,33 @@ mod tests {
         out.buf_mut().extend_from_slice(b"small");
         out.consume(5);
         assert!(out.buf.capacity() >= 5, "a small buffer keeps its memory");
+    }
+
+    #[test]
+    fn a_buffer_swapped_in_is_sent_from_its_offset_and_only_when_empty() {
+        let mut out = Outbound::default();
+        out.buf_mut().extend_from_slice(b"kept");
+        let mut before = Vec::new();
+        assert!(!out.swap_in(|buf| {
+            before = buf.clone();
+            Some(0)
+        }));
+        assert!(
+            before.is_empty(),
+            "nothing is offered while bytes are unsent"
+        );
+        out.consume(4);
+        let mut framed = b"..frame".to_vec();
+        assert!(out.swap_in(|buf| {
+            std::mem::swap(buf, &mut framed);
+            Some(2)
+        }));
+        assert_eq!(out.unsent(), b"frame");
+        assert!(framed.is_empty(), "the empty buffer went to the caller");
+        out.consume(5);
+        assert!(out.is_empty());
+        assert!(!out.swap_in(|_| None));
+        assert!(out.is_empty());
     }
 
     #[test]

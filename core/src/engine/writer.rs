@@ -6,6 +6,7 @@
 use crate::ide::{Answer, Position, SelectionChanged, ToolResult};
 use crate::mcp::McpResult;
 use crate::rpc::{self, RequestId, RpcError};
+use crate::ws::ServerHeader;
 
 /// What a request is answered with.
 pub(crate) enum Reply<'a> {
@@ -51,6 +52,10 @@ fn push_position(out: &mut Vec<u8>, at: Position) {
 }
 
 /// The JSON messages written for one step of the engine, in order, until they are sent.
+///
+/// Each message is written after room for its WebSocket frame header, so that a lone message
+/// for one client is framed where it lies and its buffer handed to the connection whole
+/// ([`Writer::take_framed`]): a big answer is never copied into the outbound buffer.
 #[derive(Default)]
 pub(crate) struct Writer {
     json: Vec<u8>,
@@ -58,16 +63,25 @@ pub(crate) struct Writer {
     ends: Vec<usize>,
 }
 
+/// Room left before each message for its frame header.
+const FRAME_ROOM: usize = crate::ws::MAX_HEADER;
+
 impl Writer {
     /// Forgets the messages written (capacity kept: one buffer per engine, as large as the
-    /// largest step so far, so big answers are not re-grown each time).
+    /// largest step so far unless a connection took it, so big answers are rarely re-grown).
     pub(crate) fn clear(&mut self) {
         self.json.clear();
         self.ends.clear();
     }
 
+    /// Leaves the room for the next message's frame header.
+    fn begin(&mut self) {
+        self.json.extend_from_slice(&[0; FRAME_ROOM]);
+    }
+
     /// Writes the reply to request `id`.
     pub(crate) fn reply(&mut self, id: RequestId<'_>, reply: &Reply<'_>) {
+        self.begin();
         match reply {
             Reply::Mcp(result) => rpc::write_result(&mut self.json, id, result),
             Reply::Tool(result) => rpc::write_result_with(&mut self.json, id, |out| {
@@ -89,6 +103,7 @@ impl Writer {
 
     /// Writes an error reply to a message whose id could not be read (`id: null`).
     pub(crate) fn error_without_id(&mut self, error: &RpcError) {
+        self.begin();
         rpc::write_error(&mut self.json, None, error);
         self.ends.push(self.json.len());
     }
@@ -96,9 +111,13 @@ impl Writer {
     /// Writes a notification. False (nothing written) when `params` cannot be serialized,
     /// which the IDE layer's plain-data payloads rule out.
     pub(crate) fn notification(&mut self, method: &str, params: &impl serde::Serialize) -> bool {
+        let start = self.json.len();
+        self.begin();
         let written = rpc::write_notification(&mut self.json, method, params).is_ok();
         if written {
             self.ends.push(self.json.len());
+        } else {
+            self.json.truncate(start);
         }
         written
     }
@@ -106,6 +125,7 @@ impl Writer {
     /// Writes `selection_changed` with `params`: the bytes [`Writer::notification`] writes,
     /// in one escaping pass (a selection can be a whole file).
     pub(crate) fn selection_changed(&mut self, params: &SelectionChanged) {
+        self.begin();
         let out = &mut self.json;
         out.extend_from_slice(
             br#"{"jsonrpc":"2.0","method":"selection_changed","params":{"text":""#,
@@ -132,7 +152,36 @@ impl Writer {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
         starts
             .zip(self.ends.iter().copied())
-            .map(|(start, end)| &self.json[start..end])
+            .map(|(start, end)| &self.json[start + FRAME_ROOM..end])
+    }
+
+    /// The length of the one message written since the last `clear`; `None` for none or
+    /// several.
+    pub(crate) fn lone_len(&self) -> Option<usize> {
+        match self.ends[..] {
+            [end] => Some(end - FRAME_ROOM),
+            _ => None,
+        }
+    }
+
+    /// Frames the one message written in place and hands its buffer over: `header` gives the
+    /// frame header for the message's length (or `None`: it may not be sent), written at the
+    /// end of the room before the message, and the buffer is swapped with `into` (an empty
+    /// buffer, which the writer keeps). Returns where the frame starts in the buffer handed
+    /// over; the writer is left cleared. `None`, with nothing changed, when no header was
+    /// given or not exactly one message was written.
+    pub(crate) fn take_framed(
+        &mut self,
+        header: impl FnOnce(usize) -> Option<ServerHeader>,
+        into: &mut Vec<u8>,
+    ) -> Option<usize> {
+        let header = header(self.lone_len()?)?;
+        let header = header.as_bytes();
+        let start = FRAME_ROOM - header.len();
+        self.json[start..FRAME_ROOM].copy_from_slice(header);
+        std::mem::swap(&mut self.json, into);
+        self.clear();
+        Some(start)
     }
 }
 
@@ -140,6 +189,65 @@ impl Writer {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A text frame of `payload` as `ServerSocket::send_text` writes it.
+    fn copied_frame(payload: &[u8]) -> Vec<u8> {
+        let mut frame = Vec::new();
+        crate::ws::write_frame_header(&mut frame, true, crate::ws::OpCode::Text, payload.len());
+        frame.extend_from_slice(payload);
+        frame
+    }
+
+    #[test]
+    fn a_lone_message_is_framed_in_place_as_it_would_be_copied() {
+        let socket = crate::ws::ServerSocket::new(
+            crate::ws::WsConfig::default(),
+            crate::time::Timestamp::from_millis(0),
+        );
+        // Payloads around the length encodings' limits (RFC 6455 §5.2: 125, 65535).
+        let sizes = (60..80).chain(65_470..65_490).chain([200_000]);
+        for size in sizes {
+            let mut writer = Writer::default();
+            assert!(writer.notification("m", &"x".repeat(size)));
+            let message = writer.messages().next().unwrap().to_vec();
+            assert_eq!(writer.lone_len(), Some(message.len()));
+            let mut spare = Vec::with_capacity(7);
+            let start = writer.take_framed(|len| socket.text_header(len), &mut spare);
+            let start = start.unwrap();
+            assert_eq!(&spare[start..], copied_frame(&message), "{size}");
+            assert_eq!(writer.messages().count(), 0);
+            assert!(writer.json.is_empty() && writer.json.capacity() >= 7);
+        }
+    }
+
+    #[test]
+    fn only_a_lone_message_with_a_header_is_taken() {
+        let mut writer = Writer::default();
+        let mut spare = Vec::new();
+        assert_eq!(
+            writer.take_framed(|_| panic!("no message"), &mut spare),
+            None
+        );
+        assert!(writer.notification("a", &1));
+        assert_eq!(writer.take_framed(|_| None, &mut spare), None);
+        assert!(writer.notification("b", &2));
+        let unencodable = std::collections::BTreeMap::from([((1, 2), 3)]);
+        assert!(!writer.notification("c", &unencodable));
+        assert_eq!(writer.lone_len(), None);
+        assert_eq!(
+            writer.take_framed(|_| panic!("two messages"), &mut spare),
+            None
+        );
+        let messages: Vec<&[u8]> = writer.messages().collect();
+        assert_eq!(
+            messages,
+            [
+                &br#"{"jsonrpc":"2.0","method":"a","params":1}"#[..],
+                &br#"{"jsonrpc":"2.0","method":"b","params":2}"#[..],
+            ]
+        );
+        assert!(spare.is_empty());
+    }
 
     proptest! {
         #[test]

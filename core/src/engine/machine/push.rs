@@ -62,11 +62,16 @@ impl Engine {
         }
     }
 
-    /// Sends what `writer` holds to every ready client; returns how many.
+    /// Sends what `writer` holds to every ready client (handed over whole to a lone one);
+    /// returns how many.
     pub(super) fn broadcast(&mut self) -> usize {
         let ready = self.conns.take_ids(|_, c| Connection::is_ready(c));
         for &conn in &ready {
-            self.push_written(conn);
+            if ready.len() == 1 {
+                self.push_written(conn);
+            } else {
+                self.push_copies(conn);
+            }
             self.settle(conn);
         }
         let sent = ready.len();
@@ -93,7 +98,16 @@ impl Engine {
     /// does not read).
     fn push_written(&mut self, conn: ConnId) {
         let cap = self.config.max_outbound_bytes;
-        if !self.conns.push_written(conn, &self.writer, cap) {
+        if !self.conns.push_written(conn, &mut self.writer, cap) {
+            self.finish(conn, CloseReason::OutboundOverflow);
+        }
+    }
+
+    /// [`push_written`](Self::push_written) for one of several clients getting the same
+    /// messages (copied, `writer` keeps them).
+    fn push_copies(&mut self, conn: ConnId) {
+        let cap = self.config.max_outbound_bytes;
+        if !self.conns.push_copies(conn, &self.writer, cap) {
             self.finish(conn, CloseReason::OutboundOverflow);
         }
     }
