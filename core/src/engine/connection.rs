@@ -286,11 +286,18 @@ impl Connection {
     /// The host wrote the first `n` bytes of `out` (`Err` with what is buffered when `n` is
     /// more). True when this brought a connection whose input waited back to `cap`: its input
     /// may be served again.
-    pub(crate) fn sent(&mut self, n: usize, cap: usize) -> Result<bool, usize> {
+    pub(crate) fn sent(
+        &mut self,
+        n: usize,
+        cap: usize,
+        writer: &mut Writer,
+    ) -> Result<bool, usize> {
         if n > self.out.len() {
             return Err(self.out.len());
         }
-        self.out.consume(n);
+        if let Some(big) = self.out.consume(n) {
+            writer.offer(big);
+        }
         if self.out.is_empty() {
             self.transmit_signalled = false;
             if matches!(self.stage, Stage::Closing) {

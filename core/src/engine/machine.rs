@@ -198,7 +198,7 @@ impl Engine {
             .get_mut(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
         let resume = c
-            .sent(n, self.config.max_outbound_bytes)
+            .sent(n, self.config.max_outbound_bytes, &mut self.writer)
             .map_err(|buffered| EngineError::SentMoreThanBuffered {
                 conn,
                 sent: n,

@@ -68,10 +68,23 @@ const FRAME_ROOM: usize = crate::ws::MAX_HEADER;
 
 impl Writer {
     /// Forgets the messages written (capacity kept: one buffer per engine, as large as the
-    /// largest step so far unless a connection took it, so big answers are rarely re-grown).
+    /// largest step so far, so big answers are not re-grown each time; a buffer handed to a
+    /// connection comes back through [`Writer::offer`] once sent).
     pub(crate) fn clear(&mut self) {
         self.json.clear();
         self.ends.clear();
+    }
+
+    /// Takes `buf`, a buffer a connection sent and does not keep (a big answer handed over
+    /// by [`Writer::take_framed`]), in place of its own when it is larger: the next big
+    /// answer is written without growing a buffer again. Between steps only: the messages
+    /// written are forgotten.
+    pub(crate) fn offer(&mut self, mut buf: Vec<u8>) {
+        if buf.capacity() > self.json.capacity() {
+            buf.clear();
+            self.json = buf;
+            self.ends.clear();
+        }
     }
 
     /// Leaves the room for the next message's frame header.
@@ -218,6 +231,17 @@ mod tests {
             assert_eq!(writer.messages().count(), 0);
             assert!(writer.json.is_empty() && writer.json.capacity() >= 7);
         }
+    }
+
+    #[test]
+    fn the_larger_buffer_is_kept() {
+        let mut writer = Writer::default();
+        assert!(writer.notification("m", &1));
+        writer.offer(Vec::with_capacity(1 << 20));
+        assert_eq!(writer.messages().count(), 0);
+        assert!(writer.json.capacity() >= 1 << 20);
+        writer.offer(b"small".to_vec());
+        assert!(writer.json.capacity() >= 1 << 20);
     }
 
     #[test]

@@ -69,10 +69,11 @@ pub fn plan_tool_call(
         .map_reply(|answer| answer.to_tool_result())
 }
 
-/// [`plan_tool_call`] with a read tool's answer borrowed from `state`, unwritten.
+/// [`plan_tool_call`] with a read tool's answer borrowed from `state` and `arguments`,
+/// unwritten.
 pub(crate) fn plan_answer<'s>(
     tool: ToolName,
-    arguments: Option<&RawValue>,
+    arguments: Option<&'s RawValue>,
     state: &'s EditorState,
     execute_code_enabled: bool,
 ) -> ToolPlan<Answer<'s>> {

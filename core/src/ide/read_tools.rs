@@ -126,17 +126,17 @@ pub(crate) fn get_workspace_folders(state: &EditorState) -> Answer<'_> {
 /// `checkDocumentDirty {filePath}`: `{"success":true,filePath,isDirty,isUntitled}`, or
 /// `{"success":false,"message":"Document not open: <path>"}`.
 pub(crate) fn check_document_dirty<'s>(
-    args: &mut Args,
+    args: &mut Args<'s>,
     state: &'s EditorState,
 ) -> Result<Answer<'s>, String> {
-    let path = args.path("filePath", state.path_style())?;
+    let path = args.borrowed_path("filePath", state.path_style())?;
     Ok(match state.document(&path) {
         Some(doc) => Answer::Dirty {
             path: &doc.path,
             is_dirty: doc.is_dirty,
             is_untitled: doc.is_untitled,
         },
-        None => Answer::NotOpen(Cow::Owned(path)),
+        None => Answer::NotOpen(path),
     })
 }
 
