@@ -10,10 +10,7 @@ use super::service::{Effect, Service};
 use super::writer::Writer;
 use crate::http::{self, Upgrade, UpgradePolicy};
 use crate::time::Timestamp;
-use crate::ws::{Finished, Message, ServerSocket, WsConfig};
-
-/// The longest header of a server frame (RFC 6455 §5.2: 2 bytes, 8 of extended length).
-const MAX_FRAME_HEADER: usize = 10;
+use crate::ws::{Finished, MAX_HEADER, Message, ServerSocket, WsConfig};
 
 /// A connection's unsent bytes and the stage it is in. Owned by the engine's connection table.
 pub(crate) struct Connection {
@@ -271,7 +268,7 @@ impl Connection {
         };
         for json in writer.messages() {
             // Room for the frame at once: a big message is copied once, not regrown.
-            self.out.buf_mut().reserve(json.len() + MAX_FRAME_HEADER);
+            self.out.buf_mut().reserve(json.len() + MAX_HEADER);
             open.ws.send_text(json, self.out.buf_mut());
         }
     }

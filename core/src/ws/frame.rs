@@ -61,7 +61,7 @@ pub fn write_frame_header(out: &mut Vec<u8>, fin: bool, opcode: OpCode, payload_
     out.extend_from_slice(frame_header(fin, opcode, payload_len).as_bytes());
 }
 
-/// The most bytes the header of an unmasked frame takes: 2, and an 8-byte length.
+/// The longest header of an unmasked frame (RFC 6455 §5.2: 2 bytes, 8 of extended length).
 pub(crate) const MAX_HEADER: usize = 10;
 
 /// The header [`write_frame_header`] writes, as bytes.
