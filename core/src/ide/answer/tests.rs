@@ -4,9 +4,10 @@
 
 use proptest::prelude::*;
 use serde::Serialize;
+use serde_json::Value;
 
 use super::*;
-use crate::ide::event::Range;
+use crate::ide::event::{Position, Range};
 use crate::ide::file_uri;
 
 #[derive(Serialize)]
