@@ -196,10 +196,8 @@ def main():
                      "by ±0.3× between runs on a shared machine",
         "answer": "see \"Where the time goes\": a large answer, and the `checkDocumentDirty` profile",
         "memory": "see \"Where the time goes\": peak memory for 16 MiB in and out",
-        "copies": "the read tool serializes its answer into a `String` first (`ToolResult::json`, grown by "
-                  "doubling), which is then escaped into the reply; writing read tools' JSON straight "
-                  "into the reply, as the selection tools already do, removes it (see the "
-                  "`getDiagnostics` profile: serde_json's own escaping of that first pass)",
+        "copies": "a big message was copied into a fresh buffer: see \"Where the time goes\": a large "
+                  "answer (a message for several clients is copied into each one's outbound buffer)",
     }
     unmet = []
     for label, values, op, bound, suffix in targets:
@@ -353,17 +351,19 @@ def main():
     w("  bytes at a time, the nesting measured on the way), the argument members (a byte")
     w("  scan) and the unescaping of the file contents. A fresh server also touches new")
     w("  memory for each big buffer (page faults are a large share of the profile).")
-    w("- A large answer: one escaping pass writes the text into the reply (`json::escape_into`,")
-    w("  eight bytes at a time), then the reply is framed into the connection's outbound buffer")
-    w("  (one copy) and written as the socket takes it, without moving the unsent rest. For")
-    w("  `checkDocumentDirty` the read tool still builds its answer as a `String` first")
-    w("  (`format!` of the message, then serde_json's escaping of it into the tool result's")
-    w("  text): two more copies and serde_json's byte-at-a-time escape, visible in the profile.")
-    w("  The echo streams its bytes back as they arrive, while any server must read a message")
-    w("  whole before it answers, so the transfer itself counts twice against the floor.")
-    w("- Peak memory for 16 MiB in and out: the receive buffer holding the message, the path")
-    w("  unescaped, the read tool's message and tool-result strings, the reply, and the")
-    w("  outbound buffer.")
+    w("- A large answer: one pass writes it into the reply. A text is escaped eight bytes at a")
+    w("  time (`json::escape_into`); a read tool's JSON (`ide::answer`) is written already escaped")
+    w("  as the tool result's string, its structure escaped at compile time and each string value")
+    w("  escaped twice in the same pass (`json::escape_twice_into`), never built as a `String`")
+    w("  first. The writer leaves room for the frame header before each message, so the reply")
+    w("  for one client is framed where it lies and its buffer handed to the connection (no copy);")
+    w("  once the socket has taken it, the buffer goes back to the engine for the next big answer.")
+    w("  A message for several clients is copied into each one's outbound buffer. The echo")
+    w("  streams its bytes back as they arrive, while any server must read a message whole")
+    w("  before it answers, so the transfer itself counts twice against the floor.")
+    w("- Peak memory for 16 MiB in and out: the receive buffer holding the message and the reply")
+    w("  (the path is read borrowed from the message, and the reply is sent from where it was")
+    w("  written): twice the message, plus the process's baseline.")
     profiles = [
         ("selection", "5 MiB `selection_changed` push, engine only (`engine --profile selection`)"),
         ("diagnostics", "50,000-entry `getDiagnostics` answer, engine only (`engine --profile diagnostics`)"),

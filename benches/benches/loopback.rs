@@ -1,7 +1,9 @@
 //! The loopback benchmark: one load client against each server process in the same run.
 //!
 //! Needs the server binaries: `cargo build --release -p idelink-benches --examples` (or set
-//! `IDELINK_BENCH_BIN_DIR`). `-- --quick` runs one short round (a smoke test).
+//! `IDELINK_BENCH_BIN_DIR`). `-- --quick` runs one short round (a smoke test); `-- --big-only`
+//! only the large arguments and answers (fresh server processes: the rounds of big messages and
+//! their peak RSS), without the timed loads, the idle phase and the start-ups.
 //! `-- --pipelined-only ROUNDS` runs only the pipelined scenario, ROUNDS rounds of 2 s with
 //! the servers taking turns, and prints its figures and each round's idelink ÷ tcp-echo CPU
 //! per call (a quick check of that one row while working on the engine's per-call cost).
@@ -27,6 +29,8 @@ struct Plan {
     handshakes: u32,
     idle: Duration,
     starts: usize,
+    /// Only the large arguments and answers.
+    big_only: bool,
 }
 
 fn main() -> ExitCode {
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
             handshakes: 200,
             idle: Duration::from_secs(5),
             starts: 3,
+            big_only: false,
         }
     } else {
         Plan {
@@ -73,11 +78,13 @@ fn main() -> ExitCode {
             handshakes: 4000,
             idle: Duration::from_secs(600),
             starts: 21,
+            big_only: false,
         }
     };
     if let Some(seconds) = idle_seconds {
         plan.idle = Duration::from_secs(seconds);
     }
+    plan.big_only = args.iter().any(|a| a == "--big-only");
     match run(&plan) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -89,11 +96,49 @@ fn main() -> ExitCode {
 
 fn run(plan: &Plan) -> io::Result<()> {
     let bin_dir = servers::bin_dir()?;
+    let mut results = Results::new();
+    if !plan.big_only {
+        timed(plan, &bin_dir, &mut results)?;
+    }
+    for _ in 0..plan.big_rounds {
+        let cases: [(usize, &str, BigFn); 3] = [
+            (1 << 20, "1 MiB argument", loopback::big_argument),
+            (16 << 20, "16 MiB argument", loopback::big_argument),
+            (
+                16 << 20,
+                "16 MiB path in, 16 MiB answer out",
+                loopback::big_answer,
+            ),
+        ];
+        for (bytes, label, call) in cases {
+            for kind in Kind::ALL {
+                let call = call(kind, &bin_dir, bytes)?;
+                let key = |unit| (label.to_owned(), kind.name(), unit);
+                let mut add = |unit, value| results.entry(key(unit)).or_default().push(value);
+                add("ms to answer", call.seconds * 1e3);
+                add("MiB peak RSS", mib(call.peak_rss));
+                add("MiB RSS before", mib(call.rss_before));
+                add("ms server CPU", call.server_cpu_seconds * 1e3);
+            }
+        }
+    }
+    if !plan.big_only {
+        idle(plan, &bin_dir, &mut results)?;
+        startup(plan, &bin_dir, &mut results)?;
+    }
+    for ((scenario, server, unit), rounds) in &results {
+        emit("loopback", scenario, server, unit, rounds);
+    }
+    Ok(())
+}
+
+/// The timed loads on long-running servers (round trips, pipelined, 50 clients, handshakes),
+/// then each server's resident set after them.
+fn timed(plan: &Plan, bin_dir: &std::path::Path, results: &mut Results) -> io::Result<()> {
     let servers = Kind::ALL
         .into_iter()
-        .map(|kind| Server::start(kind, &bin_dir))
+        .map(|kind| Server::start(kind, bin_dir))
         .collect::<io::Result<Vec<_>>>()?;
-    let mut results = Results::new();
     let mut put = |scenario: &str, server: &Server, unit: &'static str, value: f64| {
         let key = (scenario.to_owned(), server.kind().name(), unit);
         results.entry(key).or_default().push(value);
@@ -136,34 +181,6 @@ fn run(plan: &Plan) -> io::Result<()> {
     for server in &servers {
         let (rss, _) = procfs::rss_bytes(server.pid())?;
         put("idle after the run", server, "MiB RSS", mib(rss));
-    }
-    drop(servers);
-    for _ in 0..plan.big_rounds {
-        let cases: [(usize, &str, BigFn); 3] = [
-            (1 << 20, "1 MiB argument", loopback::big_argument),
-            (16 << 20, "16 MiB argument", loopback::big_argument),
-            (
-                16 << 20,
-                "16 MiB path in, 16 MiB answer out",
-                loopback::big_answer,
-            ),
-        ];
-        for (bytes, label, call) in cases {
-            for kind in Kind::ALL {
-                let call = call(kind, &bin_dir, bytes)?;
-                let key = |unit| (label.to_owned(), kind.name(), unit);
-                let mut add = |unit, value| results.entry(key(unit)).or_default().push(value);
-                add("ms to answer", call.seconds * 1e3);
-                add("MiB peak RSS", mib(call.peak_rss));
-                add("MiB RSS before", mib(call.rss_before));
-                add("ms server CPU", call.server_cpu_seconds * 1e3);
-            }
-        }
-    }
-    idle(plan, &bin_dir, &mut results)?;
-    startup(plan, &bin_dir, &mut results)?;
-    for ((scenario, server, unit), rounds) in &results {
-        emit("loopback", scenario, server, unit, rounds);
     }
     Ok(())
 }

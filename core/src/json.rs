@@ -47,10 +47,11 @@ pub(crate) type Member<'a> = (Cow<'a, str>, &'a str);
 
 /// The members of `object`, a JSON object that serde_json already validated (a `RawValue`):
 /// each name, decoded by `decode_name` when it holds an escape, with the raw text of its value,
-/// in the order first given. A name given twice keeps its last value, as serde_json's maps do.
-/// Text that is not such an object gives [`NOT_AN_OBJECT`] (or the error of `decode_name`),
-/// never a panic. (A call's arguments are a handful of members: a list searched in order is
-/// smaller code than an ordered map, and no slower.)
+/// in the order given. A name given twice is listed twice: a reader takes the last one, as
+/// serde_json's maps keep the last value (so reading stays linear in the members however many
+/// a peer sends). Text that is not such an object gives [`NOT_AN_OBJECT`] (or the error of
+/// `decode_name`), never a panic. (A call's arguments are a handful of members: a list searched
+/// from the end is smaller code than an ordered map, and no slower.)
 pub(crate) fn members<'a>(
     object: &'a str,
     decode_name: impl Fn(&str) -> Result<String, &'static str>,
@@ -82,10 +83,7 @@ pub(crate) fn members<'a>(
         let start = skip_space(bytes, at + 1);
         let end = value_end(bytes, start).ok_or(NOT_AN_OBJECT)?;
         let value = object.get(start..end).ok_or(NOT_AN_OBJECT)?;
-        match map.iter_mut().find(|(known, _)| *known == name) {
-            Some(member) => member.1 = value,
-            None => map.push((name, value)),
-        }
+        map.push((name, value));
         at = skip_space(bytes, end);
         match bytes.get(at) {
             Some(b',') => at = skip_space(bytes, at + 1),
@@ -165,6 +163,22 @@ const ESCAPE: [u8; 256] = {
 /// mask, and the run before it copied whole: this is the one pass the engine makes over every
 /// byte of a big answer.
 pub(crate) fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
+    escape_with(out, bytes, push_escape);
+}
+
+/// Appends `bytes`, the contents of a string inside a JSON text, as that text's string is
+/// written inside another JSON string: escaped for the inner text, then the result escaped
+/// again, in one pass. The result is what [`escape_into`] gives applied twice: `"` becomes
+/// `\\\"`, `\` four backslashes, a line feed `\\n`, byte 0x01 `\\u0001`; every other
+/// byte stands for itself both times.
+pub(crate) fn escape_twice_into(out: &mut Vec<u8>, bytes: &[u8]) {
+    escape_with(out, bytes, push_escape_twice);
+}
+
+/// The loop of [`escape_into`] and [`escape_twice_into`]: every byte [`ESCAPE`] marks is
+/// replaced by what `push` appends for it, the runs between them copied whole.
+#[inline(always)]
+fn escape_with(out: &mut Vec<u8>, bytes: &[u8], push: fn(&mut Vec<u8>, u8)) {
     // Room for the text and some escapes (source code escapes a few bytes in a hundred), so a
     // big text is rarely regrown midway.
     out.reserve(bytes.len() + bytes.len() / 8 + 2);
@@ -181,14 +195,14 @@ pub(crate) fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
         // Little-endian: the lowest flagged byte comes first in `bytes`.
         at += (mask.trailing_zeros() / 8) as usize;
         out.extend_from_slice(&bytes[start..at]);
-        push_escape(out, bytes[at]);
+        push(out, bytes[at]);
         at += 1;
         start = at;
     }
     for (offset, &byte) in bytes[at..].iter().enumerate() {
         if ESCAPE[usize::from(byte)] != 0 {
             out.extend_from_slice(&bytes[start..at + offset]);
-            push_escape(out, byte);
+            push(out, byte);
             start = at + offset + 1;
         }
     }
@@ -212,14 +226,49 @@ fn escape_mask(word: u64) -> u64 {
 
 /// Appends the escape of `byte`, one that [`ESCAPE`] marks.
 fn push_escape(out: &mut Vec<u8>, byte: u8) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let short = ESCAPE[usize::from(byte)];
     if short == b'u' {
-        let (high, low) = (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]);
+        let (high, low) = hex(byte);
         out.extend_from_slice(&[b'\\', b'u', b'0', b'0', high, low]);
     } else {
         out.extend_from_slice(&[b'\\', short]);
     }
+}
+
+/// Appends the escape of the escape of `byte`, one that [`ESCAPE`] marks: a backslash for
+/// the backslash that opens the first escape, then the first escape's rest, escaped in turn
+/// (only `"` and `\` among those need it).
+fn push_escape_twice(out: &mut Vec<u8>, byte: u8) {
+    match ESCAPE[usize::from(byte)] {
+        b'u' => {
+            let (high, low) = hex(byte);
+            out.extend_from_slice(&[b'\\', b'\\', b'u', b'0', b'0', high, low]);
+        }
+        quoted @ (b'"' | b'\\') => out.extend_from_slice(&[b'\\', b'\\', b'\\', quoted]),
+        short => out.extend_from_slice(&[b'\\', b'\\', short]),
+    }
+}
+
+/// The two lowercase hex digits of `byte`, as serde_json writes them in `\u00XX`.
+fn hex(byte: u8) -> (u8, u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    (HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)])
+}
+
+/// Appends `n` in decimal, as serde_json writes an integer.
+pub(crate) fn push_u64(out: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 #[cfg(test)]
@@ -331,6 +380,46 @@ mod tests {
                     "{byte:#x} at {pad}"
                 );
             }
+        }
+    }
+
+    /// serde_json's escaping of `text` as a string's contents, applied twice.
+    fn serde_twice(text: &str) -> String {
+        let once = serde_json::to_string(text).unwrap();
+        let twice = serde_json::to_string(&once[1..once.len() - 1]).unwrap();
+        twice[1..twice.len() - 1].to_owned()
+    }
+
+    #[test]
+    fn every_byte_escapes_twice_as_serde_json_escapes_it_twice_at_every_offset() {
+        for byte in 0..=0x7fu8 {
+            for pad in 0..17 {
+                let text = format!("{}{}{}", "a".repeat(pad), char::from(byte), "b".repeat(9));
+                let mut ours = Vec::new();
+                escape_twice_into(&mut ours, text.as_bytes());
+                assert_eq!(ours, serde_twice(&text).as_bytes(), "{byte:#x} at {pad}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn strings_are_escaped_twice_as_serde_json_escapes_them_twice(
+            text in prop_oneof![
+                any::<String>(),
+                "[a-z\"\\\\\\x00-\\x1f\\x7f é✻\u{2028}\u{2029}]{0,40}",
+            ],
+        ) {
+            let mut ours = Vec::new();
+            escape_twice_into(&mut ours, text.as_bytes());
+            prop_assert_eq!(String::from_utf8(ours).unwrap(), serde_twice(&text));
+        }
+
+        #[test]
+        fn integers_are_written_as_serde_json_writes_them(n in any::<u64>()) {
+            let mut ours = Vec::new();
+            push_u64(&mut ours, n);
+            prop_assert_eq!(ours, serde_json::to_vec(&n).unwrap());
         }
     }
 

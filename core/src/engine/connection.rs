@@ -10,10 +10,7 @@ use super::service::{Effect, Service};
 use super::writer::Writer;
 use crate::http::{self, Upgrade, UpgradePolicy};
 use crate::time::Timestamp;
-use crate::ws::{Finished, Message, ServerSocket, WsConfig};
-
-/// The longest header of a server frame (RFC 6455 §5.2: 2 bytes, 8 of extended length).
-const MAX_FRAME_HEADER: usize = 10;
+use crate::ws::{Finished, MAX_HEADER, Message, ServerSocket, WsConfig};
 
 /// A connection's unsent bytes and the stage it is in. Owned by the engine's connection table.
 pub(crate) struct Connection {
@@ -240,23 +237,39 @@ impl Connection {
             }
             Message::Binary(_) => Effect::None,
         };
-        for json in writer.messages() {
-            // Room for the frame at once: a big reply is copied once, not regrown.
-            self.out.buf_mut().reserve(json.len() + MAX_FRAME_HEADER);
-            open.ws.send_text(json, self.out.buf_mut());
-        }
+        self.send_written(writer);
         Some(effect)
     }
 
-    /// Sends one JSON-RPC message as a text frame. False when the connection cannot send
-    /// (not upgraded, or closing).
-    pub(crate) fn send_json(&mut self, json: &[u8]) -> bool {
-        match &mut self.stage {
-            Stage::Open(open) => {
-                self.out.buf_mut().reserve(json.len() + MAX_FRAME_HEADER);
-                open.ws.send_text(json, self.out.buf_mut())
-            }
-            _ => false,
+    /// Sends the messages `writer` holds, each as a text frame, to this connection alone. A
+    /// lone message with nothing else unsent is framed where it lies and its buffer taken
+    /// whole, the writer given this connection's empty one: a big answer is not copied. Does
+    /// nothing when the connection cannot send (not upgraded, or closing).
+    pub(crate) fn send_written(&mut self, writer: &mut Writer) {
+        let Stage::Open(open) = &mut self.stage else {
+            return;
+        };
+        let ws = &open.ws;
+        if self
+            .out
+            .swap_in(|buf| writer.take_framed(|len| ws.text_header(len), buf))
+        {
+            return;
+        }
+        self.send_copies(writer);
+    }
+
+    /// Sends the messages `writer` holds, each as a text frame, copied (the writer keeps them
+    /// for other connections). Does nothing when the connection cannot send (not upgraded,
+    /// or closing).
+    pub(crate) fn send_copies(&mut self, writer: &Writer) {
+        let Stage::Open(open) = &mut self.stage else {
+            return;
+        };
+        for json in writer.messages() {
+            // Room for the frame at once: a big message is copied once, not regrown.
+            self.out.buf_mut().reserve(json.len() + MAX_HEADER);
+            open.ws.send_text(json, self.out.buf_mut());
         }
     }
 
@@ -270,11 +283,18 @@ impl Connection {
     /// The host wrote the first `n` bytes of `out` (`Err` with what is buffered when `n` is
     /// more). True when this brought a connection whose input waited back to `cap`: its input
     /// may be served again.
-    pub(crate) fn sent(&mut self, n: usize, cap: usize) -> Result<bool, usize> {
+    pub(crate) fn sent(
+        &mut self,
+        n: usize,
+        cap: usize,
+        writer: &mut Writer,
+    ) -> Result<bool, usize> {
         if n > self.out.len() {
             return Err(self.out.len());
         }
-        self.out.consume(n);
+        if let Some(big) = self.out.consume(n) {
+            writer.offer(big);
+        }
         if self.out.is_empty() {
             self.transmit_signalled = false;
             if matches!(self.stage, Stage::Closing) {

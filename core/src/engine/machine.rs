@@ -198,7 +198,7 @@ impl Engine {
             .get_mut(conn)
             .ok_or(EngineError::UnknownConnection(conn))?;
         let resume = c
-            .sent(n, self.config.max_outbound_bytes)
+            .sent(n, self.config.max_outbound_bytes, &mut self.writer)
             .map_err(|buffered| EngineError::SentMoreThanBuffered {
                 conn,
                 sent: n,
@@ -249,11 +249,19 @@ impl Engine {
         let calls = self.service.calls();
         let call = calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
         let style = self.config.path_style;
-        let result = ide::format_outcome_with_style(&call.request, outcome, style)
+        // A pulled read's answer borrows the request and the outcome: it is written before
+        // the call is removed.
+        let answered = ide::answer_outcome(&call.request, outcome, style)
             .map_err(|mismatch| EngineError::OutcomeMismatch(id, mismatch))?;
-        if let Some(call) = self.service.calls_mut().remove(id) {
-            self.send_call_reply(&call, &Reply::Tool(&result));
-        }
+        let reply = match &answered {
+            ide::Answered::Read(answer) => Reply::Answer(answer),
+            ide::Answered::Tool(result) => Reply::Tool(result),
+        };
+        self.writer.clear();
+        self.writer.reply(call.rpc_id.as_borrowed(), &reply);
+        let conn = call.conn;
+        self.service.calls_mut().remove(id);
+        self.send_written(conn);
         Ok(())
     }
 

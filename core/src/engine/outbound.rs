@@ -40,12 +40,15 @@ impl Outbound {
         self.len() == 0
     }
 
-    /// The first `n` unsent bytes were written (`n` at most [`Outbound::len`]).
-    pub(crate) fn consume(&mut self, n: usize) {
+    /// The first `n` unsent bytes were written (`n` at most [`Outbound::len`]). A buffer
+    /// emptied by this and too big to keep is given back (the caller may reuse it elsewhere).
+    #[must_use = "a big buffer given back is to be reused or dropped"]
+    pub(crate) fn consume(&mut self, n: usize) -> Option<Vec<u8>> {
         self.sent += n.min(self.len());
+        let mut big = None;
         if self.sent == self.buf.len() {
             if self.buf.capacity() > KEEP_CAPACITY {
-                self.buf = Vec::new();
+                big = Some(std::mem::take(&mut self.buf));
             } else {
                 self.buf.clear();
             }
@@ -53,6 +56,25 @@ impl Outbound {
         } else if self.sent >= self.buf.len() / 2 {
             self.buf.drain(..self.sent);
             self.sent = 0;
+        }
+        big
+    }
+
+    /// When nothing is unsent, lets `frame` swap a buffer holding frames from some offset on
+    /// (the offset it returns) for the empty one held: the frames become the unsent bytes
+    /// without being copied. True when it did.
+    pub(crate) fn swap_in(&mut self, frame: impl FnOnce(&mut Vec<u8>) -> Option<usize>) -> bool {
+        if !self.is_empty() {
+            return false;
+        }
+        self.buf.clear();
+        self.sent = 0;
+        match frame(&mut self.buf) {
+            Some(start) => {
+                self.sent = start.min(self.buf.len());
+                true
+            }
+            None => false,
         }
     }
 
@@ -70,13 +92,13 @@ mod tests {
     fn bytes_leave_from_the_front_in_any_pieces() {
         let mut out = Outbound::default();
         out.buf_mut().extend_from_slice(b"abcdefghij");
-        out.consume(3);
+        assert_eq!(out.consume(3), None);
         assert_eq!(out.unsent(), b"defghij");
         out.buf_mut().extend_from_slice(b"kl");
         assert_eq!(out.unsent(), b"defghijkl");
-        out.consume(1);
+        assert_eq!(out.consume(1), None);
         assert_eq!((out.unsent(), out.len()), (&b"efghijkl"[..], 8));
-        out.consume(8);
+        assert_eq!(out.consume(8), None);
         assert!(out.is_empty());
         out.buf_mut().extend_from_slice(b"mn");
         assert_eq!(out.unsent(), b"mn");
@@ -86,15 +108,43 @@ mod tests {
     fn a_big_buffer_is_compacted_at_half_and_freed_once_sent() {
         let mut out = Outbound::default();
         out.buf_mut().resize(4 << 20, 7);
-        out.consume(1 << 20);
+        assert_eq!(out.consume(1 << 20), None);
         assert_eq!((out.sent, out.len()), (1 << 20, 3 << 20));
-        out.consume(1 << 20);
+        assert_eq!(out.consume(1 << 20), None);
         assert_eq!((out.sent, out.len()), (0, 2 << 20));
-        out.consume(2 << 20);
+        let given_back = out.consume(2 << 20).unwrap();
+        assert!(given_back.capacity() >= 4 << 20);
         assert_eq!((out.buf.capacity(), out.len()), (0, 0));
         out.buf_mut().extend_from_slice(b"small");
-        out.consume(5);
+        assert_eq!(out.consume(5), None);
         assert!(out.buf.capacity() >= 5, "a small buffer keeps its memory");
+    }
+
+    #[test]
+    fn a_buffer_swapped_in_is_sent_from_its_offset_and_only_when_empty() {
+        let mut out = Outbound::default();
+        out.buf_mut().extend_from_slice(b"kept");
+        let mut before = Vec::new();
+        assert!(!out.swap_in(|buf| {
+            before = buf.clone();
+            Some(0)
+        }));
+        assert!(
+            before.is_empty(),
+            "nothing is offered while bytes are unsent"
+        );
+        assert_eq!(out.consume(4), None);
+        let mut framed = b"..frame".to_vec();
+        assert!(out.swap_in(|buf| {
+            std::mem::swap(buf, &mut framed);
+            Some(2)
+        }));
+        assert_eq!(out.unsent(), b"frame");
+        assert!(framed.is_empty(), "the empty buffer went to the caller");
+        assert_eq!(out.consume(5), None);
+        assert!(out.is_empty());
+        assert!(!out.swap_in(|_| None));
+        assert!(out.is_empty());
     }
 
     #[test]

@@ -27,8 +27,7 @@ impl SelectionCache {
     }
 
     /// The result JSON answering `tool` from `state`, rendered now unless it is still valid;
-    /// `None` for a tool that is not a selection tool (or an answer that could not be
-    /// rendered, which the caller then plans the usual way).
+    /// `None` for a tool that is not a selection tool.
     pub(crate) fn get(&mut self, tool: ToolName, state: &EditorState) -> Option<&[u8]> {
         let rendered = match tool {
             ToolName::GetCurrentSelection => &mut self.current,
@@ -37,9 +36,7 @@ impl SelectionCache {
         };
         if !rendered.valid {
             rendered.json.clear();
-            ide::selection_result(tool, state)?
-                .write(&mut rendered.json)
-                .ok()?;
+            ide::selection_result(tool, state)?.write(&mut rendered.json);
             rendered.valid = true;
         }
         Some(&rendered.json)

@@ -88,9 +88,7 @@ impl Service {
             return Effect::None;
         };
         let pulled = match config.reads.source(tool) {
-            ReadSource::Editor => {
-                ide::plan_pulled_read(tool, call.arguments, self.state.path_style())
-            }
+            ReadSource::Editor => ide::plan_pull(tool, call.arguments, self.state.path_style()),
             ReadSource::State => None,
         };
         let plan = match pulled {
@@ -101,12 +99,12 @@ impl Service {
                     writer.reply(call.id, &Reply::Rendered(json));
                     return Effect::Served(tool);
                 }
-                ide::plan_tool_call(tool, call.arguments, &self.state, config.execute_code)
+                ide::plan_answer(tool, call.arguments, &self.state, config.execute_code)
             }
         };
         match plan {
-            ToolPlan::Reply(result) => {
-                writer.reply(call.id, &Reply::Tool(&result));
+            ToolPlan::Reply(answer) => {
+                writer.reply(call.id, &Reply::Answer(&answer));
                 Effect::Served(tool)
             }
             ToolPlan::UnknownTool => {

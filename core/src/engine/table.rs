@@ -112,16 +112,27 @@ impl Connections {
 
     /// Queues the messages `writer` holds on `conn`. False, with nothing queued, when its
     /// outbound buffer is already over `cap`.
-    pub(crate) fn push_written(&mut self, conn: ConnId, writer: &Writer, cap: usize) -> bool {
+    pub(crate) fn push_written(&mut self, conn: ConnId, writer: &mut Writer, cap: usize) -> bool {
         let Some(c) = self.get_mut(conn) else {
             return true;
         };
         if c.is_over(cap) {
             return false;
         }
-        for json in writer.messages() {
-            c.send_json(json);
+        c.send_written(writer);
+        true
+    }
+
+    /// [`Connections::push_written`] for one of several connections that get the same
+    /// messages: they are copied, and `writer` keeps them.
+    pub(crate) fn push_copies(&mut self, conn: ConnId, writer: &Writer, cap: usize) -> bool {
+        let Some(c) = self.get_mut(conn) else {
+            return true;
+        };
+        if c.is_over(cap) {
+            return false;
         }
+        c.send_copies(writer);
         true
     }
 

@@ -834,3 +834,57 @@ fn a_pulled_read_goes_to_the_editor_and_a_wrong_kind_of_answer_is_host_misuse() 
         ]
     );
 }
+
+/// The payloads of the unmasked server frames in `bytes`, in order.
+fn server_payloads(mut bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut payloads = Vec::new();
+    while bytes.len() >= 2 {
+        let (len, header) = match bytes[1] {
+            126 => (usize::from(u16::from_be_bytes([bytes[2], bytes[3]])), 4),
+            127 => {
+                let mut len = [0; 8];
+                len.copy_from_slice(&bytes[2..10]);
+                (usize::try_from(u64::from_be_bytes(len)).unwrap(), 10)
+            }
+            n => (usize::from(n), 2),
+        };
+        payloads.push(bytes[header..header + len].to_vec());
+        bytes = &bytes[header + len..];
+    }
+    payloads
+}
+
+#[test]
+fn big_answers_are_framed_in_place_and_sent_in_any_pieces() {
+    let (mut engine, conn, _) = connected(|_| {});
+    // Over a MiB, with escapes: its answer outgrows what an emptied buffer keeps.
+    let path = format!("/w/{}", "dir \"q\" \\ é\u{1}/".repeat(100_000));
+    let message = format!("Document not open: {path}");
+    let inner = format!(
+        r#"{{"success":false,"message":{}}}"#,
+        serde_json::to_string(&message).unwrap()
+    );
+    let args = serde_json::json!({ "filePath": path }).to_string();
+    for id in [7, 8, 9] {
+        engine
+            .handle_bytes(at(0), conn, &call(id, "checkDocumentDirty", &args))
+            .unwrap();
+        let mut sent = Vec::new();
+        while let Some(output) = engine.poll_output() {
+            if let Output::Transmit { conn } = output {
+                // A socket that takes 100 000 bytes at a time.
+                while !engine.outbound(conn).is_empty() {
+                    let piece = engine.outbound(conn).len().min(100_000);
+                    sent.extend_from_slice(&engine.outbound(conn)[..piece]);
+                    engine.handle_sent(conn, piece).unwrap();
+                }
+            }
+        }
+        let payloads = server_payloads(&sent);
+        assert_eq!(payloads.len(), 1);
+        let reply: serde_json::Value = serde_json::from_slice(&payloads[0]).unwrap();
+        assert_eq!(reply["id"], id);
+        assert_eq!(reply["result"]["content"][0]["text"], inner.as_str());
+        assert!(payloads[0].len() > 2 << 20, "{}", payloads[0].len());
+    }
+}

@@ -3,9 +3,10 @@
 //! finished, and the engine's own notifications. One reused buffer, so steady traffic does not
 //! allocate.
 
-use crate::ide::{Position, SelectionChanged, ToolResult};
+use crate::ide::{Answer, Position, SelectionChanged, ToolResult};
 use crate::mcp::McpResult;
 use crate::rpc::{self, RequestId, RpcError};
+use crate::ws::ServerHeader;
 
 /// What a request is answered with.
 pub(crate) enum Reply<'a> {
@@ -13,6 +14,8 @@ pub(crate) enum Reply<'a> {
     Mcp(McpResult<'a>),
     /// A tool's result.
     Tool(&'a ToolResult),
+    /// A read tool's answer, written straight into the reply.
+    Answer(&'a Answer<'a>),
     /// A tool's result already rendered as JSON (the selection tools, see `SelectionCache`).
     Rendered(&'a [u8]),
     /// A JSON-RPC error.
@@ -42,29 +45,17 @@ fn write_tool_result(out: &mut Vec<u8>, result: &ToolResult) {
 /// Appends `{"line":L,"character":C}`.
 fn push_position(out: &mut Vec<u8>, at: Position) {
     out.extend_from_slice(br#"{"line":"#);
-    push_u32(out, at.line);
+    crate::json::push_u64(out, at.line.into());
     out.extend_from_slice(br#","character":"#);
-    push_u32(out, at.character);
+    crate::json::push_u64(out, at.character.into());
     out.push(b'}');
 }
 
-/// Appends `n` in decimal.
-fn push_u32(out: &mut Vec<u8>, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
-}
-
 /// The JSON messages written for one step of the engine, in order, until they are sent.
+///
+/// Each message is written after room for its WebSocket frame header, so that a lone message
+/// for one client is framed where it lies and its buffer handed to the connection whole
+/// ([`Writer::take_framed`]): a big answer is never copied into the outbound buffer.
 #[derive(Default)]
 pub(crate) struct Writer {
     json: Vec<u8>,
@@ -72,20 +63,46 @@ pub(crate) struct Writer {
     ends: Vec<usize>,
 }
 
+/// Room left before each message for its frame header.
+const FRAME_ROOM: usize = crate::ws::MAX_HEADER;
+
 impl Writer {
     /// Forgets the messages written (capacity kept: one buffer per engine, as large as the
-    /// largest step so far, so big answers are not re-grown each time).
+    /// largest step so far, so big answers are not re-grown each time; a buffer handed to a
+    /// connection comes back through [`Writer::offer`] once sent).
     pub(crate) fn clear(&mut self) {
         self.json.clear();
         self.ends.clear();
     }
 
+    /// Takes `buf`, a buffer a connection sent and does not keep (a big answer handed over
+    /// by [`Writer::take_framed`]), in place of its own when it is larger: the next big
+    /// answer is written without growing a buffer again. Between steps only: the messages
+    /// written are forgotten.
+    pub(crate) fn offer(&mut self, mut buf: Vec<u8>) {
+        if buf.capacity() > self.json.capacity() {
+            buf.clear();
+            self.json = buf;
+            self.ends.clear();
+        }
+    }
+
+    /// Leaves the room for the next message's frame header.
+    fn begin(&mut self) {
+        self.json.extend_from_slice(&[0; FRAME_ROOM]);
+    }
+
     /// Writes the reply to request `id`.
     pub(crate) fn reply(&mut self, id: RequestId<'_>, reply: &Reply<'_>) {
+        self.begin();
         match reply {
             Reply::Mcp(result) => rpc::write_result(&mut self.json, id, result),
             Reply::Tool(result) => rpc::write_result_with(&mut self.json, id, |out| {
                 write_tool_result(out, result);
+                Ok::<(), std::convert::Infallible>(())
+            }),
+            Reply::Answer(answer) => rpc::write_result_with(&mut self.json, id, |out| {
+                answer.write_result(out);
                 Ok::<(), std::convert::Infallible>(())
             }),
             Reply::Rendered(json) => rpc::write_result_with(&mut self.json, id, |out| {
@@ -99,6 +116,7 @@ impl Writer {
 
     /// Writes an error reply to a message whose id could not be read (`id: null`).
     pub(crate) fn error_without_id(&mut self, error: &RpcError) {
+        self.begin();
         rpc::write_error(&mut self.json, None, error);
         self.ends.push(self.json.len());
     }
@@ -106,9 +124,13 @@ impl Writer {
     /// Writes a notification. False (nothing written) when `params` cannot be serialized,
     /// which the IDE layer's plain-data payloads rule out.
     pub(crate) fn notification(&mut self, method: &str, params: &impl serde::Serialize) -> bool {
+        let start = self.json.len();
+        self.begin();
         let written = rpc::write_notification(&mut self.json, method, params).is_ok();
         if written {
             self.ends.push(self.json.len());
+        } else {
+            self.json.truncate(start);
         }
         written
     }
@@ -116,6 +138,7 @@ impl Writer {
     /// Writes `selection_changed` with `params`: the bytes [`Writer::notification`] writes,
     /// in one escaping pass (a selection can be a whole file).
     pub(crate) fn selection_changed(&mut self, params: &SelectionChanged) {
+        self.begin();
         let out = &mut self.json;
         out.extend_from_slice(
             br#"{"jsonrpc":"2.0","method":"selection_changed","params":{"text":""#,
@@ -142,7 +165,36 @@ impl Writer {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
         starts
             .zip(self.ends.iter().copied())
-            .map(|(start, end)| &self.json[start..end])
+            .map(|(start, end)| &self.json[start + FRAME_ROOM..end])
+    }
+
+    /// The length of the one message written since the last `clear`; `None` for none or
+    /// several.
+    pub(crate) fn lone_len(&self) -> Option<usize> {
+        match self.ends[..] {
+            [end] => Some(end - FRAME_ROOM),
+            _ => None,
+        }
+    }
+
+    /// Frames the one message written in place and hands its buffer over: `header` gives the
+    /// frame header for the message's length (or `None`: it may not be sent), written at the
+    /// end of the room before the message, and the buffer is swapped with `into` (an empty
+    /// buffer, which the writer keeps). Returns where the frame starts in the buffer handed
+    /// over; the writer is left cleared. `None`, with nothing changed, when no header was
+    /// given or not exactly one message was written.
+    pub(crate) fn take_framed(
+        &mut self,
+        header: impl FnOnce(usize) -> Option<ServerHeader>,
+        into: &mut Vec<u8>,
+    ) -> Option<usize> {
+        let header = header(self.lone_len()?)?;
+        let header = header.as_bytes();
+        let start = FRAME_ROOM - header.len();
+        self.json[start..FRAME_ROOM].copy_from_slice(header);
+        std::mem::swap(&mut self.json, into);
+        self.clear();
+        Some(start)
     }
 }
 
@@ -150,6 +202,76 @@ impl Writer {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A text frame of `payload` as `ServerSocket::send_text` writes it.
+    fn copied_frame(payload: &[u8]) -> Vec<u8> {
+        let mut frame = Vec::new();
+        crate::ws::write_frame_header(&mut frame, true, crate::ws::OpCode::Text, payload.len());
+        frame.extend_from_slice(payload);
+        frame
+    }
+
+    #[test]
+    fn a_lone_message_is_framed_in_place_as_it_would_be_copied() {
+        let socket = crate::ws::ServerSocket::new(
+            crate::ws::WsConfig::default(),
+            crate::time::Timestamp::from_millis(0),
+        );
+        // Payloads around the length encodings' limits (RFC 6455 §5.2: 125, 65535).
+        let sizes = (60..80).chain(65_470..65_490).chain([200_000]);
+        for size in sizes {
+            let mut writer = Writer::default();
+            assert!(writer.notification("m", &"x".repeat(size)));
+            let message = writer.messages().next().unwrap().to_vec();
+            assert_eq!(writer.lone_len(), Some(message.len()));
+            let mut spare = Vec::with_capacity(7);
+            let start = writer.take_framed(|len| socket.text_header(len), &mut spare);
+            let start = start.unwrap();
+            assert_eq!(&spare[start..], copied_frame(&message), "{size}");
+            assert_eq!(writer.messages().count(), 0);
+            assert!(writer.json.is_empty() && writer.json.capacity() >= 7);
+        }
+    }
+
+    #[test]
+    fn the_larger_buffer_is_kept() {
+        let mut writer = Writer::default();
+        assert!(writer.notification("m", &1));
+        writer.offer(Vec::with_capacity(1 << 20));
+        assert_eq!(writer.messages().count(), 0);
+        assert!(writer.json.capacity() >= 1 << 20);
+        writer.offer(b"small".to_vec());
+        assert!(writer.json.capacity() >= 1 << 20);
+    }
+
+    #[test]
+    fn only_a_lone_message_with_a_header_is_taken() {
+        let mut writer = Writer::default();
+        let mut spare = Vec::new();
+        assert_eq!(
+            writer.take_framed(|_| panic!("no message"), &mut spare),
+            None
+        );
+        assert!(writer.notification("a", &1));
+        assert_eq!(writer.take_framed(|_| None, &mut spare), None);
+        assert!(writer.notification("b", &2));
+        let unencodable = std::collections::BTreeMap::from([((1, 2), 3)]);
+        assert!(!writer.notification("c", &unencodable));
+        assert_eq!(writer.lone_len(), None);
+        assert_eq!(
+            writer.take_framed(|_| panic!("two messages"), &mut spare),
+            None
+        );
+        let messages: Vec<&[u8]> = writer.messages().collect();
+        assert_eq!(
+            messages,
+            [
+                &br#"{"jsonrpc":"2.0","method":"a","params":1}"#[..],
+                &br#"{"jsonrpc":"2.0","method":"b","params":2}"#[..],
+            ]
+        );
+        assert!(spare.is_empty());
+    }
 
     proptest! {
         #[test]

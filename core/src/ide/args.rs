@@ -42,23 +42,43 @@ impl<'a> Args<'a> {
 
     /// A required, non-empty path argument, normalized with `style`.
     pub(crate) fn path(&mut self, key: &str, style: PathStyle) -> Result<String, String> {
-        let path = self.string(key)?;
+        self.borrowed_path(key, style).map(Cow::into_owned)
+    }
+
+    /// [`Args::path`], borrowed from the message when it holds no escape and normalizing
+    /// leaves it as it is (a path can be as big as a message: it is not copied to be read).
+    pub(crate) fn borrowed_path(
+        &mut self,
+        key: &str,
+        style: PathStyle,
+    ) -> Result<Cow<'a, str>, String> {
+        let path = self
+            .optional_str(key)?
+            .ok_or_else(|| format!("missing required argument: {key}"))?;
         if path.is_empty() {
             return Err(format!("argument {key}: must not be empty"));
         }
-        Ok(match normalize_path(&path, style) {
-            Cow::Borrowed(_) => path,
-            Cow::Owned(normalized) => normalized,
+        Ok(match path {
+            Cow::Borrowed(raw) => normalize_path(raw, style),
+            Cow::Owned(decoded) => match normalize_path(&decoded, style) {
+                Cow::Borrowed(_) => Cow::Owned(decoded),
+                Cow::Owned(normalized) => Cow::Owned(normalized),
+            },
         })
     }
 
     /// An optional string argument; `null` counts as absent.
     pub(crate) fn optional_string(&mut self, key: &str) -> Result<Option<String>, String> {
+        Ok(self.optional_str(key)?.map(Cow::into_owned))
+    }
+
+    /// [`Args::optional_string`], borrowed from the message when it holds no escape.
+    fn optional_str(&mut self, key: &str) -> Result<Option<Cow<'a, str>>, String> {
         match self.take(key) {
             None => Ok(None),
             Some(raw) => match kind_of(raw) {
                 "null" => Ok(None),
-                "a string" => decode_string(raw)
+                "a string" => decode_str(raw)
                     .map(Some)
                     .map_err(|why| format!("argument {key}: {why}")),
                 other => Err(mistyped(key, "a string", other)),
@@ -66,10 +86,12 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// The raw value of argument `key`, taken out so that it is read once.
+    /// The raw value of argument `key` (its last, when given twice), taken out with every
+    /// other member of that name so that it is read once.
     fn take(&mut self, key: &str) -> Option<&'a str> {
-        let at = self.0.iter().position(|(name, _)| name == key)?;
-        Some(self.0.swap_remove(at).1)
+        let (_, value) = *self.0.iter().rev().find(|(name, _)| name == key)?;
+        self.0.retain(|(name, _)| name != key);
+        Some(value)
     }
 
     /// An optional boolean argument; `null` counts as absent.
@@ -100,44 +122,58 @@ fn kind_of(json: &str) -> &'static str {
     }
 }
 
+/// Why a JSON string could not be decoded.
+const BROKEN: &str = "not a valid JSON string";
+
 /// The text of the JSON string `json` (quotes included, as serde_json validated it),
 /// unescaped into a string of exactly its size. Errors name a lone UTF-16 surrogate, which
 /// no Rust string can hold.
 pub(crate) fn decode_string(json: &str) -> Result<String, &'static str> {
-    const BROKEN: &str = "not a valid JSON string";
+    decode_str(json).map(Cow::into_owned)
+}
+
+/// [`decode_string`], borrowed from `json` when the string holds no escape.
+fn decode_str(json: &str) -> Result<Cow<'_, str>, &'static str> {
     let inner = json
         .strip_prefix('"')
         .and_then(|rest| rest.strip_suffix('"'))
         .ok_or(BROKEN)?;
     let bytes = inner.as_bytes();
+    let Some(first) = memchr::memchr(b'\\', bytes) else {
+        return Ok(Cow::Borrowed(inner));
+    };
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
-    while let Some(found) = memchr::memchr(b'\\', &bytes[at..]) {
-        out.extend_from_slice(&bytes[at..at + found]);
-        let escape = at + found + 1;
-        let short = match bytes.get(escape).ok_or(BROKEN)? {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
+    let mut found = Some(first);
+    while let Some(offset) = found {
+        out.extend_from_slice(&bytes[at..at + offset]);
+        let escape = at + offset + 1;
+        at = match bytes.get(escape).ok_or(BROKEN)? {
             b'u' => {
                 let (decoded, len) = decode_unicode_escape(inner.get(escape..).ok_or(BROKEN)?)?;
                 out.extend_from_slice(decoded.encode_utf8(&mut [0; 4]).as_bytes());
-                at = escape + len;
-                continue;
+                escape + len
             }
-            _ => return Err(BROKEN),
+            letter => {
+                out.push(match letter {
+                    b'"' => b'"',
+                    b'\\' => b'\\',
+                    b'/' => b'/',
+                    b'b' => 0x08,
+                    b'f' => 0x0c,
+                    b'n' => b'\n',
+                    b'r' => b'\r',
+                    b't' => b'\t',
+                    _ => return Err(BROKEN),
+                });
+                escape + 1
+            }
         };
-        out.push(short);
-        at = escape + 1;
+        found = memchr::memchr(b'\\', &bytes[at..]);
     }
     out.extend_from_slice(&bytes[at..]);
     // Text was cut only at ASCII backslashes and joined with whole characters: still UTF-8.
-    String::from_utf8(out).map_err(|_| BROKEN)
+    String::from_utf8(out).map(Cow::Owned).map_err(|_| BROKEN)
 }
 
 /// `u` + 4 hex digits at the start of `escape` (the text after a backslash), joined with a
@@ -184,6 +220,16 @@ mod tests {
             Args::parse(Some(&null)).unwrap().optional_bool("x"),
             Ok(None)
         );
+    }
+
+    #[test]
+    fn a_member_given_twice_is_read_once_with_its_last_value() {
+        let json = raw(r#"{"a":"first","b":true,"a":"last","b":false}"#);
+        let mut args = Args::parse(Some(&json)).unwrap();
+        assert_eq!(args.optional_string("a"), Ok(Some("last".to_owned())));
+        assert_eq!(args.optional_string("a"), Ok(None));
+        assert_eq!(args.optional_bool("b"), Ok(Some(false)));
+        assert_eq!(args.optional_bool("b"), Ok(None));
     }
 
     #[test]
@@ -245,6 +291,24 @@ mod tests {
             Err("argument q: must not be empty".into())
         );
         assert_eq!(a.path("r", PathStyle::Posix), Ok(r"/a\b".into()));
+    }
+
+    #[test]
+    fn a_plain_path_is_borrowed_from_the_message() {
+        let json = raw(r#"{"p":"/w/a.rs","e":"/w/\u0061.rs","n":"c:\\w"}"#);
+        let mut a = Args::parse(Some(&json)).unwrap();
+        let plain = a.borrowed_path("p", PathStyle::Posix);
+        assert!(matches!(plain, Ok(Cow::Borrowed("/w/a.rs"))), "{plain:?}");
+        let escaped = a.borrowed_path("e", PathStyle::Posix);
+        assert!(
+            matches!(&escaped, Ok(Cow::Owned(p)) if p == "/w/a.rs"),
+            "{escaped:?}"
+        );
+        let normalized = a.borrowed_path("n", PathStyle::Windows);
+        assert!(
+            matches!(&normalized, Ok(Cow::Owned(p)) if p == "C:/w"),
+            "{normalized:?}"
+        );
     }
 
     #[test]

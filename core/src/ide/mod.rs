@@ -13,6 +13,7 @@
 //! [`ReadSources`] pull from the editor goes to [`plan_pulled_read`] instead and becomes a
 //! request like a write tool.
 
+mod answer;
 mod args;
 mod catalog;
 mod diagnostics;
@@ -28,14 +29,18 @@ mod result;
 mod state;
 mod write_tools;
 
+pub(crate) use answer::Answer;
 pub(crate) use args::decode_string as decode_json_string;
 pub use catalog::{ToolName, tools_json};
 pub use diagnostics::DiagnosticsByFile;
 pub use event::{Diagnostic, EditorEvent, Position, Range, Severity};
 pub use notification::{AtMentioned, NoFileSelected, SelectionChanged, SelectionRange};
+pub(crate) use outcome::{Answered, answer_outcome};
 pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome, format_outcome_with_style};
 pub use path::{PathStyle, file_name, file_uri, normalize_path, path_from_uri};
+pub(crate) use plan::plan_answer;
 pub use plan::{ToolPlan, plan_tool_call};
+pub(crate) use pull::plan_pull;
 pub use pull::{ReadSource, ReadSources, plan_pulled_read};
 pub use read_tools::{SelectionResult, selection_result};
 pub use request::{FileDiagnostics, OpenTab, ToolOutcome, ToolRequest};

@@ -5,10 +5,10 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::answer::{Answer, UNKNOWN_LANGUAGE};
 use super::catalog::ToolName;
 use super::path::PathStyle;
 use super::pull;
-use super::read_tools::UNKNOWN_LANGUAGE;
 use super::request::{ToolOutcome, ToolRequest};
 use super::result::ToolResult;
 
@@ -87,14 +87,40 @@ pub fn format_outcome_with_style(
     outcome: &ToolOutcome,
     style: PathStyle,
 ) -> Result<ToolResult, OutcomeMismatch> {
+    Ok(match answer_outcome(request, outcome, style)? {
+        Answered::Read(answer) => answer.to_tool_result(),
+        Answered::Tool(result) => result,
+    })
+}
+
+/// The answer [`format_outcome_with_style`] formats, a pulled read's left unwritten.
+pub(crate) enum Answered<'a> {
+    /// A pulled read's answer, borrowed from the request and the outcome.
+    Read(Answer<'a>),
+    /// Any other answer, and a failure of any request.
+    Tool(ToolResult),
+}
+
+/// [`format_outcome_with_style`], a pulled read's answer borrowed from `request` and
+/// `outcome` and left unwritten.
+///
+/// # Errors
+/// [`OutcomeMismatch`] when `outcome` does not answer `request`.
+pub(crate) fn answer_outcome<'a>(
+    request: &'a ToolRequest,
+    outcome: &'a ToolOutcome,
+    style: PathStyle,
+) -> Result<Answered<'a>, OutcomeMismatch> {
     let mismatch = || OutcomeMismatch {
         tool: request.tool(),
         outcome: outcome.name(),
     };
-    Ok(match (request, outcome) {
+    Ok(Answered::Tool(match (request, outcome) {
         (_, ToolOutcome::Failed { message }) => ToolResult::error(message.as_str()),
         (request, _) if request.is_read() => {
-            pull::format_pulled(request, outcome, style).ok_or_else(mismatch)?
+            return pull::format_pulled(request, outcome, style)
+                .map(Answered::Read)
+                .ok_or_else(mismatch);
         }
         (
             ToolRequest::OpenFile {
@@ -141,7 +167,7 @@ pub fn format_outcome_with_style(
             is_error: false,
         },
         _ => return Err(mismatch()),
-    })
+    }))
 }
 
 /// The outcome the engine reports for `request` when the editor has not answered after

@@ -51,10 +51,15 @@ pub fn normalize_path(path: &str, style: PathStyle) -> Cow<'_, str> {
 /// percent-encoded (as the CLI builds it). A drive path gains the slash URIs require before
 /// the drive: `C:/a/b.rs` → `file:///C:/a/b.rs`.
 pub fn file_uri(normalized_path: &str) -> String {
+    format!("{}{normalized_path}", file_uri_prefix(normalized_path))
+}
+
+/// What [`file_uri`] puts before `normalized_path`: `file:///` before a drive, else `file://`.
+pub(crate) fn file_uri_prefix(normalized_path: &str) -> &'static str {
     if drive_letter(normalized_path).is_some() {
-        format!("file:///{normalized_path}")
+        "file:///"
     } else {
-        format!("file://{normalized_path}")
+        "file://"
     }
 }
 

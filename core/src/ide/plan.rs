@@ -1,8 +1,11 @@
 //! The entry point for a `tools/call`: decide, from the tool name, its arguments and the
 //! editor state, whether to answer now, hand a request to the editor, or refuse.
 
+use std::borrow::Cow;
+
 use serde_json::value::RawValue;
 
+use super::answer::Answer;
 use super::args::Args;
 use super::catalog::ToolName;
 use super::read_tools;
@@ -11,11 +14,13 @@ use super::result::ToolResult;
 use super::state::EditorState;
 use super::write_tools;
 
-/// What the engine does with a `tools/call`.
+/// What the engine does with a `tools/call`. `R` is the answer of a read tool: a
+/// [`ToolResult`] for [`plan_tool_call`]; the engine plans with the answer borrowed from the
+/// state instead, and writes it straight into the reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ToolPlan {
+pub enum ToolPlan<R = ToolResult> {
     /// Reply now with this result (a read tool, answered from the state).
-    Reply(ToolResult),
+    Reply(R),
     /// The editor must carry this out and report a [`super::ToolOutcome`]; format the
     /// answer with [`super::format_outcome`].
     Request(ToolRequest),
@@ -36,6 +41,20 @@ pub enum ToolPlan {
     InvalidArguments(String),
 }
 
+impl<R> ToolPlan<R> {
+    /// The same plan with the reply, if it is one, turned by `f`.
+    pub(crate) fn map_reply<S>(self, f: impl FnOnce(R) -> S) -> ToolPlan<S> {
+        match self {
+            ToolPlan::Reply(reply) => ToolPlan::Reply(f(reply)),
+            ToolPlan::Request(request) => ToolPlan::Request(request),
+            ToolPlan::CloseTab { tab_name } => ToolPlan::CloseTab { tab_name },
+            ToolPlan::CloseAllDiffTabs => ToolPlan::CloseAllDiffTabs,
+            ToolPlan::UnknownTool => ToolPlan::UnknownTool,
+            ToolPlan::InvalidArguments(message) => ToolPlan::InvalidArguments(message),
+        }
+    }
+}
+
 /// Plans the `tools/call` of `tool` (its name parsed once, by the caller: a name that is no
 /// tool never gets here) with `arguments` (absent or `null` = none; unknown extra arguments
 /// are ignored) against `state`. Paths in the arguments are normalized with the state's path
@@ -46,6 +65,18 @@ pub fn plan_tool_call(
     state: &EditorState,
     execute_code_enabled: bool,
 ) -> ToolPlan {
+    plan_answer(tool, arguments, state, execute_code_enabled)
+        .map_reply(|answer| answer.to_tool_result())
+}
+
+/// [`plan_tool_call`] with a read tool's answer borrowed from `state` and `arguments`,
+/// unwritten.
+pub(crate) fn plan_answer<'s>(
+    tool: ToolName,
+    arguments: Option<&'s RawValue>,
+    state: &'s EditorState,
+    execute_code_enabled: bool,
+) -> ToolPlan<Answer<'s>> {
     if tool == ToolName::ExecuteCode && !execute_code_enabled {
         return ToolPlan::UnknownTool;
     }
@@ -76,12 +107,12 @@ pub fn plan_tool_call(
             read_tools::check_document_dirty(args, state).map(ToolPlan::Reply)
         }
         ToolName::SaveDocument => write_tools::save_document(args, state).map(|request| {
-            match &request {
+            match request {
                 // `{"success":false,"message":"Document not open: <path>"}`.
-                ToolRequest::SaveDocument { path } if state.document(path).is_none() => {
-                    ToolPlan::Reply(read_tools::document_not_open(path))
+                ToolRequest::SaveDocument { path } if state.document(&path).is_none() => {
+                    ToolPlan::Reply(Answer::NotOpen(Cow::Owned(path)))
                 }
-                _ => ToolPlan::Request(request),
+                request => ToolPlan::Request(request),
             }
         }),
         ToolName::ExecuteCode => write_tools::execute_code(args).map(ToolPlan::Request),

@@ -1,24 +1,26 @@
 //! Pull reads: a read tool the [`ReadSources`] send to the editor instead of answering from
 //! the [`EditorState`](super::EditorState). The call becomes a [`ToolRequest`] with its
-//! arguments parsed, the editor answers with a typed [`ToolOutcome`], and the answer is
-//! written by the same code as the state's answer (`read_tools`): for the same editor
-//! state, a pulled read and a pushed one give the same bytes.
+//! arguments parsed, the editor answers with a typed [`ToolOutcome`], and the answer is the
+//! same `Answer` as the state's (written straight into the reply by the same code): for the
+//! same editor state, a pulled read and a pushed one give the same bytes.
 //!
 //! For an editor that already answers such queries on demand (a buffer store, a language
 //! server's `for_uri`), pulling saves keeping a copy of that state in the engine.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use super::answer::{Answer, DiagnosticFiles, TabFacts};
 use super::args::Args;
 use super::catalog::ToolName;
 use super::event::Diagnostic;
 use super::notification::SelectionChanged;
 use super::path::{PathStyle, normalize_path};
 use super::plan::ToolPlan;
-use super::read_tools::{self, NO_ACTIVE_EDITOR, NO_SELECTION, TabFacts};
+use super::read_tools::{self, NO_ACTIVE_EDITOR, NO_SELECTION};
 use super::request::{ToolOutcome, ToolRequest};
-use super::result::ToolResult;
 
 /// Where a read tool's answer comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -97,6 +99,15 @@ pub fn plan_pulled_read(
     arguments: Option<&RawValue>,
     style: PathStyle,
 ) -> Option<ToolPlan> {
+    plan_pull(tool, arguments, style)
+}
+
+/// [`plan_pulled_read`] for a plan of any reply type (it never is a reply).
+pub(crate) fn plan_pull<R>(
+    tool: ToolName,
+    arguments: Option<&RawValue>,
+    style: PathStyle,
+) -> Option<ToolPlan<R>> {
     let mut args = match Args::parse(arguments) {
         Ok(args) => args,
         Err(message) => return Some(ToolPlan::InvalidArguments(message)),
@@ -125,39 +136,34 @@ pub fn plan_pulled_read(
 /// The answer to pulled read `request` from the editor's `outcome` (not `Failed`, which the
 /// caller answers for every request), with the editor's paths normalized with `style`.
 /// `None` when the outcome does not answer that request.
-pub(crate) fn format_pulled(
-    request: &ToolRequest,
-    outcome: &ToolOutcome,
+pub(crate) fn format_pulled<'a>(
+    request: &'a ToolRequest,
+    outcome: &'a ToolOutcome,
     style: PathStyle,
-) -> Option<ToolResult> {
-    let normalize = |path: &str| normalize_path(path, style).into_owned();
+) -> Option<Answer<'a>> {
+    let normalize = |path: &'a str| normalize_path(path, style);
     Some(match (request, outcome) {
         (ToolRequest::GetDiagnostics { path }, ToolOutcome::Diagnostics { files }) => {
-            // Sorted by path, a path given twice keeping its last diagnostics. A list kept in
-            // order is smaller code than an ordered map (the wasm module's size).
-            let mut by_path: Vec<(String, &[Diagnostic])> = Vec::with_capacity(files.len());
-            let find = |by_path: &[(String, &[Diagnostic])], path: &str| {
-                by_path.binary_search_by(|(known, _)| known.as_str().cmp(path))
-            };
-            for file in files {
-                let path = normalize(&file.path);
-                match find(&by_path, &path) {
-                    Ok(at) => by_path[at].1 = &file.diagnostics,
-                    Err(at) => by_path.insert(at, (path, &file.diagnostics)),
-                }
-            }
-            match path {
+            // Sorted by path, a path given twice keeping its last diagnostics: the list
+            // reversed, then stably sorted (the last given first among equal paths), then
+            // deduplicated (the first of each run kept). A sorted list is smaller code than an
+            // ordered map (the wasm module's size), and sorting once keeps it O(n log n).
+            let mut by_path: Vec<(Cow<'a, str>, &'a [Diagnostic])> = files
+                .iter()
+                .rev()
+                .map(|file| (normalize(&file.path), &file.diagnostics[..]))
+                .collect();
+            by_path.sort_by(|(a, _), (b, _)| a.cmp(b));
+            by_path.dedup_by(|(later, _), (kept, _)| later == kept);
+            Answer::Diagnostics(DiagnosticFiles::Listed(match path {
                 Some(path) => {
-                    let diagnostics = find(&by_path, path).map_or(&[][..], |at| by_path[at].1);
-                    read_tools::diagnostics_result(std::iter::once((path.as_str(), diagnostics)))
+                    let diagnostics = by_path
+                        .binary_search_by(|(known, _)| known.as_ref().cmp(path.as_str()))
+                        .map_or(&[][..], |at| by_path[at].1);
+                    vec![(Cow::Borrowed(path.as_str()), diagnostics)]
                 }
-                None => read_tools::diagnostics_result(
-                    by_path
-                        .iter()
-                        .filter(|(_, d)| !d.is_empty())
-                        .map(|(path, d)| (path.as_str(), *d)),
-                ),
-            }
+                None => by_path.into_iter().filter(|(_, d)| !d.is_empty()).collect(),
+            }))
         }
         (
             ToolRequest::GetCurrentSelection | ToolRequest::GetLatestSelection,
@@ -166,36 +172,38 @@ pub(crate) fn format_pulled(
                 text,
                 selection,
             },
-        ) => {
-            let selection = SelectionChanged::new(&normalize(path), text, *selection);
-            read_tools::selection_found(&selection)
-        }
+        ) => Answer::Selection(Cow::Owned(SelectionChanged::new(
+            &normalize(path),
+            text,
+            *selection,
+        ))),
         (ToolRequest::GetCurrentSelection, ToolOutcome::NoSelection) => {
-            read_tools::selection_missing(NO_ACTIVE_EDITOR)
+            Answer::Failure(NO_ACTIVE_EDITOR)
         }
         (ToolRequest::GetLatestSelection, ToolOutcome::NoSelection) => {
-            read_tools::selection_missing(NO_SELECTION)
+            Answer::Failure(NO_SELECTION)
         }
-        (ToolRequest::GetOpenEditors, ToolOutcome::OpenEditors { tabs }) => {
-            let paths: Vec<String> = tabs.iter().map(|tab| normalize(&tab.path)).collect();
-            read_tools::open_editors_result(tabs.iter().zip(&paths).map(|(tab, path)| TabFacts {
-                path,
-                language_id: tab.language_id.as_deref(),
-                is_dirty: tab.is_dirty,
-                is_untitled: tab.is_untitled,
-                is_active: tab.is_active,
-            }))
-        }
+        (ToolRequest::GetOpenEditors, ToolOutcome::OpenEditors { tabs }) => Answer::Tabs(
+            tabs.iter()
+                .map(|tab| TabFacts {
+                    path: normalize(&tab.path),
+                    language_id: tab.language_id.as_deref(),
+                    is_dirty: tab.is_dirty,
+                    is_untitled: tab.is_untitled,
+                    is_active: tab.is_active,
+                })
+                .collect(),
+        ),
         (ToolRequest::GetWorkspaceFolders, ToolOutcome::WorkspaceFolders { folders }) => {
             // As the state keeps them: normalized, each once, in the editor's order.
             let mut unique: Vec<String> = Vec::with_capacity(folders.len());
             for folder in folders {
-                let folder = normalize(folder);
+                let folder = normalize(folder).into_owned();
                 if !unique.contains(&folder) {
                     unique.push(folder);
                 }
             }
-            read_tools::folders_result(&unique)
+            Answer::Folders(Cow::Owned(unique))
         }
         (
             ToolRequest::CheckDocumentDirty { path },
@@ -203,9 +211,13 @@ pub(crate) fn format_pulled(
                 is_dirty,
                 is_untitled,
             },
-        ) => read_tools::dirty_result(path, *is_dirty, *is_untitled),
+        ) => Answer::Dirty {
+            path,
+            is_dirty: *is_dirty,
+            is_untitled: *is_untitled,
+        },
         (ToolRequest::CheckDocumentDirty { path }, ToolOutcome::DocumentNotOpen) => {
-            read_tools::document_not_open(path)
+            Answer::NotOpen(Cow::Borrowed(path))
         }
         _ => return None,
     })

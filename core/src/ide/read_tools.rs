@@ -1,61 +1,17 @@
 //! The read tools, answered from [`EditorState`] with no round trip to the editor
-//! (docs/protocol.md §4). Every answer is one text item holding compact JSON.
+//! (docs/protocol.md §4). Every answer is one text item holding compact JSON, an [`Answer`]
+//! borrowed from the state and written straight into the reply.
 //!
-//! The answers are built from plain data (`*_result` functions), so a read pulled from the
-//! editor ([`super::pull`]) is written by the same code, to the same bytes, as one answered
-//! from the state.
+//! A read pulled from the editor ([`super::pull`]) is answered with the same [`Answer`]s, so
+//! it is written by the same code, to the same bytes, as one answered from the state.
 
 use std::borrow::Cow;
 
-use serde::Serialize;
-
+use super::answer::{Answer, DiagnosticFiles, TabFacts};
 use super::args::Args;
 use super::catalog::ToolName;
-use super::event::Diagnostic;
-use super::notification::SelectionChanged;
-use super::path::{
-    PathStyle, file_name, file_uri, normalize_path, path_from_uri, path_from_uri_undecoded,
-};
-use super::result::{ToolResult, write_json_result};
+use super::path::{PathStyle, normalize_path, path_from_uri, path_from_uri_undecoded};
 use super::state::EditorState;
-
-/// The language id reported for a document whose language the editor never named.
-pub(crate) const UNKNOWN_LANGUAGE: &str = "plaintext";
-
-/// `{"success":false,"message":..}`: the answer for a request the state cannot satisfy.
-#[derive(Serialize)]
-struct Failure<'a> {
-    success: bool,
-    message: &'a str,
-}
-
-fn failure(message: &str) -> ToolResult {
-    ToolResult::json(&missing(message))
-}
-
-/// `{"success":false,"message":"Document not open: <path>"}`.
-pub(crate) fn document_not_open(path: &str) -> ToolResult {
-    failure(&format!("Document not open: {path}"))
-}
-
-#[derive(Serialize)]
-struct UriDiagnostics<'a> {
-    uri: String,
-    diagnostics: &'a [Diagnostic],
-}
-
-/// `[{uri, diagnostics:[..]}]` for these files (normalized paths), in the order given.
-pub(crate) fn diagnostics_result<'a>(
-    files: impl Iterator<Item = (&'a str, &'a [Diagnostic])>,
-) -> ToolResult {
-    let files: Vec<UriDiagnostics> = files
-        .map(|(path, diagnostics)| UriDiagnostics {
-            uri: file_uri(path),
-            diagnostics,
-        })
-        .collect();
-    ToolResult::json(&files)
-}
 
 /// The `uri` argument of `getDiagnostics`, if any, as its raw and its percent-decoded path,
 /// both normalized.
@@ -80,34 +36,24 @@ pub(crate) fn diagnostics_uri(
 /// `getDiagnostics {uri?}`: `[{uri, diagnostics:[..]}]`. With `uri`, exactly that file (with
 /// an empty list when it has none); the raw spelling is looked up before the percent-decoded
 /// one. Without, every file that has diagnostics, ordered by path.
-pub(crate) fn get_diagnostics(args: &mut Args, state: &EditorState) -> Result<ToolResult, String> {
+pub(crate) fn get_diagnostics<'s>(
+    args: &mut Args,
+    state: &'s EditorState,
+) -> Result<Answer<'s>, String> {
     let all = state.diagnostics();
     let Some((raw, decoded)) = diagnostics_uri(args, state.path_style())? else {
-        return Ok(diagnostics_result(all.iter()));
+        return Ok(Answer::Diagnostics(DiagnosticFiles::All(all)));
     };
-    let (path, diagnostics) = match (all.get(&raw), all.get(&decoded)) {
-        (Some(found), _) => (raw.as_str(), found),
-        (None, found) => (decoded.as_str(), found.unwrap_or_default()),
+    let file = match (all.get(&raw), all.get(&decoded)) {
+        (Some(found), _) => (Cow::Owned(raw), found),
+        (None, found) => (Cow::Owned(decoded), found.unwrap_or_default()),
     };
-    Ok(diagnostics_result(std::iter::once((path, diagnostics))))
-}
-
-#[derive(Serialize)]
-struct SelectionAnswer<'a> {
-    success: bool,
-    #[serde(flatten)]
-    selection: &'a SelectionChanged,
+    Ok(Answer::Diagnostics(DiagnosticFiles::Listed(vec![file])))
 }
 
 /// The answer of `getCurrentSelection` or `getLatestSelection`, borrowed from the state.
 #[derive(Debug)]
-pub struct SelectionResult<'s>(SelectionReply<'s>);
-
-#[derive(Debug)]
-enum SelectionReply<'s> {
-    Found(Cow<'s, SelectionChanged>),
-    Missing(&'static str),
-}
+pub struct SelectionResult<'s>(Answer<'s>);
 
 /// For the tools that read nothing but the selection, `getCurrentSelection` and
 /// `getLatestSelection`: their answer borrowed from `state`, to be written with
@@ -117,56 +63,18 @@ enum SelectionReply<'s> {
 /// [`plan_tool_call`](super::plan_tool_call) refuses them.
 pub fn selection_result(tool: ToolName, state: &EditorState) -> Option<SelectionResult<'_>> {
     match tool {
-        ToolName::GetCurrentSelection => Some(current_selection(state)),
-        ToolName::GetLatestSelection => Some(latest_selection(state)),
+        ToolName::GetCurrentSelection => Some(SelectionResult(get_current_selection(state))),
+        ToolName::GetLatestSelection => Some(SelectionResult(get_latest_selection(state))),
         _ => None,
     }
 }
 
-fn current_selection(state: &EditorState) -> SelectionResult<'_> {
-    SelectionResult(match state.selection_notification() {
-        Some(selection) => SelectionReply::Found(selection),
-        None => SelectionReply::Missing(NO_ACTIVE_EDITOR),
-    })
-}
-
-fn latest_selection(state: &EditorState) -> SelectionResult<'_> {
-    SelectionResult(match state.latest_selection() {
-        Some(selection) => SelectionReply::Found(Cow::Borrowed(selection)),
-        None => SelectionReply::Missing(NO_SELECTION),
-    })
-}
-
 impl SelectionResult<'_> {
-    /// Appends the tool result to `out`: the same bytes as the [`ToolResult`] that
-    /// [`plan_tool_call`](super::plan_tool_call) answers with for the same tool and state.
-    ///
-    /// # Errors
-    /// Only if serde_json fails on plain strings and numbers; `out` then ends in a partial
-    /// result the caller must discard.
-    pub fn write(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
-        match &self.0 {
-            SelectionReply::Found(selection) => write_json_result(out, &found(selection)),
-            SelectionReply::Missing(message) => write_json_result(out, &missing(message)),
-        }
+    /// Appends the tool result to `out`: the same bytes as the [`ToolResult`](super::ToolResult)
+    /// that [`plan_tool_call`](super::plan_tool_call) answers with for the same tool and state.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        self.0.write_result(out);
     }
-
-    fn to_tool_result(&self) -> ToolResult {
-        match &self.0 {
-            SelectionReply::Found(selection) => selection_found(selection),
-            SelectionReply::Missing(message) => selection_missing(message),
-        }
-    }
-}
-
-/// A selection tool's answer for `selection`: `{"success":true,text,filePath,fileUrl,selection}`.
-pub(crate) fn selection_found(selection: &SelectionChanged) -> ToolResult {
-    ToolResult::json(&found(selection))
-}
-
-/// A selection tool's answer when there is no selection: `{"success":false,"message":..}`.
-pub(crate) fn selection_missing(message: &str) -> ToolResult {
-    ToolResult::json(&missing(message))
 }
 
 /// `getCurrentSelection`'s answer when no editor is active.
@@ -174,157 +82,61 @@ pub(crate) const NO_ACTIVE_EDITOR: &str = "No active editor found";
 /// `getLatestSelection`'s answer when no selection was ever made.
 pub(crate) const NO_SELECTION: &str = "No selection available";
 
-fn found(selection: &SelectionChanged) -> SelectionAnswer<'_> {
-    SelectionAnswer {
-        success: true,
-        selection,
-    }
-}
-
-fn missing(message: &str) -> Failure<'_> {
-    Failure {
-        success: false,
-        message,
-    }
-}
-
 /// `getCurrentSelection`: the active editor's selection (empty at 0:0 when none was seen),
 /// or `{"success":false,"message":"No active editor found"}`.
-pub(crate) fn get_current_selection(state: &EditorState) -> ToolResult {
-    current_selection(state).to_tool_result()
+pub(crate) fn get_current_selection(state: &EditorState) -> Answer<'_> {
+    match state.selection_notification() {
+        Some(selection) => Answer::Selection(selection),
+        None => Answer::Failure(NO_ACTIVE_EDITOR),
+    }
 }
 
 /// `getLatestSelection`: the last selection seen, even in an editor closed since, or
 /// `{"success":false,"message":"No selection available"}`.
-pub(crate) fn get_latest_selection(state: &EditorState) -> ToolResult {
-    latest_selection(state).to_tool_result()
+pub(crate) fn get_latest_selection(state: &EditorState) -> Answer<'_> {
+    match state.latest_selection() {
+        Some(selection) => Answer::Selection(Cow::Borrowed(selection)),
+        None => Answer::Failure(NO_SELECTION),
+    }
 }
 
-/// One tab of `getOpenEditors`. Of the fields VS Code and claudecode.nvim report, these are
-/// the ones the state knows; `isPinned`, `isPreview`, `groupIndex`, `viewColumn`,
-/// `isGroupActive`, `lineCount` and `selection` are left out rather than invented.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Tab<'a> {
-    uri: String,
-    is_active: bool,
-    label: &'a str,
-    file_name: &'a str,
-    language_id: &'a str,
-    is_dirty: bool,
-    is_untitled: bool,
-}
-
-#[derive(Serialize)]
-struct Tabs<'a> {
-    tabs: Vec<Tab<'a>>,
-}
-
-/// One open tab as [`open_editors_result`] takes it: a normalized path, its language id,
-/// and whether it is dirty, untitled, active.
-pub(crate) struct TabFacts<'a> {
-    pub(crate) path: &'a str,
-    pub(crate) language_id: Option<&'a str>,
-    pub(crate) is_dirty: bool,
-    pub(crate) is_untitled: bool,
-    pub(crate) is_active: bool,
-}
-
-/// `{"tabs":[{uri,isActive,label,fileName,languageId,isDirty,isUntitled}]}` for these tabs,
-/// in the order given; `languageId` is `plaintext` when unknown.
-pub(crate) fn open_editors_result<'a>(tabs: impl Iterator<Item = TabFacts<'a>>) -> ToolResult {
-    let tabs = tabs
-        .map(|tab| Tab {
-            uri: file_uri(tab.path),
-            is_active: tab.is_active,
-            label: file_name(tab.path),
-            file_name: tab.path,
-            language_id: tab.language_id.unwrap_or(UNKNOWN_LANGUAGE),
-            is_dirty: tab.is_dirty,
-            is_untitled: tab.is_untitled,
-        })
-        .collect();
-    ToolResult::json(&Tabs { tabs })
-}
-
-/// `getOpenEditors`: [`open_editors_result`] for the state's documents in tab order.
-pub(crate) fn get_open_editors(state: &EditorState) -> ToolResult {
+/// `getOpenEditors`: the state's documents in tab order.
+pub(crate) fn get_open_editors(state: &EditorState) -> Answer<'_> {
     let active = state.active_path();
-    open_editors_result(state.documents().iter().map(|doc| TabFacts {
-        path: &doc.path,
-        language_id: doc.language_id.as_deref(),
-        is_dirty: doc.is_dirty,
-        is_untitled: doc.is_untitled,
-        is_active: active == Some(doc.path.as_str()),
-    }))
-}
-
-#[derive(Serialize)]
-struct Folder<'a> {
-    name: &'a str,
-    uri: String,
-    path: &'a str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Folders<'a> {
-    success: bool,
-    folders: Vec<Folder<'a>>,
-    root_path: Option<&'a str>,
-}
-
-/// `getWorkspaceFolders`: [`folders_result`] for the state's folders.
-pub(crate) fn get_workspace_folders(state: &EditorState) -> ToolResult {
-    folders_result(state.workspace_folders())
-}
-
-/// `{"success":true,"folders":[{name,uri,path}],"rootPath":..}` for these normalized paths,
-/// `rootPath` the first folder or `null`.
-pub(crate) fn folders_result(paths: &[String]) -> ToolResult {
-    ToolResult::json(&Folders {
-        success: true,
-        folders: paths
+    Answer::Tabs(
+        state
+            .documents()
             .iter()
-            .map(|path| Folder {
-                name: file_name(path),
-                uri: file_uri(path),
-                path,
+            .map(|doc| TabFacts {
+                path: Cow::Borrowed(&doc.path),
+                language_id: doc.language_id.as_deref(),
+                is_dirty: doc.is_dirty,
+                is_untitled: doc.is_untitled,
+                is_active: active == Some(doc.path.as_str()),
             })
             .collect(),
-        root_path: paths.first().map(String::as_str),
-    })
+    )
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct DirtyAnswer<'a> {
-    success: bool,
-    file_path: &'a str,
-    is_dirty: bool,
-    is_untitled: bool,
+/// `getWorkspaceFolders`: the state's folders.
+pub(crate) fn get_workspace_folders(state: &EditorState) -> Answer<'_> {
+    Answer::Folders(Cow::Borrowed(state.workspace_folders()))
 }
 
 /// `checkDocumentDirty {filePath}`: `{"success":true,filePath,isDirty,isUntitled}`, or
 /// `{"success":false,"message":"Document not open: <path>"}`.
-pub(crate) fn check_document_dirty(
-    args: &mut Args,
-    state: &EditorState,
-) -> Result<ToolResult, String> {
-    let path = args.path("filePath", state.path_style())?;
+pub(crate) fn check_document_dirty<'s>(
+    args: &mut Args<'s>,
+    state: &'s EditorState,
+) -> Result<Answer<'s>, String> {
+    let path = args.borrowed_path("filePath", state.path_style())?;
     Ok(match state.document(&path) {
-        Some(doc) => dirty_result(&doc.path, doc.is_dirty, doc.is_untitled),
-        None => document_not_open(&path),
-    })
-}
-
-/// `{"success":true,filePath,isDirty,isUntitled}` for the open document at `path`.
-pub(crate) fn dirty_result(path: &str, is_dirty: bool, is_untitled: bool) -> ToolResult {
-    ToolResult::json(&DirtyAnswer {
-        success: true,
-        file_path: path,
-        is_dirty,
-        is_untitled,
+        Some(doc) => Answer::Dirty {
+            path: &doc.path,
+            is_dirty: doc.is_dirty,
+            is_untitled: doc.is_untitled,
+        },
+        None => Answer::NotOpen(path),
     })
 }
 
@@ -333,7 +145,8 @@ mod tests {
     use serde_json::value::RawValue;
 
     use crate::ide::{
-        Diagnostic, EditorEvent, PathStyle, Position, Range, Severity, ToolPlan, plan_tool_call,
+        Diagnostic, EditorEvent, PathStyle, Position, Range, Severity, ToolPlan, ToolResult,
+        plan_answer, plan_tool_call,
     };
 
     use super::*;
@@ -348,15 +161,22 @@ mod tests {
     fn answer(state: &EditorState, name: &str, arguments: Option<&str>) -> String {
         match plan(state, name, arguments) {
             ToolPlan::Reply(result) => {
-                // The selection tools' in-place answer is byte for byte the planned one.
+                // The answer the engine writes in place is byte for byte the planned one.
                 let tool = ToolName::parse(name).unwrap();
+                let planned = serde_json::to_string(&result).unwrap();
                 if let Some(direct) = selection_result(tool, state) {
                     let mut out = Vec::new();
-                    direct.write(&mut out).unwrap();
-                    assert_eq!(
-                        String::from_utf8(out).unwrap(),
-                        serde_json::to_string(&result).unwrap()
-                    );
+                    direct.write(&mut out);
+                    assert_eq!(String::from_utf8(out).unwrap(), planned);
+                }
+                let raw = arguments.map(|a| RawValue::from_string(a.to_owned()).unwrap());
+                match plan_answer(tool, raw.as_deref(), state, false) {
+                    ToolPlan::Reply(answer) => {
+                        let mut out = Vec::new();
+                        answer.write_result(&mut out);
+                        assert_eq!(String::from_utf8(out).unwrap(), planned);
+                    }
+                    other => panic!("not an answer: {other:?}"),
                 }
                 let ToolResult { texts, is_error } = result;
                 assert!(!is_error);

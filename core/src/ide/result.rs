@@ -2,7 +2,6 @@
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeStruct, Serializer};
-use std::io;
 
 /// A tool's answer: text items, and whether it is an error.
 ///
@@ -41,39 +40,6 @@ impl ToolResult {
             Ok(json) => ToolResult::text(json),
             Err(err) => ToolResult::error(format!("the result could not be encoded: {err}")),
         }
-    }
-}
-
-/// Appends `{"content":[{"type":"text","text":<value as compact JSON>}]}` to `out`: the bytes
-/// `ToolResult::json(value)` serializes to, written without building the text first (the JSON
-/// is escaped into the string as serde_json produces it).
-///
-/// # Errors
-/// When `value`'s `Serialize` impl fails; `out` then ends in a partial result the caller
-/// must discard.
-pub(crate) fn write_json_result<T: Serialize + ?Sized>(
-    out: &mut Vec<u8>,
-    value: &T,
-) -> Result<(), serde_json::Error> {
-    out.extend_from_slice(br#"{"content":[{"type":"text","text":""#);
-    serde_json::to_writer(JsonStringContents(out), value)?;
-    out.extend_from_slice(br#""}]}"#);
-    Ok(())
-}
-
-/// Writes what it is given as the contents of a JSON string, escaped exactly as serde_json
-/// escapes a string. Escapes concern single ASCII bytes only, so any split of the input into
-/// chunks gives the same output.
-struct JsonStringContents<'a>(&'a mut Vec<u8>);
-
-impl io::Write for JsonStringContents<'_> {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        crate::json::escape_into(self.0, bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 }
 
@@ -156,42 +122,6 @@ mod tests {
             wire(&ToolResult::json(&value)),
             r#"{"content":[{"type":"text","text":"{\"success\":true}"}]}"#
         );
-    }
-
-    /// `write_json_result` into a fresh buffer.
-    fn written<T: Serialize + ?Sized>(value: &T) -> String {
-        let mut out = Vec::new();
-        write_json_result(&mut out, value).unwrap();
-        String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn json_written_in_place_matches_the_serialized_result() {
-        let value = serde_json::json!({"text": "a \"q\" \\ \n\t\u{1}\u{7f} é ✻", "n": [1, -2.5]});
-        assert_eq!(written(&value), wire(&ToolResult::json(&value)));
-        assert_eq!(
-            written(&serde_json::json!({"a": "q\"\\\n"})),
-            r#"{"content":[{"type":"text","text":"{\"a\":\"q\\\"\\\\\\n\"}"}]}"#
-        );
-    }
-
-    #[test]
-    fn json_written_in_place_leaves_a_failure_to_the_caller() {
-        let bad: BTreeMap<(u8, u8), u8> = BTreeMap::from([((1, 2), 3)]);
-        assert!(write_json_result(&mut Vec::new(), &bad).is_err());
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn any_text_written_in_place_matches_the_serialized_result(
-            text in proptest::prop_oneof![
-                proptest::prelude::any::<String>(),
-                "[\\x00-\\x1f\\x7f\"\\\\/a\u{e9}\u{2028}]*",
-            ],
-        ) {
-            let value = serde_json::json!({ "text": text, "filePath": text });
-            proptest::prop_assert_eq!(written(&value), wire(&ToolResult::json(&value)));
-        }
     }
 
     #[test]

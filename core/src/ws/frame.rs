@@ -58,19 +58,48 @@ impl OpCode {
 /// FIN bit, no RSV bits, `opcode`, and `payload_len` in its shortest encoding (RFC 6455 §5.2).
 /// The caller appends exactly `payload_len` payload bytes after it.
 pub fn write_frame_header(out: &mut Vec<u8>, fin: bool, opcode: OpCode, payload_len: usize) {
+    out.extend_from_slice(frame_header(fin, opcode, payload_len).as_bytes());
+}
+
+/// The longest header of an unmasked frame (RFC 6455 §5.2: 2 bytes, 8 of extended length).
+pub(crate) const MAX_HEADER: usize = 10;
+
+/// The header [`write_frame_header`] writes, as bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ServerHeader {
+    bytes: [u8; MAX_HEADER],
+    len: usize,
+}
+
+impl ServerHeader {
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// The header of an unmasked frame, as [`write_frame_header`] describes it.
+pub(crate) fn frame_header(fin: bool, opcode: OpCode, payload_len: usize) -> ServerHeader {
     let first = if fin { 0x80 } else { 0x00 } | opcode.as_u8();
+    let mut bytes = [0u8; MAX_HEADER];
+    bytes[0] = first;
     // RFC 6455 §5.2: the minimal number of bytes MUST be used to encode the length.
-    match u16::try_from(payload_len) {
-        Ok(len) if len < 126 => out.extend_from_slice(&[first, len as u8]),
+    let len = match u16::try_from(payload_len) {
+        Ok(len) if len < 126 => {
+            bytes[1] = len as u8;
+            2
+        }
         Ok(len) => {
-            out.extend_from_slice(&[first, 126]);
-            out.extend_from_slice(&len.to_be_bytes());
+            bytes[1] = 126;
+            bytes[2..4].copy_from_slice(&len.to_be_bytes());
+            4
         }
         Err(_) => {
-            out.extend_from_slice(&[first, 127]);
-            out.extend_from_slice(&(payload_len as u64).to_be_bytes());
+            bytes[1] = 127;
+            bytes[2..10].copy_from_slice(&(payload_len as u64).to_be_bytes());
+            10
         }
-    }
+    };
+    ServerHeader { bytes, len }
 }
 
 /// Appends a whole unmasked close frame: empty body when `code` is None or

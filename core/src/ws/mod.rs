@@ -29,5 +29,6 @@ mod violation;
 
 pub use config::WsConfig;
 pub use event::{Finished, Message};
+pub(crate) use frame::{MAX_HEADER, ServerHeader};
 pub use frame::{OpCode, write_frame_header};
 pub use socket::ServerSocket;

@@ -233,13 +233,27 @@ impl ServerSocket {
     }
 
     fn send(&self, opcode: OpCode, payload: &[u8], out: &mut Vec<u8>) -> bool {
-        // RFC 6455 §5.5.1: after sending a close frame, the endpoint MUST NOT send more data.
-        if self.timers.is_closing() || self.finished.is_some() {
+        let Some(header) = self.data_header(opcode, payload.len()) else {
             return false;
-        }
-        frame::write_frame_header(out, true, opcode, payload.len());
+        };
+        out.extend_from_slice(header.as_bytes());
         out.extend_from_slice(payload);
         true
+    }
+
+    /// The header of the unmasked FIN text frame [`send_text`](Self::send_text) would write
+    /// for a payload of `payload_len` bytes, for a payload the caller already holds in place
+    /// (the header goes right before it). `None` when nothing may be sent, as `send_text`.
+    pub(crate) fn text_header(&self, payload_len: usize) -> Option<frame::ServerHeader> {
+        self.data_header(OpCode::Text, payload_len)
+    }
+
+    fn data_header(&self, opcode: OpCode, payload_len: usize) -> Option<frame::ServerHeader> {
+        // RFC 6455 §5.5.1: after sending a close frame, the endpoint MUST NOT send more data.
+        if self.timers.is_closing() || self.finished.is_some() {
+            return None;
+        }
+        Some(frame::frame_header(true, opcode, payload_len))
     }
 
     /// Decodes frames until a data message is complete, more bytes are needed, or the socket

@@ -62,11 +62,16 @@ impl Engine {
         }
     }
 
-    /// Sends what `writer` holds to every ready client; returns how many.
+    /// Sends what `writer` holds to every ready client (handed over whole to a lone one);
+    /// returns how many.
     pub(super) fn broadcast(&mut self) -> usize {
         let ready = self.conns.take_ids(|_, c| Connection::is_ready(c));
         for &conn in &ready {
-            self.push_written(conn);
+            if ready.len() == 1 {
+                self.push_written(conn);
+            } else {
+                self.push_copies(conn);
+            }
             self.settle(conn);
         }
         let sent = ready.len();
@@ -79,8 +84,13 @@ impl Engine {
     pub(super) fn send_call_reply(&mut self, call: &PendingCall, reply: &Reply<'_>) {
         self.writer.clear();
         self.writer.reply(call.rpc_id.as_borrowed(), reply);
-        self.push_written(call.conn);
-        self.settle(call.conn);
+        self.send_written(call.conn);
+    }
+
+    /// Queues the reply `writer` holds on `conn`, the client that asked for it.
+    pub(super) fn send_written(&mut self, conn: ConnId) {
+        self.push_written(conn);
+        self.settle(conn);
     }
 
     /// Queues what `writer` holds, messages the engine sends on its own, on `conn`; a
@@ -88,7 +98,16 @@ impl Engine {
     /// does not read).
     fn push_written(&mut self, conn: ConnId) {
         let cap = self.config.max_outbound_bytes;
-        if !self.conns.push_written(conn, &self.writer, cap) {
+        if !self.conns.push_written(conn, &mut self.writer, cap) {
+            self.finish(conn, CloseReason::OutboundOverflow);
+        }
+    }
+
+    /// [`push_written`](Self::push_written) for one of several clients getting the same
+    /// messages (copied, `writer` keeps them).
+    fn push_copies(&mut self, conn: ConnId) {
+        let cap = self.config.max_outbound_bytes;
+        if !self.conns.push_copies(conn, &self.writer, cap) {
             self.finish(conn, CloseReason::OutboundOverflow);
         }
     }
