@@ -195,6 +195,53 @@ proptest! {
 }
 
 #[test]
+fn pulled_files_are_sorted_by_path_and_a_path_given_twice_keeps_its_last_diagnostics() {
+    let file = |path: &str, message: &str| FileDiagnostics {
+        path: path.into(),
+        diagnostics: vec![diagnostic(message, 1)],
+    };
+    let files = vec![
+        file("/w/b.rs", "b first"),
+        file("/w/a.rs", "a first"),
+        file("/w/b.rs", "b last"),
+        file("/w/c.rs", "c"),
+        file("/w/a.rs", "a last"),
+    ];
+    let outcome = ToolOutcome::Diagnostics { files };
+    let answer = |path: Option<&str>| {
+        let request = ToolRequest::GetDiagnostics {
+            path: path.map(str::to_owned),
+        };
+        let result = format_outcome_with_style(&request, &outcome, PathStyle::Posix).unwrap();
+        let listed: serde_json::Value = serde_json::from_str(&result.texts[0]).unwrap();
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|file| {
+                let messages = file["diagnostics"].as_array().unwrap().iter();
+                let messages = messages.map(|d| d["message"].as_str().unwrap().to_owned());
+                (file["uri"].as_str().unwrap().to_owned(), messages.collect())
+            })
+            .collect::<Vec<(String, Vec<String>)>>()
+    };
+    let one = |uri: &str, message: &str| (uri.to_owned(), vec![message.to_owned()]);
+    assert_eq!(
+        answer(None),
+        [
+            one("file:///w/a.rs", "a last"),
+            one("file:///w/b.rs", "b last"),
+            one("file:///w/c.rs", "c"),
+        ]
+    );
+    assert_eq!(answer(Some("/w/b.rs")), [one("file:///w/b.rs", "b last")]);
+    assert_eq!(
+        answer(Some("/w/d.rs")),
+        [("file:///w/d.rs".to_owned(), vec![])]
+    );
+}
+
+#[test]
 fn windows_paths_from_the_editor_are_normalized_as_events_are() {
     let mut state = EditorState::new(PathStyle::Windows, vec![r"c:\w".into()]);
     for event in [
