@@ -25,6 +25,7 @@ mod envelope;
 mod error;
 mod id;
 mod message;
+mod number;
 mod params;
 mod raw;
 mod syntax;
