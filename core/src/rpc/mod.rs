@@ -36,5 +36,5 @@ pub use id::{OwnedRequestId, RequestId};
 pub use message::{Invalid, Message, RpcLimits, parse};
 pub use params::ParamsMembers;
 pub(crate) use raw::borrowed as raw_value;
-pub(crate) use syntax::{Member, decode as decode_string, members};
+pub(crate) use syntax::{Member, decode as decode_string, elements, members};
 pub use write::{write_error, write_notification, write_result, write_result_with};

@@ -1,9 +1,68 @@
-//! Tests of `params`: `tool_call` against the serde reading it replaced.
+//! Tests of `params`: each reading against the serde reading it replaced.
 
 use proptest::prelude::*;
+use serde::Deserialize;
 
 use super::*;
 use crate::rpc::{Message, RpcLimits, parse};
+
+/// A JSON string that borrows from the text unless it holds escapes. (serde borrows a bare
+/// `Cow<str>` field marked `borrow`, but not one inside an `Option`.)
+#[derive(Deserialize)]
+struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
+
+/// `params` decoded as `T`, when it is an object of that shape: how serde read them.
+fn decode<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Option<T> {
+    let params = params?;
+    // MCP params are always named. serde would also fill a struct from a by-position array.
+    if !params.get().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str(params.get()).ok()
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeParams<'a> {
+    #[serde(borrow)]
+    protocol_version: Cow<'a, str>,
+    #[serde(borrow)]
+    client_info: Implementation<'a>,
+}
+
+#[derive(Deserialize)]
+struct Implementation<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow)]
+    version: Cow<'a, str>,
+}
+
+/// `client_info` as serde derived it: the oracle.
+fn serde_client_info(params: Option<&RawValue>) -> Option<ClientInfo> {
+    let params: InitializeParams<'_> = decode(params)?;
+    Some(ClientInfo {
+        name: params.client_info.name.into_owned(),
+        version: params.client_info.version.into_owned(),
+        protocol_version: negotiate_version(&params.protocol_version),
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CancelledParams<'a> {
+    #[serde(borrow)]
+    request_id: &'a RawValue,
+    #[serde(borrow, default)]
+    reason: Option<Text<'a>>,
+}
+
+/// `cancelled` as serde derived it: the oracle.
+fn serde_cancelled(params: Option<&RawValue>) -> Option<(RequestId<'_>, Option<Cow<'_, str>>)> {
+    let params: CancelledParams<'_> = decode(params)?;
+    let request_id = RequestId::from_raw(params.request_id)?;
+    Some((request_id, params.reason.map(|text| text.0)))
+}
 
 #[derive(Deserialize)]
 struct CallParams<'a> {
@@ -139,5 +198,131 @@ proptest! {
         if let Some((ours, theirs)) = both(&text) {
             prop_assert_eq!(ours, theirs, "{}", text);
         }
+    }
+}
+
+/// The `params` of the message `text`, whatever its method.
+fn params_of(text: &str) -> Option<&RawValue> {
+    match parse(text, &RpcLimits::default()) {
+        Ok(Message::Request { params, .. } | Message::Notification { params, .. }) => params,
+        _ => None,
+    }
+}
+
+/// `params`: an object of `members` (with `space` around them), or an array of them.
+fn params_text(members: &[&str], space: &str, array: bool) -> String {
+    if array {
+        format!("[{}]", members.join(","))
+    } else {
+        format!("{{{space}{}{space}}}", members.join(&format!(",{space}")))
+    }
+}
+
+/// `initialize` params members, well and badly formed.
+const INITIALIZE_MEMBERS: &[&str] = &[
+    r#""protocolVersion":"2025-06-18""#,
+    r#""protocolVersion":"2024-11-05""#,
+    r#""protocolVersion":"2025\u002d06-18""#,
+    r#""protocolVersion":"\ud800""#,
+    r#""protocolVersion":1"#,
+    r#""protocolVersion":null"#,
+    r#""pr\u006ftocolVersion":"1""#,
+    r#""clientInfo":{"name":"claude-code","version":"1.0"}"#,
+    r#""clientInfo":{"version":"2","name":"c\u006c","other":[{}]}"#,
+    r#""clientInfo":{"name":"a","version":"1","name":"b"}"#,
+    r#""clientInfo":{"name":"a"}"#,
+    r#""clientInfo":{"name":"a","version":null}"#,
+    r#""clientInfo":{"name":"\udc00","version":"1"}"#,
+    r#""clientInfo":{"\ud800":1,"name":"a","version":"1"}"#,
+    r#""clientInfo":["a","1"]"#,
+    r#""clientInfo":[ "a" , "1\u0032" ]"#,
+    r#""clientInfo":["a"]"#,
+    r#""clientInfo":[]"#,
+    r#""clientInfo":["a","1","x"]"#,
+    r#""clientInfo":["a",1]"#,
+    r#""clientInfo":[["a"],"1"]"#,
+    r#""clientInfo":null"#,
+    r#""clientInfo":"a""#,
+    r#""capabilities":{"roots":{}}"#,
+    r#""\ud800":1"#,
+    r#""":"clientInfo""#,
+];
+
+/// `notifications/cancelled` params members, well and badly formed.
+const CANCELLED_MEMBERS: &[&str] = &[
+    r#""requestId":3"#,
+    r#""requestId":-1.5e3"#,
+    r#""requestId":"x\u0031""#,
+    r#""requestId":null"#,
+    r#""requestId":{}"#,
+    r#""requestId":[1]"#,
+    r#""requestId":true"#,
+    r#""request\u0049d":4"#,
+    r#""reason":"user cancelled""#,
+    r#""reason":"a\nb""#,
+    r#""reason":"\ud800""#,
+    r#""reason":null"#,
+    r#""reason":5"#,
+    r#""reason":["x"]"#,
+    r#""\ud800":1"#,
+    r#""other":{"requestId":1}"#,
+];
+
+/// Everything a reading of `cancelled` params decided, with whether `reason` was copied.
+fn cancelled_verdict(call: Option<(RequestId<'_>, Option<Cow<'_, str>>)>) -> String {
+    match call {
+        None => "malformed".to_owned(),
+        Some((id, reason)) => format!(
+            "{} {reason:?} owned={:?}",
+            id.as_raw().get(),
+            reason.as_ref().map(|text| matches!(text, Cow::Owned(_)))
+        ),
+    }
+}
+
+#[test]
+fn the_cli_s_initialize_and_cancel_are_read() {
+    let text = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"claude-code","version":"2.0.1"}}}"#;
+    let client = client_info(params_of(text)).unwrap();
+    assert_eq!((&*client.name, &*client.version), ("claude-code", "2.0.1"));
+    assert_eq!(client.protocol_version, negotiate_version("2025-06-18"));
+    let text = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"gone"}}"#;
+    let (id, reason) = cancelled(params_of(text)).unwrap();
+    assert_eq!(id.as_raw().get(), "7");
+    assert!(matches!(reason, Some(Cow::Borrowed("gone"))));
+}
+
+proptest! {
+    #[test]
+    fn initialize_params_are_read_as_serde_read_them(
+        members in prop::collection::vec(prop::sample::select(INITIALIZE_MEMBERS), 0..5),
+        space in "[ \n]{0,1}",
+        array in any::<bool>(),
+    ) {
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}}"#,
+            params_text(&members, &space, array)
+        );
+        let params = params_of(&text);
+        prop_assert_eq!(client_info(params), serde_client_info(params), "{}", text);
+    }
+
+    #[test]
+    fn cancelled_params_are_read_as_serde_read_them(
+        members in prop::collection::vec(prop::sample::select(CANCELLED_MEMBERS), 0..5),
+        space in "[ \n]{0,1}",
+        array in any::<bool>(),
+    ) {
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}}"#,
+            params_text(&members, &space, array)
+        );
+        let params = params_of(&text);
+        prop_assert_eq!(
+            cancelled_verdict(cancelled(params)),
+            cancelled_verdict(serde_cancelled(params)),
+            "{}",
+            text
+        );
     }
 }
