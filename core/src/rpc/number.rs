@@ -20,14 +20,17 @@ const POW10_TOP_FROM: i32 = 289;
 /// Whether `raw`, a JSON number the reader accepted, is within `f64`'s range as serde_json
 /// reads it (`1e400` is not; `1e-400` is, as zero).
 pub(super) fn in_range(raw: &str) -> bool {
-    let mut bytes = raw.strip_prefix('-').unwrap_or(raw).bytes().peekable();
+    let bytes = raw.as_bytes();
+    let mut at = usize::from(bytes.first() == Some(&b'-'));
+    let digit = |at: usize| bytes.get(at).filter(|byte| byte.is_ascii_digit()).copied();
     let mut significand: u64 = 0;
     let mut exponent: i32 = 0;
     // The integer digits: those after the first that would overflow the significand only
     // scale it.
     let mut full = false;
-    while let Some(digit) = bytes.next_if(u8::is_ascii_digit) {
-        match push(significand, digit) {
+    while let Some(next) = digit(at) {
+        at += 1;
+        match push(significand, next) {
             Some(more) if !full => significand = more,
             _ => {
                 full = true;
@@ -37,10 +40,12 @@ pub(super) fn in_range(raw: &str) -> bool {
     }
     // The fraction digits, tried afresh: those from the first that would overflow are
     // dropped.
-    if bytes.next_if_eq(&b'.').is_some() {
+    if bytes.get(at) == Some(&b'.') {
+        at += 1;
         let mut full = false;
-        while let Some(digit) = bytes.next_if(u8::is_ascii_digit) {
-            match push(significand, digit) {
+        while let Some(next) = digit(at) {
+            at += 1;
+            match push(significand, next) {
                 Some(more) if !full => {
                     significand = more;
                     exponent = exponent.saturating_sub(1);
@@ -49,19 +54,16 @@ pub(super) fn in_range(raw: &str) -> bool {
             }
         }
     }
-    if bytes
-        .next_if(|&byte| byte == b'e' || byte == b'E')
-        .is_some()
-    {
-        let negative = bytes.next_if_eq(&b'-').is_some();
-        if !negative {
-            bytes.next_if_eq(&b'+');
-        }
+    if let Some(b'e' | b'E') = bytes.get(at) {
+        at += 1;
+        let negative = bytes.get(at) == Some(&b'-');
+        at += usize::from(matches!(bytes.get(at), Some(b'-' | b'+')));
         let mut exp: i32 = 0;
-        for digit in bytes {
+        while let Some(next) = digit(at) {
+            at += 1;
             let Some(more) = exp
                 .checked_mul(10)
-                .and_then(|exp| exp.checked_add(i32::from(digit - b'0')))
+                .and_then(|exp| exp.checked_add(i32::from(next - b'0')))
             else {
                 // An exponent past `i32::MAX`: infinite unless the value is zero or tiny.
                 return significand == 0 || negative;
