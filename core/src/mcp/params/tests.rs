@@ -218,8 +218,8 @@ fn params_text(members: &[&str], space: &str, array: bool) -> String {
     }
 }
 
-/// `initialize` params members, well and badly formed.
-const INITIALIZE_MEMBERS: &[&str] = &[
+/// `initialize` params `protocolVersion` members, well and badly formed.
+const PROTOCOL_VERSIONS: &[&str] = &[
     r#""protocolVersion":"2025-06-18""#,
     r#""protocolVersion":"2024-11-05""#,
     r#""protocolVersion":"2025\u002d06-18""#,
@@ -227,10 +227,16 @@ const INITIALIZE_MEMBERS: &[&str] = &[
     r#""protocolVersion":1"#,
     r#""protocolVersion":null"#,
     r#""pr\u006ftocolVersion":"1""#,
+];
+
+/// `initialize` params `clientInfo` members, well and badly formed.
+const CLIENT_INFOS: &[&str] = &[
     r#""clientInfo":{"name":"claude-code","version":"1.0"}"#,
     r#""clientInfo":{"version":"2","name":"c\u006c","other":[{}]}"#,
     r#""clientInfo":{"name":"a","version":"1","name":"b"}"#,
     r#""clientInfo":{"name":"a"}"#,
+    r#""clientInfo":{"version":"1"}"#,
+    r#""clientInfo":{"name":null,"version":"1"}"#,
     r#""clientInfo":{"name":"a","version":null}"#,
     r#""clientInfo":{"name":"\udc00","version":"1"}"#,
     r#""clientInfo":{"\ud800":1,"name":"a","version":"1"}"#,
@@ -243,13 +249,20 @@ const INITIALIZE_MEMBERS: &[&str] = &[
     r#""clientInfo":[["a"],"1"]"#,
     r#""clientInfo":null"#,
     r#""clientInfo":"a""#,
+    r#""cl\u0069entInfo":["a","1"]"#,
+];
+
+/// Other `initialize` params members.
+const INITIALIZE_OTHERS: &[&str] = &[
     r#""capabilities":{"roots":{}}"#,
     r#""\ud800":1"#,
     r#""":"clientInfo""#,
+    r#""protocolVersion":"2025-06-18""#,
+    r#""clientInfo":["b","2"]"#,
 ];
 
-/// `notifications/cancelled` params members, well and badly formed.
-const CANCELLED_MEMBERS: &[&str] = &[
+/// `notifications/cancelled` params `requestId` members, well and badly formed.
+const REQUEST_IDS: &[&str] = &[
     r#""requestId":3"#,
     r#""requestId":-1.5e3"#,
     r#""requestId":"x\u0031""#,
@@ -258,15 +271,43 @@ const CANCELLED_MEMBERS: &[&str] = &[
     r#""requestId":[1]"#,
     r#""requestId":true"#,
     r#""request\u0049d":4"#,
+];
+
+/// `notifications/cancelled` params `reason` members, well and badly formed.
+const REASONS: &[&str] = &[
     r#""reason":"user cancelled""#,
     r#""reason":"a\nb""#,
     r#""reason":"\ud800""#,
     r#""reason":null"#,
     r#""reason":5"#,
     r#""reason":["x"]"#,
+];
+
+/// Other `notifications/cancelled` params members.
+const CANCELLED_OTHERS: &[&str] = &[
     r#""\ud800":1"#,
     r#""other":{"requestId":1}"#,
+    r#""requestId":5"#,
+    r#""reason":"again""#,
 ];
+
+/// Members in any order: at most one of each of `first` and `second`, with a few `others`
+/// (which may name them again).
+fn members_of(
+    first: &'static [&'static str],
+    second: &'static [&'static str],
+    others: &'static [&'static str],
+) -> impl Strategy<Value = Vec<&'static str>> {
+    (
+        prop::option::weighted(0.9, prop::sample::select(first)),
+        prop::option::weighted(0.9, prop::sample::select(second)),
+        prop::collection::vec(prop::sample::select(others), 0..3),
+    )
+        .prop_flat_map(|(first, second, others)| {
+            let members: Vec<_> = first.into_iter().chain(second).chain(others).collect();
+            Just(members).prop_shuffle()
+        })
+}
 
 /// Everything a reading of `cancelled` params decided, with whether `reason` was copied.
 fn cancelled_verdict(call: Option<(RequestId<'_>, Option<Cow<'_, str>>)>) -> String {
@@ -292,10 +333,49 @@ fn the_cli_s_initialize_and_cancel_are_read() {
     assert!(matches!(reason, Some(Cow::Borrowed("gone"))));
 }
 
+/// Requests of `method` whose params hold each pair of a `first` and a `second` member, each
+/// alone, and none.
+fn every_pair(method: &str, first: &[&str], second: &[&str]) -> Vec<String> {
+    let with_none = |members: &[&str]| -> Vec<Option<String>> {
+        members
+            .iter()
+            .map(|&member| Some(member.to_owned()))
+            .chain([None])
+            .collect()
+    };
+    let mut texts = Vec::new();
+    for a in with_none(first) {
+        for b in with_none(second) {
+            let members: Vec<String> = a.iter().chain(&b).cloned().collect();
+            texts.push(format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{}}}}}"#,
+                members.join(",")
+            ));
+        }
+    }
+    texts
+}
+
+#[test]
+fn every_pair_of_members_is_read_as_serde_read_it() {
+    for text in every_pair("initialize", PROTOCOL_VERSIONS, CLIENT_INFOS) {
+        let params = params_of(&text);
+        assert_eq!(client_info(params), serde_client_info(params), "{text}");
+    }
+    for text in every_pair("notifications/cancelled", REQUEST_IDS, REASONS) {
+        let params = params_of(&text);
+        assert_eq!(
+            cancelled_verdict(cancelled(params)),
+            cancelled_verdict(serde_cancelled(params)),
+            "{text}"
+        );
+    }
+}
+
 proptest! {
     #[test]
     fn initialize_params_are_read_as_serde_read_them(
-        members in prop::collection::vec(prop::sample::select(INITIALIZE_MEMBERS), 0..5),
+        members in members_of(PROTOCOL_VERSIONS, CLIENT_INFOS, INITIALIZE_OTHERS),
         space in "[ \n]{0,1}",
         array in any::<bool>(),
     ) {
@@ -309,7 +389,7 @@ proptest! {
 
     #[test]
     fn cancelled_params_are_read_as_serde_read_them(
-        members in prop::collection::vec(prop::sample::select(CANCELLED_MEMBERS), 0..5),
+        members in members_of(REQUEST_IDS, REASONS, CANCELLED_OTHERS),
         space in "[ \n]{0,1}",
         array in any::<bool>(),
     ) {
