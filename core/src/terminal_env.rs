@@ -94,7 +94,15 @@ fn with_loopback(inherited: Option<&str>) -> String {
             entries.push(name);
         }
     }
-    entries.join(",")
+    // Joined by hand: `[&str]::join` is some 500 bytes of the wasm module for this one list.
+    let mut joined = String::new();
+    for entry in entries {
+        if !joined.is_empty() {
+            joined.push(',');
+        }
+        joined.push_str(entry);
+    }
+    joined
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@
 //! [`parse_request`], which returns other targets to it after the same head, method and `Host`
 //! checks.
 
+mod base64;
 mod response;
 mod upgrade;
 

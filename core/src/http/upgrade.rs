@@ -1,10 +1,8 @@
 //! Parsing and validating the client's WebSocket upgrade request (RFC 6455 §4.2.1).
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use sha1::{Digest, Sha1};
 
-use super::Rejection;
+use super::{Rejection, base64};
 use crate::token::AuthToken;
 
 /// Default cap on the request head (request line + header fields + blank line): 16 KiB. The
@@ -131,12 +129,7 @@ pub fn accept_key(sec_websocket_key: &[u8]) -> [u8; 28] {
     let mut sha1 = Sha1::new();
     sha1.update(sec_websocket_key);
     sha1.update(WEBSOCKET_GUID);
-    let digest = sha1.finalize();
-    let mut out = [0u8; 28];
-    STANDARD
-        .encode_slice(digest, &mut out)
-        .expect("a 20-byte SHA-1 digest is exactly 28 padded base64 bytes");
-    out
+    base64::encode_digest(&sha1.finalize().into())
 }
 
 /// Parses the request head at the start of `buf` and decides whether to upgrade.
@@ -374,8 +367,7 @@ fn host_is_loopback(host: &[u8], port: u16) -> bool {
 
 /// RFC 6455 §4.1: the key is a 16-byte nonce in base64 (RFC 4648 §4, padded): 24 characters.
 fn key_is_valid(key: &[u8]) -> bool {
-    let mut decoded = [0u8; 18];
-    key.len() == 24 && matches!(STANDARD.decode_slice(key, &mut decoded), Ok(16))
+    base64::is_16_bytes(key)
 }
 
 #[cfg(test)]

@@ -1,13 +1,15 @@
 //! What the client's `initialize`, `tools/call` and `notifications/cancelled` carry.
 //!
-//! Each shape is decoded borrowed from the message text; unknown members are ignored, a
-//! known member of the wrong type makes the whole `params` malformed (`None`). `tools/call`,
-//! the call on the hot path, is read by hand from text the envelope reader already checked;
-//! the rarer `initialize` and `notifications/cancelled` through serde.
+//! Each shape is decoded borrowed from the message text, read by hand from text the
+//! envelope reader already checked, by the rules serde's derived `Deserialize` applied to it
+//! before (the tests hold the two to the same answers): unknown members are ignored, a known
+//! member of the wrong type makes the whole `params` malformed (`None`). serde is not used:
+//! its errors would link its messages, and through them the standard library's float
+//! formatting (some 18 KB of the wasm module). Nor does serde_json's own nesting limit (128)
+//! apply: the envelope's `RpcLimits::max_depth` (64 by default) does.
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::negotiate_version;
@@ -40,58 +42,40 @@ pub struct ToolCall<'a> {
     pub tool_use_id: Option<Cow<'a, str>>,
 }
 
-/// A JSON string that borrows from the text unless it holds escapes. (serde borrows a bare
-/// `Cow<str>` field marked `borrow`, but not one inside an `Option`.)
-#[derive(Deserialize)]
-struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct InitializeParams<'a> {
-    #[serde(borrow)]
-    protocol_version: Cow<'a, str>,
-    #[serde(borrow)]
-    client_info: Implementation<'a>,
-}
-
-#[derive(Deserialize)]
-struct Implementation<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
-    #[serde(borrow)]
-    version: Cow<'a, str>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CancelledParams<'a> {
-    #[serde(borrow)]
-    request_id: &'a RawValue,
-    #[serde(borrow, default)]
-    reason: Option<Text<'a>>,
-}
-
-/// `params` decoded as `T`, when it is an object of that shape.
-fn decode<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Option<T> {
-    let params = params?;
-    // MCP params are always named. serde would also fill a struct from a by-position array.
-    if !params.get().starts_with('{') {
-        return None;
-    }
-    serde_json::from_str(params.get()).ok()
-}
-
 /// The client behind an `initialize` request, or `None` when `params` lacks a string
 /// `protocolVersion` or a `clientInfo` with string `name` and `version`. `capabilities` is
 /// not read: the server uses none of the client's capabilities, so unknown or missing ones
 /// cannot matter.
+///
+/// serde's rules: `clientInfo` may also be an array of exactly `name` and `version`, by
+/// position; a name given twice, or a member name holding a lone surrogate escape, makes
+/// the object malformed.
 pub(super) fn client_info(params: Option<&RawValue>) -> Option<ClientInfo> {
-    let params: InitializeParams<'_> = decode(params)?;
+    let params = params?.get();
+    let [protocol_version, client_info] = named(
+        params,
+        rpc::members(params),
+        ["protocolVersion", "clientInfo"],
+    )?;
+    let protocol_version = rpc::decode_string(protocol_version?)?;
+    let [name, version] = implementation(client_info?)?;
     Some(ClientInfo {
-        name: params.client_info.name.into_owned(),
-        version: params.client_info.version.into_owned(),
-        protocol_version: negotiate_version(&params.protocol_version),
+        name: rpc::decode_string(name)?.into_owned(),
+        version: rpc::decode_string(version)?.into_owned(),
+        protocol_version: negotiate_version(&protocol_version),
     })
+}
+
+/// The raw `name` and `version` of an MCP `Implementation` (`clientInfo`): the members of an
+/// object, or the elements of an array of exactly two (serde reads a struct from either).
+fn implementation(value: &str) -> Option<[&str; 2]> {
+    if value.starts_with('[') {
+        let mut elements = rpc::elements(value);
+        let fields = [elements.next()?, elements.next()?];
+        return elements.next().is_none().then_some(fields);
+    }
+    let [name, version] = named(value, rpc::members(value), ["name", "version"])?;
+    Some([name?, version?])
 }
 
 /// The call behind a `tools/call` request, or `None` when `params` lacks a string `name` or
@@ -155,13 +139,20 @@ fn named<'a, const N: usize>(
 }
 
 /// The request id and reason of a `notifications/cancelled`, or `None` when `params` lacks
-/// a number or string `requestId` or has a non-string `reason`.
+/// a number or string `requestId` or has a non-string `reason` (`null` counts as absent).
+/// A name given twice, or a member name holding a lone surrogate escape, makes the object
+/// malformed (serde's rules).
 pub(super) fn cancelled(
     params: Option<&RawValue>,
 ) -> Option<(RequestId<'_>, Option<Cow<'_, str>>)> {
-    let params: CancelledParams<'_> = decode(params)?;
-    let request_id = RequestId::from_raw(params.request_id)?;
-    Some((request_id, params.reason.map(|text| text.0)))
+    let params = params?.get();
+    let [request_id, reason] = named(params, rpc::members(params), ["requestId", "reason"])?;
+    let request_id = RequestId::from_raw(rpc::raw_value(request_id?))?;
+    let reason = match reason.filter(|&reason| reason != "null") {
+        Some(reason) => Some(rpc::decode_string(reason)?),
+        None => None,
+    };
+    Some((request_id, reason))
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! The top-level value of a message, read in one pass: the grammar checked, the nesting
 //! measured, and the envelope's members kept as raw text.
 
-use super::ParamsMembers;
 use super::syntax::{NotJson, Reader, decode};
+use super::{ParamsMembers, number};
 
 /// The top-level JSON value, reduced to what the envelope rules need.
 pub(super) enum Shape<'a> {
@@ -124,13 +124,12 @@ fn params_members<'a>(
 }
 
 /// Whether a top-level scalar is one serde_json reads as a value: a string whose escapes
-/// decode (no lone surrogate), and a number within `f64`'s range. The range check is
-/// serde_json's own, so the boundary falls where it always did; no client sends a bare
-/// number as a message, so this path is never hot.
+/// decode (no lone surrogate), and a number within `f64`'s range as serde_json reads it
+/// (see [`number`]), so the boundary falls where it always did.
 fn scalar(raw: &str) -> Result<(), NotJson> {
     let readable = match raw.as_bytes().first() {
         Some(b'"') => decode(raw).is_some(),
-        Some(b'-' | b'0'..=b'9') => serde_json::from_str::<f64>(raw).is_ok(),
+        Some(b'-' | b'0'..=b'9') => number::in_range(raw),
         _ => true,
     };
     if readable { Ok(()) } else { Err(NotJson) }

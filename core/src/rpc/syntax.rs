@@ -444,6 +444,43 @@ pub(crate) struct Members<'a> {
     done: bool,
 }
 
+/// The elements of `array`, a JSON array this reader already accepted (a raw value of a
+/// parsed message), as raw text in order. On text that is not such an array the elements
+/// simply end, never with a panic.
+pub(crate) fn elements(array: &str) -> Elements<'_> {
+    let mut reader = Reader::new(array);
+    let done = !reader.eat(b'[') || reader.eat(b']');
+    Elements {
+        text: array,
+        reader,
+        done,
+    }
+}
+
+/// The iterator [`elements`] returns.
+pub(crate) struct Elements<'a> {
+    text: &'a str,
+    reader: Reader<'a>,
+    done: bool,
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if self.done {
+            return None;
+        }
+        let element = self
+            .reader
+            .value()
+            .ok()
+            .and_then(|start| self.text.get(start..self.reader.at()));
+        self.done = element.is_none() || !self.reader.eat(b',');
+        element
+    }
+}
+
 /// A member's name as read: raw, and whether it holds an escape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Name<'a> {

@@ -1,5 +1,5 @@
 //! Tests of `syntax`: the reader against serde_json's verdicts, the depth it measures, the
-//! string decoding and the member iterator.
+//! string decoding and the member and element iterators.
 
 use proptest::prelude::*;
 use serde::de::IgnoredAny;
@@ -171,6 +171,27 @@ fn members_are_read_in_order() {
     assert_eq!(members(r#"{"a":[1"#).count(), 0);
     assert_eq!(members(r#"{"a":1 "b":2}"#).count(), 1);
     assert_eq!(members(r#"{"\ud800":1}"#).next().unwrap().name.text(), None);
+}
+
+#[test]
+fn elements_are_read_in_order() {
+    let array = r#"[ 1 ,"]",[{"a":[2]}] , {"b":{}},"\u0063" ]"#;
+    let read: Vec<_> = elements(array).collect();
+    assert_eq!(
+        read,
+        [
+            "1",
+            r#""]""#,
+            r#"[{"a":[2]}]"#,
+            r#"{"b":{}}"#,
+            r#""\u0063""#
+        ]
+    );
+    assert_eq!(elements("[]").count(), 0);
+    assert_eq!(elements("[ ]").count(), 0);
+    assert_eq!(elements(r#"{"a":1}"#).count(), 0);
+    assert_eq!(elements("[1").count(), 1);
+    assert_eq!(elements("[1 2]").count(), 1);
 }
 
 /// JSON-like text: mostly valid values, with every way of breaking them mixed in.
