@@ -17,10 +17,9 @@
 #[path = "real_claude/buffer_editor.rs"]
 mod buffer_editor;
 
-use buffer_editor::IDE_NAME;
+use idelink_real_claude::claude;
 use idelink_real_claude::fake_api::FINAL_TEXT;
 use idelink_real_claude::scene::{self, EDITED, Scene};
-use idelink_real_claude::{claude, wait};
 
 /// What the user types.
 const PROMPT: &str = "Please change hello to goodbye in greeting.txt";
@@ -39,25 +38,9 @@ fn a_tokio_hosted_session_connects_and_its_accepted_diff_edits_the_file() {
     scene.start_claude(port);
     scene.wait_connected();
 
-    let pid = scene.claude_pid();
-    let version = scene.claude.version.clone();
-    let (_, ready) = scene.ide().wait_line(0, "session ready:");
-    assert!(
-        ready.contains(&format!("claude-code {version}"))
-            && ready.contains(&format!(", pid {pid} ")),
-        "the session line should name claude-code {version} and its pid {pid}: {ready}"
-    );
+    scene.check_session_line();
 
-    scene.terminal().submit("/status");
-    let connected = format!("Connected to {} extension", IDE_NAME);
-    scene.wait_screen(&connected);
-    scene
-        .terminal()
-        .press("Escape")
-        .unwrap_or_else(|e| panic!("{e}"));
-    wait::until("the /status screen to close", || {
-        (!scene.terminal().screen().contains(&connected)).then_some(())
-    });
+    scene.check_status();
 
     let before = scene.ide().lines().len();
     scene.terminal().submit(PROMPT);

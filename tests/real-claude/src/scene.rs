@@ -210,6 +210,37 @@ impl Scene {
         );
     }
 
+    /// Waits for the IDE's session line (`session ready: claude-code <version>, pid <pid> …`)
+    /// and checks it: `initialize` carried the CLI's `clientInfo`, and `ide_connected` the
+    /// CLI's own pid before the session was ready.
+    pub fn check_session_line(&mut self) {
+        let pid = self.claude_pid();
+        let version = self.claude.version.clone();
+        let (_, ready) = self.ide().wait_line(0, "session ready:");
+        assert!(
+            ready.contains(&format!("claude-code {version}")),
+            "initialize: clientInfo should be claude-code {version}: {ready}"
+        );
+        assert!(
+            ready.contains(&format!(", pid {pid} ")),
+            "ide_connected should carry the CLI's pid {pid} before the session is ready: {ready}"
+        );
+    }
+
+    /// Types `/status`, waits for `Connected to <the IDE's name> extension` on screen, and
+    /// closes the status screen with Escape.
+    pub fn check_status(&self) {
+        self.terminal().submit("/status");
+        let connected = format!("Connected to {} extension", self.side.name());
+        self.wait_screen(&connected);
+        self.terminal()
+            .press("Escape")
+            .unwrap_or_else(|e| panic!("{e}"));
+        wait::until("the /status screen to close", || {
+            (!self.terminal().screen().contains(&connected)).then_some(())
+        });
+    }
+
     /// Waits until the screen contains `needle`.
     pub fn wait_screen(&self, needle: &str) {
         wait::until(&format!("claude's screen to show {needle:?}"), || {

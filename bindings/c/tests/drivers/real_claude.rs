@@ -44,18 +44,9 @@ fn accepted(claude: claude::Claude, editor: NamedProgram) {
     let port = scene.serve_terminal("accept");
     scene.start_claude(port);
     scene.wait_connected();
-    check_session_line(&mut scene);
+    scene.check_session_line();
 
-    scene.terminal().submit("/status");
-    let connected = format!("Connected to {} extension", frame_editor::IDE_NAME);
-    scene.wait_screen(&connected);
-    scene
-        .terminal()
-        .press("Escape")
-        .unwrap_or_else(|e| panic!("{e}"));
-    wait::until("the /status screen to close", || {
-        (!scene.terminal().screen().contains(&connected)).then_some(())
-    });
+    scene.check_status();
 
     prompt_until_open_diff(&mut scene);
     scene.wait_file(EDITED);
@@ -69,7 +60,7 @@ fn rejected(claude: claude::Claude, editor: NamedProgram) {
     let port = scene.serve_terminal("reject");
     scene.start_claude(port);
     scene.wait_connected();
-    check_session_line(&mut scene);
+    scene.check_session_line();
 
     prompt_until_open_diff(&mut scene);
     let rejected = format!("Rejected update to {FILE_NAME}");
@@ -80,18 +71,6 @@ fn rejected(claude: claude::Claude, editor: NamedProgram) {
         scene.terminal().screen().contains(&rejected).then_some(())
     });
     scene.assert_stayed_on_loopback();
-}
-
-/// The editor's console shows the MCP session with the CLI's version and pid.
-fn check_session_line(scene: &mut Scene) {
-    let pid = scene.claude_pid();
-    let version = scene.claude.version.clone();
-    let (_, ready) = scene.ide().wait_line(0, "session ready:");
-    assert!(
-        ready.contains(&format!("claude-code {version}"))
-            && ready.contains(&format!(", pid {pid} ")),
-        "the session line should name claude-code {version} and its pid {pid}: {ready}"
-    );
 }
 
 /// Types the prompt; waits for `closeAllDiffTabs` and then the `openDiff` on the console.

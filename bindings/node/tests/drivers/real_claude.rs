@@ -13,10 +13,10 @@
     reason = "a test driver: anything unexpected must fail loudly"
 )]
 
+use idelink_real_claude::claude;
 use idelink_real_claude::fake_api::FINAL_TEXT;
 use idelink_real_claude::ide::IdeSide;
 use idelink_real_claude::scene::{EDITED, FILE_NAME, Scene};
-use idelink_real_claude::{claude, wait};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -66,24 +66,9 @@ fn main() {
     scene.start_claude(port);
     scene.wait_connected();
 
-    let pid = scene.claude_pid();
-    let version = scene.claude.version.clone();
-    let (_, ready) = scene.ide().wait_line(0, "session ready:");
-    assert!(
-        ready.contains(&format!("claude-code {version}, pid {pid} ")),
-        "the session line should name claude-code {version} and its pid {pid}: {ready}"
-    );
+    scene.check_session_line();
 
-    scene.terminal().submit("/status");
-    let connected = format!("Connected to {IDE_NAME} extension");
-    scene.wait_screen(&connected);
-    scene
-        .terminal()
-        .press("Escape")
-        .unwrap_or_else(|e| panic!("{e}"));
-    wait::until("the /status screen to close", || {
-        (!scene.terminal().screen().contains(&connected)).then_some(())
-    });
+    scene.check_status();
 
     let before = scene.ide().lines().len();
     scene.terminal().submit(PROMPT);

@@ -1,7 +1,7 @@
-//! The parser `parse` replaced, kept as the oracle it is compared with: serde_json reads the
-//! envelope (values skipped as raw values) after a byte scan for the nesting depth.
+//! The reading `parse` replaced, kept as the oracle it is compared with: serde_json reads the
+//! envelope (values skipped as raw values) after a byte scan for the nesting depth; the
+//! envelope rules applied to it are `parse`'s own.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -9,7 +9,7 @@ use serde::{Deserialize, de};
 use serde_json::value::RawValue;
 
 use crate::json::string_end;
-use crate::rpc::{Invalid, Message, ParamsMembers, RequestId, RpcError, RpcLimits};
+use crate::rpc::{Invalid, Message, ParamsMembers, RpcError, RpcLimits};
 
 /// Whether `text` nests arrays/objects deeper than `max_depth` levels, by a byte scan that
 /// skips strings (meaningless on text that is not JSON; serde_json reports that text).
@@ -73,97 +73,24 @@ pub(super) fn parse<'a>(text: &'a str, limits: &RpcLimits) -> Result<Message<'a>
     }
 }
 
-/// Checks the envelope's members against JSON-RPC 2.0 §4 and §5, in a fixed order.
+/// The production rules applied to serde's reading of the envelope: only the reading is
+/// compared (the slices, the shape, the depth, a duplicate); the rules are one function.
 fn classify<'a>(
     envelope: &Envelope<'a>,
     too_deep: bool,
     max_depth: usize,
 ) -> Result<Message<'a>, Invalid<'a>> {
-    let method = envelope.method.map(decode_str);
-    let has_outcome = envelope.result.is_some() || envelope.error.is_some();
-    let response_shaped = envelope.method.is_none() && has_outcome;
-    let notification_shaped = matches!(method, Some(Some(_))) && envelope.id.is_none();
-    let id = envelope
-        .id
-        .and_then(RequestId::from_raw)
-        .filter(|_| envelope.duplicate != Some("id"));
-    let fail = |message: Cow<'static, str>| {
-        Err(Invalid {
-            id,
-            // JSON-RPC 2.0 §4.1: the server MUST NOT reply to a notification.
-            reply: !(response_shaped || notification_shaped),
-            error: RpcError::new(RpcError::INVALID_REQUEST, message),
-        })
+    let envelope = crate::rpc::envelope::Envelope {
+        jsonrpc: envelope.jsonrpc.map(RawValue::get),
+        id: envelope.id.map(RawValue::get),
+        method: envelope.method.map(RawValue::get),
+        params: envelope.params.map(RawValue::get),
+        result: envelope.result.map(RawValue::get),
+        error: envelope.error.map(RawValue::get),
+        duplicate: envelope.duplicate,
+        params_members: ParamsMembers::default(),
     };
-
-    if let Some(name) = envelope.duplicate {
-        return fail(format!("duplicate member \"{name}\"").into());
-    }
-    if too_deep {
-        return fail(format!("nesting deeper than {max_depth} levels").into());
-    }
-    // JSON-RPC 2.0 §4: "jsonrpc" MUST be exactly "2.0".
-    if envelope
-        .jsonrpc
-        .and_then(decode_str)
-        .is_none_or(|version| version != "2.0")
-    {
-        return fail("\"jsonrpc\" must be \"2.0\"".into());
-    }
-    if envelope.id.is_some() && id.is_none() {
-        return fail("\"id\" must be a number or a string".into());
-    }
-    let Some(method) = method else {
-        // JSON-RPC 2.0 §5: a response carries "result" or "error", never both.
-        return match (id, envelope.result, envelope.error) {
-            (_, None, None) => fail("missing \"method\"".into()),
-            (_, Some(_), Some(_)) => {
-                fail("a response cannot carry both \"result\" and \"error\"".into())
-            }
-            (None, _, _) => fail("a response must carry an \"id\"".into()),
-            (Some(id), Some(result), None) => Ok(Message::Response {
-                id,
-                outcome: Ok(result),
-            }),
-            (Some(id), None, Some(error)) => Ok(Message::Response {
-                id,
-                outcome: Err(error),
-            }),
-        };
-    };
-    if has_outcome {
-        return fail("a request cannot carry \"result\" or \"error\"".into());
-    }
-    let Some(method) = method else {
-        return fail("\"method\" must be a string".into());
-    };
-    // JSON-RPC 2.0 §4.2: params, when present, MUST be a structured value (object or array).
-    // That is an envelope rule, checked without knowing the method: Invalid Request.
-    if envelope
-        .params
-        .is_some_and(|params| !params.get().starts_with(['{', '[']))
-    {
-        return fail("\"params\" must be an object or an array".into());
-    }
-    let params = envelope.params;
-    Ok(match id {
-        Some(id) => Message::Request {
-            id,
-            method,
-            params,
-            params_members: ParamsMembers::default(),
-        },
-        None => Message::Notification { method, params },
-    })
-}
-
-/// `raw` decoded as a JSON string, borrowed when it has no escapes; `None` for other values.
-fn decode_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    #[derive(Deserialize)]
-    struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
-    serde_json::from_str::<Text<'_>>(raw.get())
-        .ok()
-        .map(|text| text.0)
+    super::classify(&envelope, too_deep, max_depth)
 }
 
 /// The top-level JSON value, reduced to what the envelope rules need.

@@ -6,7 +6,6 @@ use crate::idelink::Serve;
 use idelink_real_claude::claude;
 use idelink_real_claude::fake_api::FINAL_TEXT;
 use idelink_real_claude::scene::{EDITED, Scene};
-use idelink_real_claude::wait;
 use std::path::Path;
 
 #[test]
@@ -22,19 +21,7 @@ fn idelink_claude_starts_the_cli_connected_to_the_server_for_the_folder() {
     scene.wait_connected();
     scene.ide().wait_line(0, "session ready:");
 
-    scene.terminal().submit("/status");
-    scene.wait_screen("Connected to idelink extension");
-    scene
-        .terminal()
-        .press("Escape")
-        .unwrap_or_else(|e| panic!("{e}"));
-    wait::until("the /status screen to close", || {
-        (!scene
-            .terminal()
-            .screen()
-            .contains("Connected to idelink extension"))
-        .then_some(())
-    });
+    scene.check_status();
     scene.assert_stayed_on_loopback();
 }
 

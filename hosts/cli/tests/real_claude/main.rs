@@ -33,23 +33,6 @@ use serde_json::{Value, json};
 /// What the user types.
 const PROMPT: &str = "Please change hello to goodbye in greeting.txt";
 
-/// The CLI connects, and the status line for the session shows the MCP handshake: `initialize`
-/// and `notifications/initialized` (the session is ready) and `ide_connected` (the pid it
-/// carried is the CLI's own).
-fn check_session_line(scene: &mut Scene) {
-    let pid = scene.claude_pid();
-    let version = scene.claude.version.clone();
-    let (_, ready) = scene.ide().wait_line(0, "session ready:");
-    assert!(
-        ready.contains(&format!("claude-code {version}")),
-        "initialize: clientInfo should be claude-code {version}: {ready}"
-    );
-    assert!(
-        ready.contains(&format!(", pid {pid} ")),
-        "ide_connected should carry the CLI's pid {pid} before the session is ready: {ready}"
-    );
-}
-
 /// `tools/list` was answered with a catalogue the CLI took: the model is offered the IDE's
 /// diagnostics tool (the CLI learns its name only from `tools/list`) and nothing that runs
 /// code (executeCode is off unless an editor opts in).
@@ -95,21 +78,9 @@ fn an_accepted_ide_diff_is_written_by_claude() {
     let port = scene.serve_terminal("accept");
     scene.start_claude(port);
     scene.wait_connected();
-    check_session_line(&mut scene);
+    scene.check_session_line();
 
-    scene.terminal().submit("/status");
-    scene.wait_screen("Connected to idelink extension");
-    scene
-        .terminal()
-        .press("Escape")
-        .unwrap_or_else(|e| panic!("{e}"));
-    wait::until("the /status screen to close", || {
-        (!scene
-            .terminal()
-            .screen()
-            .contains("Connected to idelink extension"))
-        .then_some(())
-    });
+    scene.check_status();
 
     prompt_until_open_diff(&mut scene);
     scene.wait_file(EDITED);
@@ -129,7 +100,7 @@ fn a_file_created_through_an_accepted_ide_diff_is_written_by_claude() {
     let port = scene.serve_terminal("accept");
     scene.start_claude(port);
     scene.wait_connected();
-    check_session_line(&mut scene);
+    scene.check_session_line();
 
     let created = scene.workspace.join(NEW_FILE_NAME);
     prompt_until_open_diff_of(
@@ -152,7 +123,7 @@ fn a_rejected_ide_diff_leaves_the_file_alone() {
     let port = scene.serve_terminal("reject");
     scene.start_claude(port);
     scene.wait_connected();
-    check_session_line(&mut scene);
+    scene.check_session_line();
 
     prompt_until_open_diff(&mut scene);
     let rejected = format!("{} {FILE_NAME}", scene.claude.expect.rejected_update);
