@@ -215,7 +215,7 @@ fn escape_with(out: &mut Vec<u8>, bytes: &[u8], push: fn(&mut Vec<u8>, u8)) {
 /// the zero bytes of the word xored with them. A borrow only runs upwards from a flagged byte,
 /// so the lowest flag is always exact (a byte above one may be flagged wrongly; it is never
 /// looked at before the true one is escaped and the word read again after it).
-fn escape_mask(word: u64) -> u64 {
+pub(crate) fn escape_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;

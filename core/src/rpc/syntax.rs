@@ -185,10 +185,11 @@ impl<'a> Reader<'a> {
     }
 
     /// Moves to the first [`STRING_STOP`] byte of string contents (or the end): eight bytes
-    /// at a time, the stop found in a word from its mask.
+    /// at a time, the stop found in a word from its mask ([`crate::json::escape_mask`]: the
+    /// bytes a JSON string must escape are exactly its stops).
     fn skip_plain(&mut self) {
         while let Some(word) = self.bytes.get(self.at..).and_then(<[u8]>::first_chunk::<8>) {
-            let mask = stop_mask(u64::from_le_bytes(*word));
+            let mask = crate::json::escape_mask(u64::from_le_bytes(*word));
             if mask != 0 {
                 // Little-endian: the lowest flagged byte comes first, and it is exact.
                 self.at += (mask.trailing_zeros() / 8) as usize;
@@ -343,20 +344,6 @@ impl<'a> Reader<'a> {
         self.expect(b':')?;
         Ok(name)
     }
-}
-
-/// Bit 7 of each byte of `word` (read little-endian) that is a [`STRING_STOP`]: the usual
-/// word tests, `(x - 0x01…01) & !x & 0x80…80` flagging the zero bytes of `x` and, with
-/// `0x20…20`, the bytes below 0x20; `"` and `\` are the zero bytes of the word xored with
-/// them. A borrow only runs upwards from a flagged byte, so the lowest flag is always exact
-/// (a byte above it may be flagged wrongly; it is never looked at before the true one).
-fn stop_mask(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
-    let quote = word ^ (ONES * u64::from(b'"'));
-    let backslash = word ^ (ONES * u64::from(b'\\'));
-    below(word, 0x20) | below(quote, 1) | below(backslash, 1)
 }
 
 /// The text of `raw`, a JSON string as [`Reader::string`] accepted it (quotes included):

@@ -86,22 +86,10 @@ fn push_head(out: &mut Vec<u8>, id: Option<RequestId<'_>>) {
 
 /// Appends `value` in decimal; infallible, unlike `write!` into an `io::Write`.
 fn push_i32(out: &mut Vec<u8>, value: i32) {
-    let mut digits = [0u8; 11];
-    let mut at = digits.len();
-    let mut rest = value.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
     if value < 0 {
-        at -= 1;
-        digits[at] = b'-';
+        out.push(b'-');
     }
-    out.extend_from_slice(&digits[at..]);
+    crate::json::push_u64(out, u64::from(value.unsigned_abs()));
 }
 
 /// Appends `text` as a JSON string, escaped exactly as serde_json escapes it; infallible.
