@@ -15,8 +15,8 @@
 
 use arbitrary::Arbitrary;
 use idelink_core::{
-    Config, ConnId, EditorEvent, Engine, EngineError, Event, Output, SessionPolicy, Timestamp,
-    ToolCallId, ToolOutcome, ToolRequest,
+    Config, ConnId, EditorEvent, Engine, EngineError, Event, Output, ReadSource, ReadSources,
+    SessionPolicy, Timestamp, ToolCallId, ToolOutcome, ToolRequest,
 };
 use idelink_fuzz::{PORT, ServerStream, client_frame, server_message, token, upgrade_request};
 use libfuzzer_sys::fuzz_target;
@@ -25,7 +25,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
-    /// Bit 0 single-session, bit 1 executeCode, bit 2 a diff deadline, bit 3 tiny limits.
+    /// Bit 0 single-session, bit 1 executeCode, bit 2 a diff deadline, bit 3 tiny limits,
+    /// bit 4 every read tool pulled from the editor (`Config::reads`).
     config: u8,
     ops: Vec<Op>,
 }
@@ -167,6 +168,27 @@ enum Outcome {
     DocumentSaved,
     CodeExecuted(Vec<String>),
     Failed(String),
+    /// The answers to pulled reads.
+    Diagnostics {
+        path: u8,
+        message: String,
+        twice: bool,
+    },
+    Selection {
+        path: u8,
+        text: String,
+        line: u8,
+    },
+    NoSelection,
+    OpenEditors {
+        path: u8,
+        dirty: bool,
+    },
+    WorkspaceFolders {
+        path: u8,
+    },
+    DocumentDirty(bool),
+    DocumentNotOpen,
 }
 
 const PATHS: [&str; 8] = [
@@ -300,6 +322,41 @@ impl Outcome {
                 json!({"outcome": "codeExecuted", "outputs": outputs})
             }
             Outcome::Failed(message) => json!({"outcome": "failed", "message": message}),
+            Outcome::Diagnostics {
+                path: p,
+                message,
+                twice,
+            } => {
+                let file = json!({"path": path(*p), "diagnostics": [{
+                    "message": message,
+                    "severity": "Error",
+                    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+                    "code": 7,
+                }]});
+                let files = if *twice {
+                    vec![file.clone(), file]
+                } else {
+                    vec![file]
+                };
+                json!({"outcome": "diagnostics", "files": files})
+            }
+            Outcome::Selection {
+                path: p,
+                text,
+                line,
+            } => {
+                let at = json!({"line": line, "character": 0});
+                json!({"outcome": "selection", "path": path(*p), "text": text,
+                       "selection": {"start": at, "end": at}})
+            }
+            Outcome::NoSelection => json!({"outcome": "noSelection"}),
+            Outcome::OpenEditors { path: p, dirty } => json!({"outcome": "openEditors",
+                "tabs": [{"path": path(*p), "languageId": "rust", "isDirty": dirty, "isActive": true}]}),
+            Outcome::WorkspaceFolders { path: p } => {
+                json!({"outcome": "workspaceFolders", "folders": [path(*p)]})
+            }
+            Outcome::DocumentDirty(dirty) => json!({"outcome": "documentDirty", "isDirty": dirty}),
+            Outcome::DocumentNotOpen => json!({"outcome": "documentNotOpen"}),
         };
         serde_json::from_value(value).expect("the tool outcome JSON form")
     }
@@ -316,6 +373,23 @@ impl Outcome {
                 )
                 | (Outcome::DocumentSaved, ToolRequest::SaveDocument { .. })
                 | (Outcome::CodeExecuted(_), ToolRequest::ExecuteCode { .. })
+                | (
+                    Outcome::Diagnostics { .. },
+                    ToolRequest::GetDiagnostics { .. }
+                )
+                | (
+                    Outcome::Selection { .. } | Outcome::NoSelection,
+                    ToolRequest::GetCurrentSelection | ToolRequest::GetLatestSelection
+                )
+                | (Outcome::OpenEditors { .. }, ToolRequest::GetOpenEditors)
+                | (
+                    Outcome::WorkspaceFolders { .. },
+                    ToolRequest::GetWorkspaceFolders
+                )
+                | (
+                    Outcome::DocumentDirty(_) | Outcome::DocumentNotOpen,
+                    ToolRequest::CheckDocumentDirty { .. }
+                )
         )
     }
 }
@@ -553,6 +627,9 @@ fn config(bits: u8) -> Config {
         config.ws.max_message_bytes = 1_024;
         config.ws.max_fragments = 4;
         config.rpc.max_depth = 4;
+    }
+    if bits & 16 != 0 {
+        config.reads = ReadSources::all(ReadSource::Editor);
     }
     config
 }
