@@ -126,9 +126,11 @@ export function languageId(path: string): string | null;
 
 /**
  * Which engine this process runs. `native`: the prebuilt addon of this platform (the optional
- * dependency `idelink-<platform>`), or a file named by `IDELINK_NODE_ADDON`, or a build from
- * source. `wasm`: the same engine as WebAssembly (the dependency `idelink-wasm`), used when no
- * addon fits the platform or `IDELINK_FORCE_WASM=1` asks for it; same API, slower per call.
+ * dependency `idelink-<platform>`), or in a checkout of the repository a file named by
+ * `IDELINK_NODE_ADDON` or a build from source. `wasm`: the same engine as WebAssembly (the
+ * dependency `idelink-wasm`), used when no addon fits the platform or `IDELINK_FORCE_WASM=1`
+ * asks for it; same API, slower per call. Both come only from `idelink`'s own `node_modules`
+ * (or, bundled, the extension's), never from a parent folder's.
  */
 export const binding: Readonly<{
   kind: 'native' | 'wasm';

@@ -10,8 +10,9 @@
 // current one) as NAME (default "Bundled Example"), its lock file in DIR (default: where the CLI
 // looks), accepting every diff as proposed (default) or rejecting it. It prints what happens.
 //
-// The bundle holds idelink's JavaScript; the engine is loaded at run time from node_modules
-// beside it: the platform package (idelink-linux-x64-gnu, ...) or, failing that, idelink-wasm.
+// The bundle holds idelink's JavaScript; the engine is loaded at run time from the extension's
+// own node_modules (between the bundle and the nearest package.json above it, never a parent
+// folder's): the platform package (idelink-linux-x64-gnu, ...) or, failing that, idelink-wasm.
 // Ship those with the extension (vsce packages node_modules that the bundle leaves external).
 
 const { parseArgs } = require('node:util');
