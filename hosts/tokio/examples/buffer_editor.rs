@@ -28,6 +28,7 @@
 //! `\u{202e}`), so a path or a client name cannot move the cursor, rewrite the clipboard or
 //! reorder the line.
 
+#[path = "buffer_editor/files.rs"]
 mod files;
 
 use idelink_core::ide::{Diagnostic, FileDiagnostics, OpenTab, Position, Range, Severity};
