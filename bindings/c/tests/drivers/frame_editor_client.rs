@@ -75,7 +75,7 @@ fn main() {
     let id = open_diff(&mut client, &file, "diff one");
     editor.wait_line(before, "openDiff greeting.txt (call#1)");
     editor.wait_line(before, "+goodbye from the workspace");
-    editor.type_line("accept added in the editor");
+    editor.type_line("accept 1 added in the editor");
     let answer = client.response(id).unwrap();
     let kept = format!("{PROPOSED}added in the editor\n");
     assert_eq!(texts(&answer), ["FILE_SAVED", kept.as_str()], "{answer}");
@@ -84,7 +84,7 @@ fn main() {
     let before = editor.lines().len();
     let id = open_diff(&mut client, &file, "diff two");
     editor.wait_line(before, "openDiff greeting.txt (call#2)");
-    editor.type_line("reject");
+    editor.type_line("reject 2");
     let answer = client.response(id).unwrap();
     assert_eq!(texts(&answer), ["DIFF_REJECTED", "diff two"], "{answer}");
 
