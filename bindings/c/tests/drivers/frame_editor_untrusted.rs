@@ -31,6 +31,7 @@ struct Session {
     port: u16,
     token: String,
     workspace: String,
+    lock_path: PathBuf,
     root: PathBuf,
 }
 
@@ -47,29 +48,18 @@ impl Session {
             .to_str()
             .unwrap()
             .to_owned();
-        let mut editor = EditorProcess::start(
-            program,
-            &[
-                "--lock-dir",
-                locks.to_str().unwrap(),
-                "--diff",
-                "ask",
-                &workspace,
-            ],
-        );
-        let (_, banner) = editor.wait_line(0, "on 127.0.0.1:");
-        let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
-        let lock = std::fs::read_to_string(locks.join(format!("{port}.lock"))).unwrap();
-        let lock: Value = serde_json::from_str(&lock).unwrap();
-        let token = lock["authToken"].as_str().unwrap().to_owned();
-        let client = Client::connect_initialized(port, &token).unwrap();
+        let serving = editor_process::serve(program, &["--diff", "ask"], &locks, &workspace);
+        let token = serving.token().to_owned();
+        let client = Client::connect_initialized(serving.port, &token).unwrap();
+        let mut editor = serving.editor;
         editor.wait_line(0, "session ready");
         Session {
             editor,
             client,
-            port,
+            port: serving.port,
             token,
             workspace,
+            lock_path: serving.lock_path,
             root,
         }
     }
@@ -101,13 +91,14 @@ impl Session {
         call.expect("the question names its call").to_owned()
     }
 
-    /// Ends the editor with `quit` and checks it exits 0.
+    /// Ends the editor with `quit` and checks it exits 0 and removes its lock.
     fn quit(mut self) {
         self.editor.type_line("quit");
         assert!(
             self.editor.wait_exit(),
             "frame_editor should exit 0 on quit"
         );
+        assert!(!self.lock_path.exists(), "frame_editor left its lock file");
         let _ = std::fs::remove_dir_all(&self.root);
     }
 }
