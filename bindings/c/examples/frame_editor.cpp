@@ -3,9 +3,19 @@
 // Every frame (60 per second) it reads its console, publishes its whole visible state (open
 // documents, the active one and its selection) to idelink as one snapshot, polls the host with
 // a timeout of 0, and handles the events (the snapshot costs nothing when nothing changed:
-// idelink compares it with the previous frame's and sends only the difference): an `openDiff` is shown in the console and accepted or rejected (by --diff, or
-// by typing `accept` / `reject`). On exit (`quit`, end of a SIGINT/SIGTERM) it shuts the host
-// down, which closes the clients and removes its lock file.
+// idelink compares it with the previous frame's and sends only the difference): an `openDiff`
+// is shown in the console and accepted or rejected (by --diff, or by typing `accept ID` /
+// `reject ID`). On exit (`quit`, end of a SIGINT/SIGTERM) it shuts the host down, which
+// closes the clients and removes its lock file.
+//
+// Tool arguments are untrusted text from the model (docs/embedding.md, "Tool arguments are
+// untrusted"), and this editor treats them so:
+// - everything it prints goes through inert_text.hpp: escape sequences, carriage returns, bidi
+//   and invisible characters are shown as <ESC>, <CR>, <U+202E>, and a diff holding any says so;
+// - a file is read only by regular_file.hpp's rules (opened without blocking, a regular file
+//   by fstat on the handle, at most 64 MiB), so a FIFO or /dev/zero cannot stall the frame;
+// - every pending diff is kept under its call id and answered by that id, so a second
+//   `openDiff` cannot take the place of the first one the user is looking at.
 //
 //   frame_editor [--name NAME] [--lock-dir DIR] [--diff ask|accept|reject] [--headless] WORKSPACE
 //
@@ -15,20 +25,22 @@
 //   select LINE FROM TO       select characters FROM..TO of LINE (0-based) in the active document
 //   close PATH                close PATH's tab; closing the active document leaves none active
 //                             (the active document is sticky otherwise), and claude sees no file
-//   accept [TEXT]             accept the diff on screen; with TEXT, the user first appended the
+//   accept ID [TEXT]          accept the diff call#ID; with TEXT, the user first appended the
 //                             line TEXT to the proposed contents in the diff view
-//   reject                    reject the diff on screen
+//   reject ID                 reject the diff call#ID
 //   quit                      shut down and exit
 #include "idelink.h"
+#include "inert_text.hpp"
 #include "mini_json.hpp"
+#include "regular_file.hpp"
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <deque>
-#include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -68,15 +80,9 @@ private:
     std::deque<std::string> lines_;
 };
 
+// Prints one console line, made inert: the lines quote paths, names and texts from the model.
 void say(const std::string& line) {
-    std::cout << line << std::endl; // flushed: tests read the console line by line
-}
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    std::cout << inert_text::inert(line) << std::endl; // flushed: tests read the console line by line
 }
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -109,9 +115,9 @@ struct Selection {
     std::string text;
 };
 
-// A diff the user is looking at.
+// A diff the user is looking at (kept under its call id).
 struct PendingDiff {
-    std::uint64_t id = 0;
+    std::string path;
     std::string proposed;
 };
 
@@ -177,9 +183,14 @@ private:
             in >> path;
             close(absolute(path));
         } else if (verb == "accept" || verb == "reject") {
+            std::uint64_t id = 0;
             std::string extra;
+            if (!(in >> id)) {
+                say("which diff? type `" + verb + " ID` (the number of its call#)");
+                return true;
+            }
             std::getline(in >> std::ws, extra);
-            answer(verb == "accept", extra);
+            answer(id, verb == "accept", extra);
         } else if (verb == "quit") {
             return false;
         } else if (!verb.empty()) {
@@ -188,13 +199,23 @@ private:
         return true;
     }
 
-    // Opens `path` in a tab unless it is open, and makes it the active document.
-    void open(const std::string& path) {
-        active_ = 0;
-        while (active_ < documents_.size() && documents_[active_].path != path) ++active_;
-        if (active_ == documents_.size()) documents_.push_back(Document{path, read_file(path), language_of(path)});
+    // Opens `path` in a tab unless it is open, and makes it the active document. Returns why
+    // not when the file cannot be read (regular_file.hpp's rules).
+    std::optional<std::string> open(const std::string& path) {
+        std::size_t tab = 0;
+        while (tab < documents_.size() && documents_[tab].path != path) ++tab;
+        if (tab == documents_.size()) {
+            regular_file::Result file = regular_file::read(path);
+            if (file.status == regular_file::Status::Refused) {
+                say("cannot open " + relative(path) + ": " + file.error);
+                return file.error;
+            }
+            documents_.push_back(Document{path, std::move(file.text), language_of(path)});
+        }
+        active_ = tab;
         selection_ = Selection{};
         selected_ = false;
+        return std::nullopt;
     }
 
     // Closes `path`'s tab; the active document closing leaves none active.
@@ -255,7 +276,7 @@ private:
             tool_call(event);
         } else if (kind == "toolCallCancelled") {
             say("call#" + event["id"].dump() + " cancelled: " + event["reason"].as_string());
-            if (pending_ && pending_->id == event["id"].as_u64()) pending_.reset();
+            pending_.erase(event["id"].as_u64());
         } else if (kind == "closed") {
             say(conn + " closed: " + event["reason"]["kind"].as_string());
         }
@@ -270,15 +291,24 @@ private:
             " (call#" + std::to_string(id) + ")");
         Value outcome = Value::object();
         if (tool == "openDiff") {
-            show_diff(request["oldFilePath"].as_string(), request["newFileContents"].as_string());
-            pending_ = PendingDiff{id, request["newFileContents"].as_string()};
-            if (policy_ == "ask") say("accept or reject? (type `accept [TEXT]` or `reject`)");
-            else answer(policy_ == "accept", "");
+            const std::string& path = request["newFilePath"].as_string();
+            show_diff(id, request["oldFilePath"].as_string(), request["newFileContents"].as_string());
+            pending_[id] = PendingDiff{path, request["newFileContents"].as_string()};
+            if (policy_ == "ask") {
+                const std::string n = std::to_string(id);
+                say("accept or reject call#" + n + "? (type `accept " + n + " [TEXT]` or `reject " + n + "`)");
+            } else {
+                answer(id, policy_ == "accept", "");
+            }
             return;
         }
         if (tool == "openFile") {
-            open(request["path"].as_string());
-            outcome.set("outcome", Value::string("fileOpened"));
+            if (auto refused = open(request["path"].as_string())) {
+                outcome.set("outcome", Value::string("failed"));
+                outcome.set("message", Value::string("cannot open the file: " + *refused));
+            } else {
+                outcome.set("outcome", Value::string("fileOpened"));
+            }
         } else if (tool == "saveDocument") {
             outcome.set("outcome", Value::string("documentSaved"));
         } else {
@@ -288,9 +318,11 @@ private:
         ok(idelink_host_tool_outcome(host_, id, outcome.dump().c_str()), "idelink_host_tool_outcome");
     }
 
-    // A line diff: the common head and tail as context, the middle as removed and added.
-    void show_diff(const std::string& path, const std::string& proposed) {
-        auto old_lines = split_lines(read_file(path));
+    // A line diff: the common head and tail as context, the middle as removed and added; a
+    // warning first when the text holds characters shown as markers.
+    void show_diff(std::uint64_t id, const std::string& path, const std::string& proposed) {
+        regular_file::Result current = regular_file::read(path);
+        auto old_lines = split_lines(current.text);
         auto new_lines = split_lines(proposed);
         std::size_t head = 0;
         while (head < old_lines.size() && head < new_lines.size() && old_lines[head] == new_lines[head]) ++head;
@@ -298,31 +330,39 @@ private:
         while (tail < old_lines.size() - head && tail < new_lines.size() - head &&
                old_lines[old_lines.size() - 1 - tail] == new_lines[new_lines.size() - 1 - tail])
             ++tail;
-        say("--- " + relative(path));
+        say("--- " + relative(path) + " (call#" + std::to_string(id) + ")");
         say("+++ " + relative(path) + " (proposed)");
+        if (current.status == regular_file::Status::Refused)
+            say("! the current text is not shown: " + current.error);
+        inert_text::Findings found;
+        inert_text::inert(current.text, &found);
+        inert_text::inert(proposed, &found);
+        if (found.any()) say(inert_text::warning(found));
         for (std::size_t i = 0; i < head; ++i) say(" " + old_lines[i]);
         for (std::size_t i = head; i < old_lines.size() - tail; ++i) say("-" + old_lines[i]);
         for (std::size_t i = head; i < new_lines.size() - tail; ++i) say("+" + new_lines[i]);
         for (std::size_t i = old_lines.size() - tail; i < old_lines.size(); ++i) say(" " + old_lines[i]);
     }
 
-    void answer(bool accept, const std::string& extra) {
-        if (!pending_) {
-            say("no diff to answer");
+    // Answers the pending diff `id`, and only that one.
+    void answer(std::uint64_t id, bool accept, const std::string& extra) {
+        auto pending = pending_.find(id);
+        if (pending == pending_.end()) {
+            say("no diff call#" + std::to_string(id) + " to answer");
             return;
         }
         Value outcome = Value::object();
         if (accept) {
-            std::string final_text = pending_->proposed + (extra.empty() ? "" : extra + "\n");
+            std::string final_text = pending->second.proposed + (extra.empty() ? "" : extra + "\n");
             outcome.set("outcome", Value::string("diffSaved"));
             outcome.set("finalText", Value::string(final_text));
         } else {
             outcome.set("outcome", Value::string("diffRejected"));
         }
-        say(std::string(accept ? "accepted" : "rejected") + " call#" + std::to_string(pending_->id) +
-            (extra.empty() ? "" : " with the edit " + extra));
-        ok(idelink_host_tool_outcome(host_, pending_->id, outcome.dump().c_str()), "idelink_host_tool_outcome");
-        pending_.reset();
+        say(std::string(accept ? "accepted" : "rejected") + " call#" + std::to_string(id) + " " +
+            relative(pending->second.path) + (extra.empty() ? "" : " with the edit " + extra));
+        ok(idelink_host_tool_outcome(host_, id, outcome.dump().c_str()), "idelink_host_tool_outcome");
+        pending_.erase(pending);
     }
 
     IdelinkHost* host_;
@@ -337,7 +377,8 @@ private:
     // The snapshot's arrays, reused every frame.
     std::vector<IdelinkDocument> tabs_;
     std::vector<const char*> folders_;
-    std::optional<PendingDiff> pending_;
+    // The diffs waiting for the user, by call id.
+    std::map<std::uint64_t, PendingDiff> pending_;
 };
 
 int usage() {

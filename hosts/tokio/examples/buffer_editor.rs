@@ -1,22 +1,35 @@
 //! A tokio editor with a buffer store, served to `claude` through idelink-tokio.
 //!
 //! ```text
-//! cargo run -p idelink-tokio --example buffer_editor -- [--diff accept|reject] [--name NAME]
+//! cargo run -p idelink-tokio --example buffer_editor -- [--diff reject|accept] [--name NAME]
 //!     [--lock-dir DIR] WORKSPACE
 //! ```
 //!
 //! It loads the workspace's top-level files into its buffers, opens them as documents (language
 //! ids from core), makes the first one active, and serves until its stdin closes. Every read
 //! tool is pulled (`Config::reads`): claude's reads come here as tool calls, like its writes.
-//! Each tool call is answered from its own task through the call's oneshot, from the buffer
-//! store: `openDiff` by the `--diff` policy (an accepted diff replaces the buffer; the CLI
-//! writes the file itself), `openFile` and `saveDocument` from the buffers, `getDiagnostics`
+//! Each tool call is answered on tokio's blocking pool through the call's oneshot, from the
+//! buffer store: `openDiff` by the `--diff` policy (`reject` unless told otherwise; an accepted
+//! diff replaces the buffer, and the CLI writes the file itself), `openFile` and
+//! `saveDocument` from the buffers, `getDiagnostics`
 //! from a check of the buffers (trailing whitespace, where an editor with a language server
 //! asks it for the file), `checkDocumentDirty` by comparing a buffer with its file,
 //! `getOpenEditors`, `getCurrentSelection` and `getWorkspaceFolders` from the store. The
 //! documents are still pushed as events: they are what `selection_changed` tells claude
 //! about. One console line per tool call and engine event; the banner ends with
 //! `on 127.0.0.1:<port>`. Then, in another shell: `eval "$(idelink env <port>)"; claude`.
+//!
+//! Tool arguments are untrusted text from the model (docs/embedding.md, "Tool arguments are
+//! untrusted"), and this editor treats them so: a diff is rejected unless `--diff accept` says
+//! otherwise, and even then one for a path outside the workspace is rejected and gets no
+//! buffer; files are read and written by the rules of [`files`] (regular files only, opened
+//! without blocking, capped) off the runtime's thread, so a FIFO or `/dev/zero` named by the
+//! model cannot stall the engine task; and text printed to the console is escaped (`\u{1b}`,
+//! `\u{202e}`), so a path or a client name cannot move the cursor, rewrite the clipboard or
+//! reorder the line.
+
+#[path = "buffer_editor/files.rs"]
+mod files;
 
 use idelink_core::ide::{Diagnostic, FileDiagnostics, OpenTab, Position, Range, Severity};
 use idelink_core::language::language_id;
@@ -27,11 +40,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::task::spawn_blocking;
 
 /// The editor's state, shared by the tasks answering tool calls.
 #[derive(Default)]
 struct Store {
-    /// The open buffers, path → text, in tab order.
+    /// The open buffers, path → text, in tab order; every path is inside the workspace.
     buffers: BTreeMap<String, String>,
     /// The active buffer.
     active: Option<String>,
@@ -56,7 +70,7 @@ struct Args {
 fn parse_args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
     let mut parsed = Args {
-        accept: true,
+        accept: false,
         name: "buffer_editor".to_owned(),
         lock_dir: None,
         workspace: String::new(),
@@ -77,7 +91,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     if parsed.workspace.is_empty() {
-        return Err("usage: buffer_editor [--diff accept|reject] [--name NAME] \
+        return Err("usage: buffer_editor [--diff reject|accept] [--name NAME] \
                     [--lock-dir DIR] WORKSPACE"
             .to_owned());
     }
@@ -97,14 +111,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (host, mut events) = Host::start(config)?;
     println!(
         "{}: serving {} on 127.0.0.1:{}",
-        args.name,
-        args.workspace,
+        shown(&args.name),
+        shown(&args.workspace),
         host.port()
     );
 
     let store: Shared = Arc::default();
     lock(&store).workspace = args.workspace.clone();
-    for path in load_workspace(&args.workspace, &store) {
+    let loaded = {
+        let store = Arc::clone(&store);
+        spawn_blocking(move || load_workspace(&store)).await?
+    };
+    for path in loaded {
         let language_id = language_id(&path).map(str::to_owned);
         host.handle_editor_event(EditorEvent::DocumentOpened {
             path,
@@ -131,12 +149,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Some(HostEvent::ToolCall { conn, request, reply, .. }) => {
                     println!("{conn} {}", describe(&request, &args.workspace));
                     let store = Arc::clone(&store);
-                    tokio::spawn(async move { reply.send(answer(request, &store, args.accept)) });
+                    // Off the runtime's thread: answering may read or write files.
+                    spawn_blocking(move || reply.send(answer(request, &store, args.accept)));
                 }
                 Some(HostEvent::Engine(event)) => {
                     if let Some(line) = status_line(&event) {
                         println!("{line}");
                     }
+                }
+                Some(HostEvent::HandshakesClosed { count, last }) => {
+                    let last = shown(&last.to_string());
+                    println!("{count} unauthenticated connection(s) closed, the last: {last}");
                 }
                 None => break,
             },
@@ -151,22 +174,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Reads the workspace's top-level text files into the buffers; returns their paths.
-fn load_workspace(workspace: &str, store: &Shared) -> Vec<String> {
+/// Reads the workspace's top-level text files (regular files only, by the rules of [`files`])
+/// into the buffers; returns their paths.
+fn load_workspace(store: &Shared) -> Vec<String> {
+    let workspace = lock(store).workspace.clone();
+    let entries = std::fs::read_dir(&workspace)
+        .into_iter()
+        .flatten()
+        .flatten();
+    let loaded: Vec<(String, String)> = entries
+        .filter_map(|entry| {
+            let path = entry.path().to_str()?.to_owned();
+            let text = files::read_text(&path).ok()??;
+            Some((path, text))
+        })
+        .collect();
     let mut store = lock(store);
-    let entries = std::fs::read_dir(workspace).into_iter().flatten().flatten();
-    for entry in entries {
-        let path = entry.path();
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            store
-                .buffers
-                .insert(path.to_string_lossy().into_owned(), text);
-        }
-    }
+    store.buffers.extend(loaded);
     store.buffers.keys().cloned().collect()
 }
 
-/// Carries out one tool request: the outcome its oneshot answers with.
+/// Carries out one tool request: the outcome its oneshot answers with. Runs on the blocking
+/// pool; the store is locked only to copy from it or update it, never across file access.
 fn answer(request: ToolRequest, store: &Shared, accept: bool) -> ToolOutcome {
     match request {
         ToolRequest::OpenDiff {
@@ -174,7 +203,12 @@ fn answer(request: ToolRequest, store: &Shared, accept: bool) -> ToolOutcome {
             new_file_contents,
             ..
         } if accept => {
-            lock(store)
+            let mut store = lock(store);
+            if !files::inside(&store.workspace, &new_file_path) {
+                println!("rejected {}: outside the workspace", shown(&new_file_path));
+                return ToolOutcome::DiffRejected;
+            }
+            store
                 .buffers
                 .insert(new_file_path, new_file_contents.clone());
             ToolOutcome::DiffSaved {
@@ -196,21 +230,47 @@ fn answer(request: ToolRequest, store: &Shared, accept: bool) -> ToolOutcome {
         }
         ToolRequest::SaveDocument { path } => {
             let text = lock(store).buffers.get(&path).cloned();
-            match text.map(|text| std::fs::write(&path, text)) {
+            match text.map(|text| files::write_text(&path, &text)) {
                 Some(Ok(())) => ToolOutcome::DocumentSaved,
-                Some(Err(e)) => ToolOutcome::Failed {
-                    message: format!("cannot save {path}: {e}"),
-                },
+                Some(Err(message)) => ToolOutcome::Failed { message },
                 None => ToolOutcome::Failed {
-                    message: format!("{path} is not open"),
+                    message: format!("{path:?} is not open"),
                 },
+            }
+        }
+        ToolRequest::GetOpenEditors => {
+            let (buffers, active) = {
+                let store = lock(store);
+                (store.buffers.clone(), store.active.clone())
+            };
+            ToolOutcome::OpenEditors {
+                tabs: buffers
+                    .iter()
+                    .map(|(path, text)| OpenTab {
+                        path: path.clone(),
+                        language_id: language_id(path).map(str::to_owned),
+                        is_dirty: is_dirty(path, text),
+                        is_untitled: false,
+                        is_active: active.as_ref() == Some(path),
+                    })
+                    .collect(),
+            }
+        }
+        ToolRequest::CheckDocumentDirty { path } => {
+            let text = lock(store).buffers.get(&path).cloned();
+            match text {
+                Some(text) => ToolOutcome::DocumentDirty {
+                    is_dirty: is_dirty(&path, &text),
+                    is_untitled: false,
+                },
+                None => ToolOutcome::DocumentNotOpen,
             }
         }
         request => read(request, &lock(store)),
     }
 }
 
-/// Answers a pulled read from the store.
+/// Answers a pulled read that needs the store only (no file access).
 fn read(request: ToolRequest, store: &Store) -> ToolOutcome {
     match request {
         ToolRequest::GetDiagnostics { path } => ToolOutcome::Diagnostics {
@@ -235,28 +295,8 @@ fn read(request: ToolRequest, store: &Store) -> ToolOutcome {
         },
         // Nothing was ever selected here.
         ToolRequest::GetLatestSelection => ToolOutcome::NoSelection,
-        ToolRequest::GetOpenEditors => ToolOutcome::OpenEditors {
-            tabs: store
-                .buffers
-                .iter()
-                .map(|(path, text)| OpenTab {
-                    path: path.clone(),
-                    language_id: language_id(path).map(str::to_owned),
-                    is_dirty: is_dirty(path, text),
-                    is_untitled: false,
-                    is_active: store.active.as_ref() == Some(path),
-                })
-                .collect(),
-        },
         ToolRequest::GetWorkspaceFolders => ToolOutcome::WorkspaceFolders {
             folders: vec![store.workspace.clone()],
-        },
-        ToolRequest::CheckDocumentDirty { path } => match store.buffers.get(&path) {
-            Some(text) => ToolOutcome::DocumentDirty {
-                is_dirty: is_dirty(&path, text),
-                is_untitled: false,
-            },
-            None => ToolOutcome::DocumentNotOpen,
         },
         _ => ToolOutcome::Failed {
             message: "this editor does not do that".to_owned(),
@@ -264,9 +304,10 @@ fn read(request: ToolRequest, store: &Store) -> ToolOutcome {
     }
 }
 
-/// A buffer differs from its file on disk.
+/// A buffer differs from its file on disk (or the file cannot be read by the rules of
+/// [`files`]: a FIFO, a device, too large).
 fn is_dirty(path: &str, text: &str) -> bool {
-    std::fs::read_to_string(path).ok().as_deref() != Some(text)
+    files::read_text(path).ok().flatten().as_deref() != Some(text)
 }
 
 /// The buffer's one check: a hint on each line that ends in spaces or tabs.
@@ -295,12 +336,22 @@ fn trailing_whitespace(text: &str) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// What a tool request asks, with workspace paths shown relative.
+/// `text` with every character a terminal would act on or not draw escaped the way Rust's
+/// `Debug` escapes it (`\u{1b}`, `\r`, `\u{202e}`, `\u{200b}`), without the quotes: what a
+/// console line shows of untrusted text.
+fn shown(text: &str) -> String {
+    let quoted = format!("{text:?}");
+    let inner = quoted.strip_prefix('"').and_then(|q| q.strip_suffix('"'));
+    inner.unwrap_or(&quoted).to_owned()
+}
+
+/// What a tool request asks, with workspace paths shown relative, escaped.
 fn describe(request: &ToolRequest, workspace: &str) -> String {
     let relative = |path: &str| {
-        path.strip_prefix(workspace)
-            .map(|rest| rest.trim_start_matches('/').to_owned())
-            .unwrap_or_else(|| path.to_owned())
+        shown(
+            path.strip_prefix(workspace)
+                .map_or(path, |rest| rest.trim_start_matches('/')),
+        )
     };
     match request {
         ToolRequest::OpenDiff { new_file_path, .. } => {
@@ -329,12 +380,14 @@ fn status_line(event: &Event) -> Option<String> {
             let pid = client_pid.map_or(String::new(), |pid| format!(", pid {pid}"));
             format!(
                 "{conn} session ready: {} {}{pid} (MCP {})",
-                client.name, client.version, client.protocol_version
+                shown(&client.name),
+                shown(&client.version),
+                shown(client.protocol_version)
             )
         }
         Event::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
         Event::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
-        Event::Closed { conn, reason } => format!("{conn} closed: {reason}"),
+        Event::Closed { conn, reason } => format!("{conn} closed: {}", shown(&reason.to_string())),
         _ => return None,
     })
 }

@@ -1,9 +1,11 @@
 //! The editor's side of the host: the [`Host`] handle, the [`Events`] it receives and the
 //! [`ToolReply`] oneshot of each tool call.
 
+use crate::events::{self, Events};
 use crate::server::{Command, Server};
 use idelink_core::{
-    AuthToken, ConnId, EditorEvent, EngineError, Event, ToolCallId, ToolOutcome, ToolRequest,
+    AuthToken, CloseReason, ConnId, EditorEvent, EngineError, Event, ToolCallId, ToolOutcome,
+    ToolRequest,
 };
 use idelink_core::{EditorSnapshot, SnapshotChanges};
 use idelink_mio::{HostConfig, HostError};
@@ -13,8 +15,9 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-/// What the host hands the editor, in the engine's order. Two kinds only (a match needs no
-/// catch-all): tool calls, with their oneshot, and every other engine event.
+/// What the host hands the editor, in the engine's order. Three kinds only (a match needs no
+/// catch-all): tool calls, with their oneshot, every other engine event, and the count of
+/// connections that closed before they authenticated.
 #[derive(Debug)]
 pub enum HostEvent {
     /// The editor must carry out `request` and answer through `reply` (once, from any task,
@@ -31,13 +34,21 @@ pub enum HostEvent {
         reply: ToolReply,
     },
     /// Every other engine event: `Connected`, `SessionReady`, `ToolCallCancelled`,
-    /// `ToolServed`, `Closed`.
+    /// `ToolServed`, and `Closed` for a connection that was `Connected`.
     Engine(Event),
+    /// Connections closed before they authenticated (no `Connected`: refused upgrades,
+    /// handshake timeouts and evictions, sockets that hung up before upgrading), folded into
+    /// one event so that any number of them holds one place in the queue: `count` closes since
+    /// the previous `HandshakesClosed`, counted until this one was received; `last` is the
+    /// latest one's reason. For a status line ("3,000 unauthenticated connections closed"),
+    /// nothing to do.
+    HandshakesClosed {
+        /// How many.
+        count: u64,
+        /// Why the latest one closed.
+        last: CloseReason,
+    },
 }
-
-/// The receiving end of the host's events. `None` from [`recv`](mpsc::UnboundedReceiver::recv)
-/// means the host stopped.
-pub type Events = mpsc::UnboundedReceiver<HostEvent>;
 
 /// Answers one tool call. Consumed by [`send`](Self::send); dropped unanswered, it leaves the
 /// call to the engine's deadline.
@@ -94,7 +105,7 @@ impl Host {
     /// current tokio runtime (call it from inside one: it panics otherwise, as `tokio::spawn`
     /// does). Refuses a headless run that did not opt in, as the mio host does.
     pub fn start(config: HostConfig) -> Result<(Host, Events), HostError> {
-        let (events_tx, events) = mpsc::unbounded_channel();
+        let (events_tx, events) = events::channel();
         let (commands, commands_rx) = mpsc::unbounded_channel();
         let server = Server::bind(config, events_tx, commands.clone(), commands_rx)?;
         let (port, token) = (server.port(), server.token().clone());

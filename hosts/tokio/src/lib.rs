@@ -18,6 +18,10 @@
 //!   the same way (`ToolRequest::GetDiagnostics { path }`, ...) and is answered with its
 //!   typed outcome (`ToolOutcome::Diagnostics { files }`, ...) through the same oneshot; the
 //!   `buffer_editor` example answers every read from its buffer store.
+//! - The [`Events`] queue holds every tool call and session event until the editor takes it;
+//!   connections that close before they authenticate (any local process can connect and hang
+//!   up) are folded into one [`HostEvent::HandshakesClosed`] with a count, so a flood of them
+//!   holds one place in the queue, not one per socket.
 //! - [`Host::shutdown`] closes every client (code 1001), gives them the grace period to finish
 //!   and removes the lock file. Dropping every handle without it stops the task too; the lock
 //!   is removed when the task ends (or when the runtime drops it).
@@ -44,6 +48,7 @@
 //!             reply.send(ToolOutcome::DiffRejected);
 //!         }
 //!         HostEvent::Engine(event) => println!("{event:?}"),
+//!         HostEvent::HandshakesClosed { count, .. } => println!("{count} refused"),
 //!     }
 //! }
 //! host.shutdown(Duration::from_secs(1)).await;
@@ -51,8 +56,10 @@
 //! ```
 
 mod conn;
+mod events;
 mod host;
 mod server;
 
-pub use host::{Events, Host, HostEvent, ToolReply};
+pub use events::Events;
+pub use host::{Host, HostEvent, ToolReply};
 pub use idelink_mio::{HostConfig, HostError, LockPlacement, PortChoice};

@@ -3,6 +3,7 @@
 //! engine's deadline, closing connections' linger, the lock check).
 
 use crate::conn::{Connection, Inbound};
+use crate::events::EventSink;
 use crate::host::{HostEvent, ToolReply};
 use idelink_core::host_rules::{PumpPolicy, lock_life};
 use idelink_core::{
@@ -61,7 +62,7 @@ pub(crate) struct Server {
     conns: HashMap<ConnId, Connection>,
     inbound_tx: mpsc::Sender<Inbound>,
     inbound: mpsc::Receiver<Inbound>,
-    events: mpsc::UnboundedSender<HostEvent>,
+    events: EventSink,
     commands_tx: mpsc::UnboundedSender<Command>,
     commands: mpsc::UnboundedReceiver<Command>,
     /// Set by a shutdown: stop serving once every connection is gone or at this instant.
@@ -74,7 +75,7 @@ impl Server {
     /// Binds, mints the token and writes the lock file (the mio host's rules and calls).
     pub(crate) fn bind(
         config: HostConfig,
-        events: mpsc::UnboundedSender<HostEvent>,
+        events: EventSink,
         commands_tx: mpsc::UnboundedSender<Command>,
         commands: mpsc::UnboundedReceiver<Command>,
     ) -> Result<Server, HostError> {
@@ -308,16 +309,14 @@ impl Server {
                 }
                 Output::Event(Event::ToolCall { id, conn, request }) => {
                     let reply = ToolReply::new(id, self.commands_tx.clone());
-                    let _ = self.events.send(HostEvent::ToolCall {
+                    self.events.send(HostEvent::ToolCall {
                         id,
                         conn,
                         request,
                         reply,
                     });
                 }
-                Output::Event(event) => {
-                    let _ = self.events.send(HostEvent::Engine(event));
-                }
+                Output::Event(event) => self.events.send(HostEvent::Engine(event)),
                 _ => {}
             }
         }

@@ -1,14 +1,61 @@
 //! frame_editor as a child process: its console lines collected as they come, commands typed
 //! on its stdin, ended by pid when dropped.
 
+use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// How long one expected line may take.
 const LINE_DEADLINE: Duration = Duration::from_secs(20);
+
+/// A serving frame_editor: the process, its port and its lock file.
+pub struct Serving {
+    /// The process.
+    pub editor: EditorProcess,
+    /// The port from its banner.
+    pub port: u16,
+    /// `<locks>/<port>.lock`.
+    pub lock_path: PathBuf,
+    /// The lock file's contents.
+    pub lock: Value,
+}
+
+impl Serving {
+    /// The token from the lock file.
+    pub fn token(&self) -> &str {
+        self.lock["authToken"]
+            .as_str()
+            .expect("the lock file holds the token")
+    }
+}
+
+/// Starts `program <args…> --lock-dir <locks> <workspace>`, waits for its banner (`… on
+/// 127.0.0.1:<port>`) and reads its lock file.
+pub fn serve(program: &Path, args: &[&str], locks: &Path, workspace: &str) -> Serving {
+    let locks_arg = locks.to_str().expect("a UTF-8 lock folder");
+    let all: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--lock-dir", locks_arg, workspace])
+        .collect();
+    let mut editor = EditorProcess::start(program, &all);
+    let (_, banner) = editor.wait_line(0, "on 127.0.0.1:");
+    let port = banner.rsplit(':').next().and_then(|p| p.parse().ok());
+    let port: u16 = port.unwrap_or_else(|| panic!("no port in the banner {banner:?}"));
+    let lock_path = locks.join(format!("{port}.lock"));
+    let text = std::fs::read_to_string(&lock_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", lock_path.display()));
+    let lock = serde_json::from_str(&text).unwrap_or_else(|e| panic!("lock file {text:?}: {e}"));
+    Serving {
+        editor,
+        port,
+        lock_path,
+        lock,
+    }
+}
 
 /// A running frame_editor.
 pub struct EditorProcess {

@@ -11,7 +11,6 @@
 
 mod editor_process;
 
-use editor_process::EditorProcess;
 use idelink_test_client::Client;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -34,28 +33,19 @@ fn main() {
     let file = format!("{ws}/greeting.txt");
     std::fs::write(&file, ORIGINAL).unwrap();
 
-    let mut editor = EditorProcess::start(
+    let serving = editor_process::serve(
         &program,
-        &[
-            "--name",
-            "frame_editor",
-            "--lock-dir",
-            locks.to_str().unwrap(),
-            "--diff",
-            "ask",
-            &ws,
-        ],
+        &["--name", "frame_editor", "--diff", "ask"],
+        &locks,
+        &ws,
     );
-    let (_, banner) = editor.wait_line(0, "on 127.0.0.1:");
-    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
-    let lock_path = locks.join(format!("{port}.lock"));
-    let lock: Value = serde_json::from_str(&std::fs::read_to_string(&lock_path).unwrap()).unwrap();
+    let lock = &serving.lock;
     assert_eq!(lock["ideName"], "frame_editor", "lock file: {lock}");
     assert_eq!(lock["workspaceFolders"], json!([ws]), "lock file: {lock}");
-    let token = lock["authToken"].as_str().unwrap();
 
     // Handshake: the upgrade with the lock's token, then the CLI's opening.
-    let mut client = Client::connect_initialized(port, token).unwrap();
+    let mut client = Client::connect_initialized(serving.port, serving.token()).unwrap();
+    let (lock_path, mut editor) = (serving.lock_path, serving.editor);
     editor.wait_line(0, "session ready: claude-code test");
 
     // The editor's selection reaches the client.
@@ -75,7 +65,7 @@ fn main() {
     let id = open_diff(&mut client, &file, "diff one");
     editor.wait_line(before, "openDiff greeting.txt (call#1)");
     editor.wait_line(before, "+goodbye from the workspace");
-    editor.type_line("accept added in the editor");
+    editor.type_line("accept 1 added in the editor");
     let answer = client.response(id).unwrap();
     let kept = format!("{PROPOSED}added in the editor\n");
     assert_eq!(texts(&answer), ["FILE_SAVED", kept.as_str()], "{answer}");
@@ -84,7 +74,7 @@ fn main() {
     let before = editor.lines().len();
     let id = open_diff(&mut client, &file, "diff two");
     editor.wait_line(before, "openDiff greeting.txt (call#2)");
-    editor.type_line("reject");
+    editor.type_line("reject 2");
     let answer = client.response(id).unwrap();
     assert_eq!(texts(&answer), ["DIFF_REJECTED", "diff two"], "{answer}");
 
