@@ -440,28 +440,38 @@ fn doctor_checks_the_claude_version_and_proxy_variables() {
 
 #[test]
 fn doctor_shows_what_a_server_says_inert() {
-    let setup = Setup::new("doctor-inert");
     let name = "evil\x1b]52;c;aGk=\x07\x1b[2J\r\u{202e}gpj.exe";
-    let server = FakeServer::start(Behaviour::Answers(name));
-    let ide = setup.config().join("ide");
-    write_lock(&ide, server.port, std::process::id(), TOKEN, &setup.work);
-    let (output, _) = run_within(setup.command(&["doctor"]).arg(&setup.work), DEADLINE);
-    let text = String::from_utf8(output.stdout).unwrap();
-    assert!(output.status.success(), "{text}");
-    for raw in ['\x1b', '\x07', '\r', '\u{202e}'] {
-        assert!(
-            !text.contains(raw),
-            "{raw:?} reached the terminal: {text:?}"
+    // Into a pipe, and as into a terminal (CLICOLOR_FORCE: anstream then passes escape
+    // sequences through instead of stripping them).
+    for force_colour in ["0", "1"] {
+        let setup = Setup::new(&format!("doctor-inert-{force_colour}"));
+        let server = FakeServer::start(Behaviour::Answers(name));
+        let ide = setup.config().join("ide");
+        write_lock(&ide, server.port, std::process::id(), TOKEN, &setup.work);
+        let (output, _) = run_within(
+            setup
+                .command(&["doctor"])
+                .arg(&setup.work)
+                .env("CLICOLOR_FORCE", force_colour),
+            DEADLINE,
         );
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(output.status.success(), "{text}");
+        for raw in ["\x1b]", "\x1b[2J", "\x07", "\r", "\u{202e}"] {
+            assert!(
+                !text.contains(raw),
+                "{raw:?} reached the terminal: {text:?}"
+            );
+        }
+        let live = format!(
+            "live check: port {}: {}; evil<ESC>]52;c;aGk=<BEL><ESC>[2J<CR><U+202E>gpj.exe answered initialize",
+            server.port,
+            owner_verified()
+        );
+        assert!(text.contains(&live), "{text}");
+        let received = server.received(DEADLINE).unwrap();
+        assert!(String::from_utf8_lossy(&received).contains(TOKEN));
     }
-    let live = format!(
-        "ok   live check: port {}: {}; evil<ESC>]52;c;aGk=<BEL><ESC>[2J<CR><U+202E>gpj.exe answered initialize",
-        server.port,
-        owner_verified()
-    );
-    assert!(text.contains(&live), "{text}");
-    let received = server.received(DEADLINE).unwrap();
-    assert!(String::from_utf8_lossy(&received).contains(TOKEN));
 }
 
 #[test]

@@ -17,12 +17,12 @@ use std::time::{Duration, Instant};
 /// healthy server answers in milliseconds, and a person waits for the report.
 const PROBE_DEADLINE: Duration = Duration::from_secs(5);
 /// The largest server frame the probe reads (a `tools/list` answer is a few KiB).
-const MAX_FRAME: usize = 1 << 20;
+const MAX_FRAME_BYTES: usize = 1 << 20;
 /// How many frames (pings and notifications included) the probe reads from one server: the
 /// check needs two answers, and a server busy sending something else is not answering.
 const MAX_PROBE_FRAMES: usize = 64;
 /// How many bytes the probe reads from one server in all: a few answers of at most
-/// [`MAX_FRAME`] each.
+/// [`MAX_FRAME_BYTES`] each.
 const MAX_PROBE_BYTES: usize = 4 << 20;
 /// How many characters of a server's text (its name, its refusal) the report shows.
 const MAX_SHOWN_CHARS: usize = 200;
@@ -69,14 +69,11 @@ pub fn probe(port: u16, pid: u32, token: &str) -> Probe {
             };
         }
     };
-    // Asked once connected, so the listener judged is the one this connection reached.
+    // Asked once connected: the listener that took this connection is among those judged (one
+    // that closes before the token is sent takes this connection down with it).
     let owner = owner::listener_owner(port, pid);
     let outcome = if let Owner::Differs(_) = owner {
-        Err(
-            "the token was not sent: the lock's pid does not own the port's listener; \
-             another program may be posing as the server"
-                .to_owned(),
-        )
+        Err("another program may be posing as the server".to_owned())
     } else {
         check(Conn::new(stream, deadline), port, token, started)
     };
@@ -277,7 +274,7 @@ impl Conn {
             }
             n => (usize::from(n), 2),
         };
-        if len > MAX_FRAME {
+        if len > MAX_FRAME_BYTES {
             return Err(io::Error::other("the server sent an oversized frame"));
         }
         self.fill(start + len)?;
