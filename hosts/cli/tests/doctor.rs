@@ -443,18 +443,17 @@ fn doctor_shows_what_a_server_says_inert() {
     let name = "evil\x1b]52;c;aGk=\x07\x1b[2J\r\u{202e}gpj.exe";
     // Into a pipe, and as into a terminal (CLICOLOR_FORCE: anstream then passes escape
     // sequences through instead of stripping them).
-    for force_colour in ["0", "1"] {
+    for force_colour in [false, true] {
         let setup = Setup::new(&format!("doctor-inert-{force_colour}"));
         let server = FakeServer::start(Behaviour::Answers(name));
         let ide = setup.config().join("ide");
         write_lock(&ide, server.port, std::process::id(), TOKEN, &setup.work);
-        let (output, _) = run_within(
-            setup
-                .command(&["doctor"])
-                .arg(&setup.work)
-                .env("CLICOLOR_FORCE", force_colour),
-            DEADLINE,
-        );
+        let mut doctor = setup.command(&["doctor"]);
+        doctor.arg(&setup.work);
+        if force_colour {
+            doctor.env("CLICOLOR_FORCE", "1");
+        }
+        let (output, _) = run_within(&mut doctor, DEADLINE);
         let text = String::from_utf8(output.stdout).unwrap();
         assert!(output.status.success(), "{text}");
         for raw in ["\x1b]", "\x1b[2J", "\x07", "\r", "\u{202e}"] {
