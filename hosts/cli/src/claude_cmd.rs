@@ -3,7 +3,7 @@
 //! `idelink env` without a port.
 
 use crate::doctor::rules::{Candidate, Pick, pick};
-use crate::doctor::{read_dir, search_dirs};
+use crate::doctor::{read_dir, resolve_program, search_dirs};
 use crate::env_cmd;
 use crate::workspace::{path_text, workspace_dir};
 use std::error::Error;
@@ -11,13 +11,16 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
+/// The variable naming the claude program (`--claude`'s default); the doctor reads it too.
+pub const PROGRAM_VAR: &str = "IDELINK_CLAUDE";
+
 /// `idelink claude` options.
 #[derive(Debug, clap::Args)]
 pub struct ClaudeArgs {
     /// The folder to start claude in (default: the current folder).
     pub dir: Option<PathBuf>,
-    /// The claude program to run.
-    #[arg(long, env = "IDELINK_CLAUDE", default_value = "claude")]
+    /// The claude program to run: a path, or a name looked up in PATH's absolute entries.
+    #[arg(long, env = PROGRAM_VAR, default_value = "claude")]
     pub claude: OsString,
     /// Arguments for claude, after `--`.
     #[arg(last = true)]
@@ -67,9 +70,19 @@ pub fn serving_port(dir: &str) -> Result<u16, Box<dyn Error>> {
 pub fn run(args: ClaudeArgs) -> Result<ExitCode, Box<dyn Error>> {
     let dir = workspace_dir(args.dir.as_deref())?;
     let port = serving_port(&path_text(&dir)?)?;
+    // Resolved here, before claude starts in `dir`: a lookup made there would find the
+    // workspace's own files (doctor's `program` module says how).
+    let program = resolve_program(
+        &args.claude,
+        std::env::var_os("PATH").as_deref(),
+        &std::env::current_dir()?,
+    )
+    .map_err(|why| {
+        format!("cannot start claude: {why}; install it or name it with --claude PATH")
+    })?;
     let no_proxy = std::env::var("no_proxy").ok();
     let no_proxy_upper = std::env::var("NO_PROXY").ok();
-    let mut command = Command::new(&args.claude);
+    let mut command = Command::new(&program);
     command.args(&args.args).current_dir(&dir);
     for (name, value) in env_cmd::variables(port, no_proxy.as_deref(), no_proxy_upper.as_deref()) {
         command.env(name, value);
@@ -78,7 +91,7 @@ pub fn run(args: ClaudeArgs) -> Result<ExitCode, Box<dyn Error>> {
     let status = command.status().map_err(|e| {
         format!(
             "cannot start {}: {e}; install claude or name it with --claude PATH",
-            args.claude.to_string_lossy()
+            program.display()
         )
     })?;
     Ok(ExitCode::from(exit_byte(status)))

@@ -35,16 +35,48 @@ pub fn variables(
     .variables()
 }
 
-/// The export lines for `shell`, values quoted for it.
+/// The export lines for `shell`, values quoted for it. A value is inherited (`no_proxy`), so
+/// any text: each quoting keeps every character literal, newlines included.
 pub fn render(shell: Shell, vars: &[(&str, String)]) -> String {
     vars.iter()
         .map(|(name, value)| match shell {
-            Shell::Sh => format!("export {name}='{}'\n", value.replace('\'', r"'\''")),
-            Shell::Fish => format!("set -gx {name} '{}'\n", value.replace('\'', r"\'")),
-            Shell::Powershell => format!("$env:{name} = '{}'\n", value.replace('\'', "''")),
+            Shell::Sh => format!("export {name}={}\n", sh_quoted(value)),
+            Shell::Fish => format!("set -gx {name} {}\n", fish_quoted(value)),
+            Shell::Powershell => format!("$env:{name} = {}\n", powershell_quoted(value)),
         })
         .collect()
 }
+
+/// POSIX sh (bash, zsh, dash): inside single quotes every character is literal and a single
+/// quote cannot occur (POSIX.1-2017 XCU §2.2.2), so each `'` closes, is escaped, reopens.
+fn sh_quoted(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+/// fish: inside single quotes `\'` and `\\` are the only escapes (fish manual, "Quotes"), so
+/// both the backslash and the quote are escaped, the backslash first.
+fn fish_quoted(value: &str) -> String {
+    format!("'{}'", value.replace('\\', r"\\").replace('\'', r"\'"))
+}
+
+/// PowerShell: a verbatim string is delimited by any of five single-quote characters, and one
+/// is written inside it by doubling it (PowerShell Language Specification §2.3.5.2,
+/// *single-quote-character*: U+0027, U+2018, U+2019, U+201A, U+201B).
+fn powershell_quoted(value: &str) -> String {
+    let mut quoted = String::with_capacity(value.len() + 2);
+    quoted.push('\'');
+    for c in value.chars() {
+        if POWERSHELL_SINGLE_QUOTES.contains(&c) {
+            quoted.push(c);
+        }
+        quoted.push(c);
+    }
+    quoted.push('\'');
+    quoted
+}
+
+/// PowerShell's *single-quote-character*s (Language Specification §2.3.5.2).
+const POWERSHELL_SINGLE_QUOTES: [char; 5] = ['\'', '\u{2018}', '\u{2019}', '\u{201A}', '\u{201B}'];
 
 #[cfg(test)]
 mod tests {
@@ -66,5 +98,14 @@ mod tests {
         assert_eq!(render(Shell::Sh, &vars), "export X='a'\\''b'\n");
         assert_eq!(render(Shell::Fish, &vars), "set -gx X 'a\\'b'\n");
         assert_eq!(render(Shell::Powershell, &vars), "$env:X = 'a''b'\n");
+        let vars = [("X", "a\\'b\u{2019}".to_owned())];
+        assert_eq!(
+            render(Shell::Fish, &vars),
+            "set -gx X 'a\\\\\\'b\u{2019}'\n"
+        );
+        assert_eq!(
+            render(Shell::Powershell, &vars),
+            "$env:X = 'a\\''b\u{2019}\u{2019}'\n"
+        );
     }
 }

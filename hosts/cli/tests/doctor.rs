@@ -6,13 +6,18 @@
 )]
 
 use serde_json::Value;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
 
+#[path = "doctor/fake_server.rs"]
+mod fake_server;
 mod support;
 
-use support::{claude_path, idelink, lines, temp_dir, wait_for_line};
+use fake_server::{Behaviour, FakeServer};
+use support::{DEADLINE, claude_path, idelink, lines, temp_dir, wait_for_line};
 
 /// A private HOME with `.claude/ide` as the lock directory, and the workspace `work/`.
 struct Setup {
@@ -118,10 +123,73 @@ fn write_stale_lock(dir: &Path, port: u16, folder: &Path) {
         .unwrap();
     let pid = gone.id();
     gone.wait().unwrap();
+    write_lock(dir, port, pid, "0123", folder);
+}
+
+/// `<dir>/<port>.lock` naming `pid`, `token` and `folder`.
+fn write_lock(dir: &Path, port: u16, pid: u32, token: &str, folder: &Path) {
     std::fs::create_dir_all(dir).unwrap();
-    let body = serde_json::json!({"pid": pid, "workspaceFolders": [claude_path(folder)], "ideName": "Gone",
-        "transport": "ws", "authToken": "0123"});
+    let body = serde_json::json!({"pid": pid, "workspaceFolders": [claude_path(folder)], "ideName": "Fake",
+        "transport": "ws", "authToken": token});
     std::fs::write(dir.join(format!("{port}.lock")), body.to_string()).unwrap();
+}
+
+/// Runs `command` to its end, for at most `limit`: its output and how long it ran. One still
+/// running at the limit is killed, and the test fails with what it had printed.
+fn run_within(command: &mut Command, limit: Duration) -> (Output, Duration) {
+    let started = Instant::now();
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!(
+                "{command:?} did not end within {limit:?}; it printed {:?}",
+                String::from_utf8_lossy(&stdout.join().unwrap())
+            );
+        }
+        std::thread::park_timeout(Duration::from_millis(20));
+    };
+    let took = started.elapsed();
+    let output = Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    (output, took)
+}
+
+/// The token the doctor tests write into the locks of their fake servers.
+const TOKEN: &str = "doctor-test-token-3f9a";
+
+/// How the owner check reads on this OS for a listener the lock's pid holds: Wine's TCP table
+/// names no owner (pid 0).
+fn owner_verified() -> &'static str {
+    #[cfg(windows)]
+    if support::under_wine() {
+        return "owner cannot be told (the OS names no owner)";
+    }
+    if cfg!(any(target_os = "linux", windows)) {
+        "owner verified"
+    } else {
+        "owner cannot be told (not on this OS)"
+    }
 }
 
 #[test]
@@ -139,7 +207,13 @@ fn doctor_passes_a_healthy_setup_and_checks_the_server_live() {
     );
     let live = findings(&report, "live check");
     assert_eq!(live.len(), 1, "{live:?}");
-    assert!(live[0].starts_with(&format!("ok: port {port}: idelink answered initialize")));
+    assert!(
+        live[0].starts_with(&format!(
+            "ok: port {port}: {}; idelink answered initialize",
+            owner_verified()
+        )),
+        "{live:?}"
+    );
     let lock = &report["locks"][0];
     assert_eq!(lock["port"], port);
     assert_eq!(lock["pidAlive"], true);
@@ -362,4 +436,197 @@ fn doctor_checks_the_claude_version_and_proxy_variables() {
             ["warn: https_proxy is set and no_proxy does not list 127.0.0.1 or localhost"]
         );
     }
+}
+
+#[test]
+fn doctor_shows_what_a_server_says_inert() {
+    let name = "evil\x1b]52;c;aGk=\x07\x1b[2J\r\u{202e}gpj.exe";
+    // Into a pipe, and as into a terminal (CLICOLOR_FORCE: anstream then passes escape
+    // sequences through instead of stripping them).
+    for force_colour in [false, true] {
+        let setup = Setup::new(&format!("doctor-inert-{force_colour}"));
+        let server = FakeServer::start(Behaviour::Answers(name));
+        let ide = setup.config().join("ide");
+        write_lock(&ide, server.port, std::process::id(), TOKEN, &setup.work);
+        let mut doctor = setup.command(&["doctor"]);
+        doctor.arg(&setup.work);
+        if force_colour {
+            doctor.env("CLICOLOR_FORCE", "1");
+        }
+        let (output, _) = run_within(&mut doctor, DEADLINE);
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(output.status.success(), "{text}");
+        for raw in ["\x1b]", "\x1b[2J", "\x07", "\r", "\u{202e}"] {
+            assert!(
+                !text.contains(raw),
+                "{raw:?} reached the terminal: {text:?}"
+            );
+        }
+        let live = format!(
+            "live check: port {}: {}; evil<ESC>]52;c;aGk=<BEL><ESC>[2J<CR><U+202E>gpj.exe answered initialize",
+            server.port,
+            owner_verified()
+        );
+        assert!(text.contains(&live), "{text}");
+        let received = server.received(DEADLINE).unwrap();
+        assert!(String::from_utf8_lossy(&received).contains(TOKEN));
+    }
+}
+
+#[test]
+fn a_server_that_only_pings_or_floods_ends_the_check_within_its_deadline() {
+    for (every, why) in [
+        (Duration::from_millis(250), "no answer within 5 s"),
+        (Duration::ZERO, "the server sent more than 64 frames"),
+    ] {
+        let setup = Setup::new("doctor-pings");
+        let server = FakeServer::start(Behaviour::Pings(every));
+        let ide = setup.config().join("ide");
+        write_lock(&ide, server.port, std::process::id(), TOKEN, &setup.work);
+        let (output, took) = run_within(
+            setup.command(&["doctor", "--json"]).arg(&setup.work),
+            DEADLINE,
+        );
+        eprintln!("pings every {every:?}: doctor ended in {took:?}");
+        assert!(took < Duration::from_secs(8), "{took:?}");
+        assert!(!output.status.success());
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let live = findings(&report, "live check");
+        assert_eq!(live.len(), 1, "{live:?}");
+        assert!(
+            live[0].starts_with(&format!(
+                "fail: port {}: {}; ",
+                server.port,
+                owner_verified()
+            )) && live[0].contains(why),
+            "{live:?}"
+        );
+    }
+}
+
+/// Where the OS tells the owner (macOS is not asked yet: the token is sent there).
+#[cfg(any(target_os = "linux", windows))]
+#[test]
+fn a_listener_the_locks_pid_does_not_own_never_gets_the_token() {
+    #[cfg(windows)]
+    if support::under_wine() {
+        println!(
+            "wine-skip: a_listener_the_locks_pid_does_not_own_never_gets_the_token: \
+             Wine's TCP table names no owner (pid 0), so the doctor cannot tell and sends the token"
+        );
+        return;
+    }
+    let setup = Setup::new("doctor-owner");
+    // A live process that is not the listener's: a real server, serving its own port.
+    let (server, _port) = setup.serve();
+    let impostor = FakeServer::start(Behaviour::Records);
+    let ide = setup.config().join("ide");
+    write_lock(&ide, impostor.port, server.child.id(), TOKEN, &setup.home);
+    let (report, _) = setup.doctor(&[]);
+    let received = impostor.received(DEADLINE).unwrap_or_default();
+    assert!(
+        !String::from_utf8_lossy(&received).contains(TOKEN),
+        "the token reached a listener the lock's pid does not own: {:?}",
+        String::from_utf8_lossy(&received)
+    );
+    let live = findings(&report, "live check");
+    let about = live
+        .iter()
+        .find(|line| line.contains(&format!("port {}:", impostor.port)))
+        .unwrap_or_else(|| panic!("{live:?}"));
+    assert!(
+        about.starts_with(&format!(
+            "warn: port {}: owner differs: token not sent (the socket listening on port {} is not held by pid {}",
+            impostor.port, impostor.port, server.child.id()
+        )),
+        "{about}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_like_a_lock_stalls_neither_doctor_nor_claude_nor_env() {
+    let setup = Setup::new("doctor-fifo");
+    let ide = setup.config().join("ide");
+    std::fs::create_dir_all(&ide).unwrap();
+    // mkfifo(1) (POSIX), as rustix has no mkfifoat on every Unix.
+    let made = Command::new("mkfifo")
+        .arg(ide.join("x.lock"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let limit = Duration::from_secs(10);
+    let (output, took) = run_within(setup.command(&["doctor", "--json"]).arg(&setup.work), limit);
+    eprintln!("doctor with a FIFO lock ended in {took:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report["locks"][0]["error"], "cannot read: not a regular file (a lock is one)",
+        "{report:#}"
+    );
+    for args in [&["claude", "--claude", "/bin/true"][..], &["env"][..]] {
+        let (output, took) = run_within(setup.command(args).current_dir(&setup.work), limit);
+        eprintln!("{args:?} with a FIFO lock ended in {took:?}");
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert!(error.contains("no running server has"), "{args:?}: {error}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn claude_is_found_before_entering_the_workspace_and_doctor_names_the_same_one() {
+    use std::os::unix::fs::PermissionsExt;
+    let setup = Setup::new("claude-lookup");
+    let (_server, _port) = setup.serve();
+    let script = |path: &Path, marker: &str| {
+        std::fs::write(
+            path,
+            format!("#!/bin/sh\necho \"{marker} $0\" >&2\necho '2.1.332 (Claude Code)'\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    script(&setup.work.join("claude"), "WORKSPACE");
+    let bin = setup.home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    // An empty entry (the trailing `:`) and `.` name the workspace once claude runs there.
+    let path = format!("{}:.:", bin.display());
+    let run = |args: &[&str]| {
+        let (output, _) = run_within(
+            setup
+                .command(args)
+                .arg(&setup.work)
+                .env("PATH", &path)
+                .current_dir(&setup.work),
+            DEADLINE,
+        );
+        output
+    };
+    let claude = run(&["claude"]);
+    let said = String::from_utf8_lossy(&claude.stdout);
+    assert!(
+        !said.contains("WORKSPACE"),
+        "the workspace's claude ran: {said}"
+    );
+    let error = String::from_utf8_lossy(&claude.stderr);
+    assert!(error.contains("no `claude` on PATH"), "{claude:?}");
+    let doctor: Value = serde_json::from_slice(&run(&["doctor", "--json"]).stdout).unwrap();
+    let found = findings(&doctor, "claude");
+    assert!(
+        found[0].starts_with("warn: no `claude` on PATH"),
+        "{found:?}"
+    );
+
+    script(&bin.join("claude"), "BIN");
+    let claude = run(&["claude"]);
+    let said = String::from_utf8_lossy(&claude.stderr);
+    let ran = format!("BIN {}", bin.join("claude").display());
+    assert!(said.starts_with(&ran), "{said}");
+    let doctor: Value = serde_json::from_slice(&run(&["doctor", "--json"]).stdout).unwrap();
+    assert_eq!(
+        findings(&doctor, "claude"),
+        [format!(
+            "ok: {} 2.1.332 (verified)",
+            bin.join("claude").display()
+        )]
+    );
 }

@@ -17,37 +17,14 @@ pub const VERIFIED_CLI_VERSIONS: &[&str] = &[
 /// How long `claude --version` may take.
 const VERSION_DEADLINE: Duration = Duration::from_secs(10);
 
-/// The `claude` found on `PATH`, and its version.
+/// The `claude` `idelink claude` would run ([`super::program::resolve_program`]), and its
+/// version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaudeBinary {
     /// Where it is.
     pub path: PathBuf,
     /// The version it reports, or why it reported none.
     pub version: Result<String, String>,
-}
-
-/// The first executable `claude` on `path_var`.
-pub fn find_claude(path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
-    let names: &[&str] = if cfg!(windows) {
-        &["claude.exe", "claude.cmd", "claude"]
-    } else {
-        &["claude"]
-    };
-    std::env::split_paths(path_var?)
-        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
-        .find(|candidate| is_executable(candidate))
-}
-
-#[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(path: &Path) -> bool {
-    path.is_file()
 }
 
 /// Runs `claude --version` with a deadline; the version is its first word (`2.1.332 (Claude

@@ -1,9 +1,11 @@
 //! Reading the lock directories as the CLI does: `$CLAUDE_CONFIG_DIR/ide`
-//! when set, and `~/.claude/ide` always; every `<port>.lock` in them, parsed with
-//! [`LockFile::parse`], with whether its `pid` is alive.
+//! when set, and `~/.claude/ide` always; every `<port>.lock` in them, read by the regular-file
+//! rules ([`read_lock_file`]: a FIFO or a device named `x.lock` is reported, never waited on),
+//! parsed with [`LockFile::parse`], with whether its `pid` is alive.
 
 use idelink_core::host_rules::lock_dir::{ConfigDir, LOCK_SUBDIR};
 use idelink_core::lockfile::LockFile;
+use idelink_mio::lock::read_lock_file;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -91,7 +93,7 @@ pub fn read_dir(dir: &Path) -> LockDir {
     names.sort();
     for name in names {
         let path = dir.join(&name);
-        let body = fs::read_to_string(&path)
+        let body = read_lock_file(&path)
             .map_err(|e| format!("cannot read: {e}"))
             .and_then(|text| LockFile::parse(&text).map_err(|e| e.to_string()));
         let pid_alive = body.as_ref().is_ok_and(|lock| pid_alive(lock.pid));

@@ -4,11 +4,14 @@
 
 mod environment;
 mod locks;
+mod owner;
 mod probe;
+mod program;
 mod report;
 pub mod rules;
 
 pub use locks::{read_dir, search_dirs};
+pub use program::resolve_program;
 
 use crate::workspace::{path_text, workspace_dir};
 use report::{Finding, Level, Report};
@@ -112,7 +115,7 @@ fn examine(dir: &str, live: bool) -> Report {
                     port,
                     folders: body.workspace_folders.clone(),
                 });
-                tokens.push((port, body.auth_token.clone()));
+                tokens.push((port, body.pid, body.auth_token.clone()));
             }
         }
     }
@@ -165,15 +168,17 @@ fn examine(dir: &str, live: bool) -> Report {
 
     let mut live_ok = !live;
     if live {
-        for (port, token) in &tokens {
+        for (port, pid, token) in &tokens {
             let chosen = picked == Pick::One(*port);
-            match probe::probe(*port, token) {
+            let checked = probe::probe(*port, *pid, token);
+            let owner = checked.owner.words();
+            match checked.outcome {
                 Ok(found) => {
                     live_ok |= chosen;
                     report.push(Finding::ok(
                         "live check",
                         format!(
-                            "port {port}: {} answered initialize (MCP {}) and tools/list ({} tools) in {} ms",
+                            "port {port}: {owner}; {} answered initialize (MCP {}) and tools/list ({} tools) in {} ms",
                             found.server, found.protocol, found.tools, found.latency_ms
                         ),
                     ));
@@ -181,15 +186,24 @@ fn examine(dir: &str, live: bool) -> Report {
                 Err(why) => report.push(Finding::new(
                     if chosen { Level::Fail } else { Level::Warn },
                     "live check",
-                    format!("port {port}: {why}"),
-                    Some("restart the server that wrote this lock"),
+                    format!("port {port}: {owner}; {why}"),
+                    Some(if matches!(checked.owner, owner::Owner::Differs(_)) {
+                        "find what listens on the port (ss -ltnp, netstat -ano) and stop it; then restart the server that wrote this lock"
+                    } else {
+                        "restart the server that wrote this lock"
+                    }),
                 )),
             }
         }
     }
 
+    // The program `idelink claude` would run, found by its own lookup.
+    let name = std::env::var_os(crate::claude_cmd::PROGRAM_VAR).unwrap_or_else(|| "claude".into());
+    let program = std::env::current_dir()
+        .map_err(|e| format!("cannot tell the current folder: {e}"))
+        .and_then(|cwd| resolve_program(&name, std::env::var_os("PATH").as_deref(), &cwd));
     report.claude(
-        environment::find_claude(std::env::var_os("PATH").as_deref()).map(|path| {
+        program.map(|path| {
             let version = environment::claude_version(&path);
             environment::ClaudeBinary { path, version }
         }),

@@ -1,23 +1,38 @@
 //! The live check of one server, as the CLI opens a session: WebSocket upgrade with the lock's
 //! token (RFC 6455 §4.1), MCP `initialize`, `notifications/initialized`, `tools/list`, close
-//! (§5.5.1). A small blocking client on loopback with a deadline on every read.
+//! (§5.5.1). A small blocking client on loopback that trusts nothing it is told:
+//! - the token goes only to a listener the lock's pid owns, where the OS tells ([`owner`]);
+//! - the whole check has one deadline ([`PROBE_DEADLINE`]) and a budget of frames and bytes
+//!   ([`MAX_PROBE_FRAMES`], [`MAX_PROBE_BYTES`]), so a server that only pings, or floods, ends it;
+//! - every text the server sent is made inert before the report holds it (`<ESC>`, `<U+202E>`).
 
+use super::owner::{self, Owner};
+use crate::terminal::inert;
 use serde_json::{Value, json};
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-/// How long any one step may take before the server counts as unresponsive.
-const STEP_DEADLINE: Duration = Duration::from_secs(3);
+/// How long one server's whole check may take, from connect to the `tools/list` answer: a
+/// healthy server answers in milliseconds, and a person waits for the report.
+const PROBE_DEADLINE: Duration = Duration::from_secs(5);
 /// The largest server frame the probe reads (a `tools/list` answer is a few KiB).
-const MAX_FRAME: usize = 1 << 20;
+const MAX_FRAME_BYTES: usize = 1 << 20;
+/// How many frames (pings and notifications included) the probe reads from one server: the
+/// check needs two answers, and a server busy sending something else is not answering.
+const MAX_PROBE_FRAMES: usize = 64;
+/// How many bytes the probe reads from one server in all: a few answers of at most
+/// [`MAX_FRAME_BYTES`] each.
+const MAX_PROBE_BYTES: usize = 4 << 20;
+/// How many characters of a server's text (its name, its refusal) the report shows.
+const MAX_SHOWN_CHARS: usize = 200;
 
 /// What the live check found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeResult {
-    /// `serverInfo.name` from `initialize`.
+    /// `serverInfo.name` from `initialize`, inert.
     pub server: String,
-    /// The MCP protocol version the server chose.
+    /// The MCP protocol version the server chose, inert.
     pub protocol: String,
     /// How many tools `tools/list` listed.
     pub tools: usize,
@@ -25,13 +40,48 @@ pub struct ProbeResult {
     pub latency_ms: u128,
 }
 
-/// Runs the check against `127.0.0.1:port` with `token`; the error says which step failed.
-pub fn probe(port: u16, token: &str) -> Result<ProbeResult, String> {
+/// One server's check: who owns its listener, and what it answered (the error says which step
+/// failed; its server text is inert).
+#[derive(Debug)]
+pub struct Probe {
+    /// What the OS said about the listener's owner ([`Owner::Differs`]: the token was not sent).
+    pub owner: Owner,
+    /// The answers.
+    pub outcome: Result<ProbeResult, String>,
+}
+
+/// Server text as the report shows it: control, bidi and invisible characters escaped, cut.
+fn shown(text: &str) -> String {
+    inert::line(text, MAX_SHOWN_CHARS)
+}
+
+/// Runs the check against `127.0.0.1:port`, whose lock names `pid` and `token`.
+pub fn probe(port: u16, pid: u32, token: &str) -> Probe {
     let started = Instant::now();
+    let deadline = started + PROBE_DEADLINE;
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let stream = TcpStream::connect_timeout(&addr, STEP_DEADLINE)
-        .map_err(|e| format!("cannot connect to 127.0.0.1:{port}: {e}"))?;
-    let mut conn = Conn::new(stream).map_err(|e| format!("socket setup: {e}"))?;
+    let stream = match TcpStream::connect_timeout(&addr, PROBE_DEADLINE) {
+        Ok(stream) => stream,
+        Err(e) => {
+            return Probe {
+                owner: Owner::Unknown("nothing to ask: the connection failed"),
+                outcome: Err(format!("cannot connect to 127.0.0.1:{port}: {e}")),
+            };
+        }
+    };
+    // Asked once connected: the listener that took this connection is among those judged (one
+    // that closes before the token is sent takes this connection down with it).
+    let owner = owner::listener_owner(port, pid);
+    let outcome = if let Owner::Differs(_) = owner {
+        Err("another program may be posing as the server".to_owned())
+    } else {
+        check(Conn::new(stream, deadline), port, token, started)
+    };
+    Probe { owner, outcome }
+}
+
+/// The session: upgrade, `initialize`, `tools/list`, close.
+fn check(mut conn: Conn, port: u16, token: &str, started: Instant) -> Result<ProbeResult, String> {
     conn.upgrade(port, token)?;
     let init = conn.call(
         1,
@@ -39,10 +89,11 @@ pub fn probe(port: u16, token: &str) -> Result<ProbeResult, String> {
         json!({"protocolVersion": "2025-11-25", "capabilities": {},
                "clientInfo": {"name": "idelink-doctor", "version": env!("CARGO_PKG_VERSION")}}),
     )?;
-    let result = init
-        .get("result")
-        .ok_or_else(|| format!("initialize failed: {}", init.get("error").unwrap_or(&init)))?;
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("?").to_owned();
+    let result = init.get("result").ok_or_else(|| {
+        let error = init.get("error").unwrap_or(&init).to_string();
+        format!("initialize failed: {}", shown(&error))
+    })?;
+    let text = |v: Option<&Value>| shown(v.and_then(Value::as_str).unwrap_or("?"));
     let server = text(result.pointer("/serverInfo/name"));
     let protocol = text(result.get("protocolVersion"));
     conn.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
@@ -64,19 +115,39 @@ pub fn probe(port: u16, token: &str) -> Result<ProbeResult, String> {
     })
 }
 
+/// The client side of one probe, with what is left of its deadline and budget.
 struct Conn {
     stream: TcpStream,
     buf: Vec<u8>,
+    deadline: Instant,
+    frames_read: usize,
+    bytes_read: usize,
 }
 
 impl Conn {
-    fn new(stream: TcpStream) -> io::Result<Conn> {
-        stream.set_read_timeout(Some(STEP_DEADLINE))?;
-        stream.set_write_timeout(Some(STEP_DEADLINE))?;
-        Ok(Conn {
+    fn new(stream: TcpStream, deadline: Instant) -> Conn {
+        Conn {
             stream,
             buf: Vec::new(),
-        })
+            deadline,
+            frames_read: 0,
+            bytes_read: 0,
+        }
+    }
+
+    /// What is left of the deadline, as an error once it has passed.
+    fn remaining(&self) -> io::Result<Duration> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "no answer within {} s (the server kept the connection open without answering)",
+                    PROBE_DEADLINE.as_secs()
+                ),
+            ));
+        }
+        Ok(left)
     }
 
     fn upgrade(&mut self, port: u16, token: &str) -> Result<(), String> {
@@ -101,11 +172,12 @@ impl Conn {
         };
         let head = String::from_utf8_lossy(&self.buf[..end]).into_owned();
         self.buf.drain(..end);
-        let status = head.lines().next().unwrap_or("").to_owned();
+        let status = head.lines().next().unwrap_or("");
         if !status.starts_with("HTTP/1.1 101") {
             return Err(format!(
-                "the server refused the upgrade ({status}): the token in the lock does not \
-                 match the server, or another program owns the port"
+                "the server refused the upgrade ({}): the token in the lock does not \
+                 match the server, or another program owns the port",
+                shown(status)
             ));
         }
         Ok(())
@@ -146,6 +218,8 @@ impl Conn {
         }
         frame.extend_from_slice(&mask);
         frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+        let left = self.remaining()?;
+        self.stream.set_write_timeout(Some(left))?;
         self.stream.write_all(&frame)
     }
 
@@ -168,6 +242,12 @@ impl Conn {
     }
 
     fn next_frame(&mut self) -> io::Result<(u8, Vec<u8>)> {
+        self.frames_read += 1;
+        if self.frames_read > MAX_PROBE_FRAMES {
+            return Err(io::Error::other(format!(
+                "the server sent more than {MAX_PROBE_FRAMES} frames without answering"
+            )));
+        }
         self.fill(2)?;
         let (first, second) = (self.buf[0], self.buf[1]);
         if second & 0x80 != 0 {
@@ -194,7 +274,7 @@ impl Conn {
             }
             n => (usize::from(n), 2),
         };
-        if len > MAX_FRAME {
+        if len > MAX_FRAME_BYTES {
             return Err(io::Error::other("the server sent an oversized frame"));
         }
         self.fill(start + len)?;
@@ -210,14 +290,34 @@ impl Conn {
         Ok(())
     }
 
+    /// Reads what the server sent next, within what is left of the deadline and the budget.
     fn read_more(&mut self) -> io::Result<()> {
         let mut chunk = [0u8; 4096];
-        let got = self.stream.read(&mut chunk)?;
+        let got = loop {
+            // A timed-out read (the OS may wake a little early) goes round until the deadline.
+            self.stream.set_read_timeout(Some(self.remaining()?))?;
+            match self.stream.read(&mut chunk) {
+                Ok(got) => break got,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
         if got == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
                 "the server closed the connection",
             ));
+        }
+        self.bytes_read += got;
+        if self.bytes_read > MAX_PROBE_BYTES {
+            return Err(io::Error::other(format!(
+                "the server sent more than {MAX_PROBE_BYTES} bytes without answering"
+            )));
         }
         self.buf.extend_from_slice(&chunk[..got]);
         Ok(())

@@ -4,6 +4,7 @@
 use super::environment::ClaudeBinary;
 use super::locks::{FoundLock, LockDir};
 use super::rules::folder_contains;
+use crate::terminal::inert;
 use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
@@ -178,16 +179,19 @@ impl Report {
         self.push(finding);
     }
 
-    /// `claude` on `PATH` and its version against the verified ones.
-    pub fn claude(&mut self, binary: Option<ClaudeBinary>, verified: &[&str]) {
+    /// The `claude` `idelink claude` would run (or why there is none) and its version against
+    /// the verified ones.
+    pub fn claude(&mut self, binary: Result<ClaudeBinary, String>, verified: &[&str]) {
         let finding = match binary {
-            None => Finding::new(
+            Err(why) => Finding::new(
                 Level::Warn,
                 "claude",
-                "no `claude` on PATH".to_owned(),
-                Some("install it (npm install -g @anthropic-ai/claude-code) or add it to PATH"),
+                why,
+                Some(
+                    "install it (npm install -g @anthropic-ai/claude-code) or add its folder to PATH as an absolute path",
+                ),
             ),
-            Some(ClaudeBinary {
+            Ok(ClaudeBinary {
                 path,
                 version: Err(why),
             }) => Finding::new(
@@ -196,13 +200,13 @@ impl Report {
                 format!("{}: {why}", path.display()),
                 None,
             ),
-            Some(ClaudeBinary {
+            Ok(ClaudeBinary {
                 path,
                 version: Ok(v),
             }) if verified.contains(&v.as_str()) => {
                 Finding::ok("claude", format!("{} {v} (verified)", path.display()))
             }
-            Some(ClaudeBinary {
+            Ok(ClaudeBinary {
                 path,
                 version: Ok(v),
             }) => Finding::new(
@@ -236,7 +240,8 @@ impl Report {
 
     /// The report for a person: one line per finding, the fix indented under it, the verdict.
     /// The marks carry colour codes; print through `anstream`, which drops them where they do
-    /// not belong (a pipe, `NO_COLOR`).
+    /// not belong (a pipe, `NO_COLOR`). Every message and fix is made inert first: they quote
+    /// lock files and servers, which any local program may have written.
     pub fn to_text(&self) -> String {
         let mut out = format!("idelink doctor: {}\n", self.dir);
         for finding in &self.findings {
@@ -249,10 +254,11 @@ impl Report {
             let style = Style::new().fg_color(Some(colour.into())).bold();
             out.push_str(&format!(
                 "{style}{mark}{style:#} {}: {}\n",
-                finding.check, finding.message
+                finding.check,
+                inert::line(&finding.message, usize::MAX)
             ));
             if let Some(fix) = &finding.fix {
-                out.push_str(&format!("       fix: {fix}\n"));
+                out.push_str(&format!("       fix: {}\n", inert::line(fix, usize::MAX)));
             }
         }
         out.push_str(if self.connects {

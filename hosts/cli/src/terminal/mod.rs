@@ -15,7 +15,7 @@ mod commands;
 mod diff_view;
 mod editor_command;
 mod file_read;
-mod inert;
+pub(crate) mod inert;
 mod input;
 mod prepare;
 mod review;

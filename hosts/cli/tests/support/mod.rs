@@ -105,17 +105,11 @@ pub fn own_process_group(command: &mut Command) -> &mut Command {
 )]
 pub fn ctrl_break(child: &mut Child, test: &str) -> bool {
     use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, GenerateConsoleCtrlEvent};
-    use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleA, GetProcAddress};
     // SAFETY: no pointers; the group id is the child's pid (CREATE_NEW_PROCESS_GROUP).
     let sent = unsafe { GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, child.id()) };
     if sent == 0 {
         let error = std::io::Error::last_os_error();
-        // SAFETY: NUL-terminated names; ntdll is loaded in every process.
-        let wine = unsafe {
-            let ntdll = GetModuleHandleA(c"ntdll.dll".as_ptr().cast());
-            !ntdll.is_null() && GetProcAddress(ntdll, c"wine_get_version".as_ptr().cast()).is_some()
-        };
-        assert!(wine, "Ctrl-Break: {error}");
+        assert!(under_wine(), "Ctrl-Break: {error}");
         println!("wine-skip: {test}: Wine delivers no console control event here ({error})");
         child.kill().expect("end idelink");
         wait_exit(child);
@@ -124,6 +118,21 @@ pub fn ctrl_break(child: &mut Child, test: &str) -> bool {
     let status = wait_exit(child);
     assert!(status.success(), "{status}");
     true
+}
+
+/// Whether this Windows process runs under Wine (its ntdll exports `wine_get_version`).
+#[cfg(windows)]
+#[allow(
+    unsafe_code,
+    reason = "Windows API calls; their arguments are C strings"
+)]
+pub fn under_wine() -> bool {
+    use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleA, GetProcAddress};
+    // SAFETY: NUL-terminated names; ntdll is loaded in every process.
+    unsafe {
+        let ntdll = GetModuleHandleA(c"ntdll.dll".as_ptr().cast());
+        !ntdll.is_null() && GetProcAddress(ntdll, c"wine_get_version".as_ptr().cast()).is_some()
+    }
 }
 
 /// The process's exit status, waiting at most [`DEADLINE`].

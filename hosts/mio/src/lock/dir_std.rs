@@ -4,14 +4,11 @@
 //! DACL that grants only the current user (the counterpart of 0700 / 0600), and an existing
 //! directory with a looser DACL is tightened (`crate::windows`).
 
-use super::{LockError, io_error};
+use super::{LockError, MAX_LOCK_BYTES, io_error};
 use idelink_core::host_rules::lock_dir::{self, DirFacts, DirKind};
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-
-/// A lock body is a few hundred bytes; anything larger in the folder is not a lock.
-const MAX_LOCK_BYTES: u64 = 64 << 10;
 
 /// The lock directory, by path.
 pub(super) struct LockDir {

@@ -13,7 +13,7 @@
 //! 3. lock files are created (`O_CREAT | O_EXCL | O_NOFOLLOW`, 0600), renamed, read, listed
 //!    and removed relative to `ide/`'s descriptor.
 
-use super::{LockError, io_error};
+use super::{LockError, MAX_LOCK_BYTES, io_error};
 use idelink_core::host_rules::lock_dir::{self, DirFacts, DirKind, DirVerdict};
 use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
@@ -21,9 +21,6 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-
-/// A lock body is a few hundred bytes; anything larger in the folder is not a lock.
-const MAX_LOCK_BYTES: u64 = 64 << 10;
 
 /// `ide/`, open.
 pub(super) struct LockDir {

@@ -155,3 +155,42 @@ fn a_config_dir_of_another_user_is_refused() {
     assert!(err.to_string().contains("not to this user"), "{err}");
     assert!(!config.join("idelink-ide").exists());
 }
+
+#[test]
+fn a_lock_is_read_only_when_it_is_a_small_regular_file() {
+    let dir = config_dir("read");
+    let good = dir.join("1.lock");
+    fs::write(&good, lock(1, "x").to_json()).unwrap();
+    assert!(read_lock_file(&good).unwrap().contains("\"pid\":1"));
+    let fifo = dir.join("x.lock");
+    // mkfifo(1) (POSIX), as rustix has no mkfifoat on every Unix.
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // A plain open of a FIFO waits for a writer; this one must answer at once.
+    let refused = read_lock_file(&fifo).unwrap_err();
+    assert!(
+        refused.to_string().contains("not a regular file"),
+        "{refused}"
+    );
+    let big = dir.join("2.lock");
+    fs::write(
+        &big,
+        vec![b' '; usize::try_from(MAX_LOCK_BYTES).unwrap() + 1],
+    )
+    .unwrap();
+    assert!(
+        read_lock_file(&big)
+            .unwrap_err()
+            .to_string()
+            .contains("larger than")
+    );
+    let device = read_lock_file(Path::new("/dev/zero")).unwrap_err();
+    assert!(
+        device.to_string().contains("not a regular file"),
+        "{device}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
