@@ -10,14 +10,17 @@
 // bundle must hold all of its JavaScript); run the bundle and serve a session to a real
 // WebSocket client (`ws`): initialize, the selection the extension reported, openFile and
 // openDiff answered by the extension. Then remove the platform package and run it again: the
-// same session on the WebAssembly engine. With --real-claude (the idelink-node example
+// same session on the WebAssembly engine. Both runs sit below a planted node_modules (packages
+// named idelink-<platform> and idelink-wasm in the temporary folder's parent of the project) that
+// must never run; then, with idelink-wasm removed too, the bundle must fail naming the folders it
+// looked in. With --real-claude (the idelink-node example
 // `real_claude`, bindings/node/tests/drivers), each run is followed by the pinned claude CLI
 // connecting to the bundle and having its diff accepted (skipped loudly without the CLI, failing
 // with CI=true). Fails on the first difference. About 20 s, and 15 s per real-CLI run.
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -64,6 +67,22 @@ const env = { ...process.env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`
 delete env.IDELINK_NODE_ADDON;
 delete env.IDELINK_FORCE_WASM;
 delete env.IDELINK_WASM_MODULE;
+const planted = join(work, 'PLANTED-CODE-RAN');
+
+/** Packages above the project that Node's bare-name resolution would find; each writes `planted`. */
+function plantAbove() {
+  for (const name of [platformPackage(), 'idelink-wasm']) {
+    const dir = join(work, 'node_modules', name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '0.1.0', main: 'index.js' }));
+    writeFileSync(join(dir, 'index.js'), `require('node:fs').appendFileSync(${JSON.stringify(planted)}, '${name}\\n');`);
+  }
+}
+
+function assertNothingPlantedRan() {
+  assert.equal(existsSync(planted) ? readFileSync(planted, 'utf8') : '', '', 'a package planted above the project ran');
+}
+
 const sh = (command, options = {}) => execFileSync('sh', ['-c', command], { cwd: project, env, stdio: 'inherit', ...options });
 
 /** Runs the bundle, serves one session to a WebSocket client, stops it; returns its engine line. */
@@ -164,17 +183,33 @@ try {
     stdio: 'inherit',
   });
   rmSync(join(project, 'node_modules', 'idelink'), { recursive: true });
+  plantAbove();
 
   const native = await serveOneSession();
+  assertNothingPlantedRan();
   assert.match(native, new RegExp(`^native \\(${platform}: prebuilt for `));
   console.log(`npm-check: the bundled extension served a session on ${native}`);
   realClaude(native);
 
   rmSync(join(project, 'node_modules', platform), { recursive: true });
   const wasm = await serveOneSession();
+  assertNothingPlantedRan();
   assert.match(wasm, new RegExp(`^wasm \\(idelink-wasm: ${platform} is not installed\\)$`));
   console.log(`npm-check: without ${platform}, the bundled extension served a session on ${wasm}`);
   realClaude(wasm);
+  assertNothingPlantedRan();
+
+  rmSync(join(project, 'node_modules', 'idelink-wasm'), { recursive: true });
+  const none = spawnSync(process.execPath, [join(project, 'dist', 'extension.js'), project], {
+    cwd: project,
+    env,
+    encoding: 'utf8',
+    timeout: DEADLINE_MS,
+  });
+  assertNothingPlantedRan();
+  assert.notEqual(none.status, 0, 'with no engine of its own the bundle must not run');
+  assert.match(none.stderr, /idelink: no engine to run: .* idelink-wasm is not installed in /);
+  console.log('npm-check: with no engine of its own (one planted above), the bundle failed clearly');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
