@@ -545,13 +545,14 @@ fn a_listener_the_locks_pid_does_not_own_never_gets_the_token() {
 
 #[cfg(unix)]
 #[test]
-fn a_fifo_named_like_a_lock_stalls_neither_doctor_nor_claude_nor_env() {
+fn a_fifo_named_like_a_lock_or_claudes_config_stalls_neither_doctor_nor_claude_nor_env() {
     let setup = Setup::new("doctor-fifo");
     let ide = setup.config().join("ide");
     std::fs::create_dir_all(&ide).unwrap();
     // mkfifo(1) (POSIX), as rustix has no mkfifoat on every Unix.
     let made = Command::new("mkfifo")
         .arg(ide.join("x.lock"))
+        .arg(setup.config().join(".claude.json"))
         .status()
         .unwrap();
     assert!(made.success());
@@ -560,7 +561,7 @@ fn a_fifo_named_like_a_lock_stalls_neither_doctor_nor_claude_nor_env() {
     eprintln!("doctor with a FIFO lock ended in {took:?}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
-        report["locks"][0]["error"], "cannot read: not a regular file (a lock is one)",
+        report["locks"][0]["error"], "cannot read: it is a FIFO, not a regular file",
         "{report:#}"
     );
     for args in [&["claude", "--claude", "/bin/true"][..], &["env"][..]] {

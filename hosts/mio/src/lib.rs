@@ -16,7 +16,8 @@
 //! Its socket loop is a public [`sockets::SocketTable`] (reads, writes with back-pressure, read
 //! pauses, linger), which other mio loops over sockets can reuse. What any native host does
 //! around binding its port (the token, the engine's setup, the lock file) is public too, in
-//! [`setup`] and [`lock`], so a host on another runtime (`idelink-tokio`) shares it.
+//! [`setup`] and [`lock`], so a host on another runtime (`idelink-tokio`) shares it; so is the
+//! one way every native reader reads a file someone else named ([`regular_file`]).
 //!
 //! A headless or automated run opens no socket and writes no lock unless it opts in
 //! ([`HostConfig::serve_when_headless`]).
@@ -25,6 +26,7 @@ mod config;
 mod error;
 mod host;
 pub mod lock;
+pub mod regular_file;
 pub mod setup;
 pub mod sockets;
 #[cfg(windows)]

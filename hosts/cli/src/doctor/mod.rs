@@ -14,10 +14,15 @@ pub use locks::{read_dir, search_dirs};
 pub use program::resolve_program;
 
 use crate::workspace::{path_text, workspace_dir};
+use idelink_mio::regular_file::read_regular_file;
 use report::{Finding, Level, Report};
 use rules::{AutoConnect, Candidate, Pick};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// The largest claude config (`.claude.json`) read: it keeps every project's settings and
+/// history, megabytes on a long-used machine; anything far larger is not one.
+const MAX_CLAUDE_CONFIG_BYTES: u64 = 64 << 20;
 
 /// `idelink doctor` options.
 #[derive(Debug, clap::Args)]
@@ -66,7 +71,8 @@ fn examine(dir: &str, live: bool) -> Report {
     let home = var("HOME").or_else(|| var("USERPROFILE"));
 
     let global = environment::global_config_path(config_dir.as_deref(), home.as_deref())
-        .and_then(|path| std::fs::read_to_string(path).ok());
+        .and_then(|path| read_regular_file(&path, MAX_CLAUDE_CONFIG_BYTES).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok());
     let facts = environment::connect_facts(&var, global.as_deref());
     let auto = rules::auto_connect(&facts);
     match auto {
