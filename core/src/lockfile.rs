@@ -7,6 +7,10 @@ mod loose;
 
 use loose::Loose;
 
+/// The largest lock file a host reads: a lock body is a few hundred bytes, so anything larger
+/// in the lock folder is not a lock (and a reader must not load whatever file sits there).
+pub const MAX_LOCK_BYTES: u64 = 64 << 10;
+
 /// The body of `<port>.lock` in the CLI's `ide/` directory.
 ///
 /// `Debug` prints the token as `<redacted>`.

@@ -138,6 +138,10 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The default [`max_connections`](Self::max_connections), for hosts that offer it as a
+    /// setting (`idelink serve --max-connections`).
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 16;
+
     /// Parses the JSON form, filling in defaults; the error names the offending field.
     pub fn from_json(json: &str) -> Result<Config, serde_json::Error> {
         serde_json::from_str(json)
@@ -157,7 +161,7 @@ impl Config {
             handshake_timeout_ms: 10_000,
             ws: WsConfig::default(),
             rpc: RpcLimits::default(),
-            max_connections: 16,
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             max_handshakes: 8,
             max_outbound_bytes: 96 << 20,
             max_pending_calls: 64,

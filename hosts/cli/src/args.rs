@@ -156,7 +156,7 @@ impl PulledRead {
 }
 
 /// `--max-connections` when not given: the engine's default cap.
-const DEFAULT_MAX_CONNECTIONS: usize = 16;
+const DEFAULT_MAX_CONNECTIONS: usize = idelink_core::Config::DEFAULT_MAX_CONNECTIONS;
 
 /// The largest `--max-connections`: far above any real use (one session per claude process),
 /// low enough that a typo cannot let sockets exhaust the process's file descriptors.

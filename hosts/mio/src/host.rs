@@ -1,13 +1,13 @@
 //! The host: a loopback listener and its sockets, pumped into one [`Engine`].
 
-use crate::config::HostConfig;
-use crate::lock::LockFileGuard;
 use crate::sockets::SocketTable;
 use idelink_core::host_rules::lock_life;
 use idelink_core::{
     AuthToken, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId, ToolOutcome,
 };
 use idelink_core::{Snapshot, SnapshotChanges};
+use idelink_host::lock::LockFileGuard;
+use idelink_host::{HostConfig, HostError, setup};
 use mio::net::TcpListener;
 use mio::{Events, Poll, Token, Waker};
 use std::io;
@@ -19,9 +19,6 @@ const LISTENER: Token = Token(0);
 const WAKER: Token = Token(usize::MAX);
 
 mod pump;
-
-use crate::HostError;
-use pump::bind;
 
 /// A loopback server for the Claude Code IDE protocol, driven from the editor's own loop.
 ///
@@ -76,15 +73,15 @@ pub struct Host {
 impl Host {
     /// Binds 127.0.0.1, mints the token from OS entropy and writes the lock file.
     pub fn start(config: HostConfig) -> Result<Host, HostError> {
-        let token = crate::setup::token_for(&config)?;
-        let mut listener = bind(config.port)?;
+        let token = setup::token_for(&config)?;
+        let mut listener = TcpListener::from_std(setup::bind_loopback(config.port)?);
         let port = listener.local_addr().map_err(HostError::Io)?.port();
         let poll = Poll::new().map_err(HostError::Io)?;
         poll.registry()
             .register(&mut listener, LISTENER, mio::Interest::READABLE)
             .map_err(HostError::Io)?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(HostError::Io)?);
-        let (engine_config, lock) = crate::setup::engine_and_lock(&config, port, &token)?;
+        let (engine_config, lock) = setup::engine_and_lock(&config, port, &token)?;
         Ok(Host {
             engine: Engine::new(engine_config, token.clone()),
             poll,

@@ -15,26 +15,17 @@
 //!
 //! Its socket loop is a public [`sockets::SocketTable`] (reads, writes with back-pressure, read
 //! pauses, linger), which other mio loops over sockets can reuse. What any native host does
-//! around binding its port (the token, the engine's setup, the lock file) is public too, in
-//! [`setup`] and [`lock`], so a host on another runtime (`idelink-tokio`) shares it; so is the
-//! one way every native reader reads a file someone else named ([`regular_file`]).
+//! around binding its port (the configuration, the token, the bind, the lock file) is
+//! [`idelink_host`]'s, which `idelink-tokio` shares; [`HostConfig`] and [`HostError`] are
+//! re-exported here because [`Host::start`] takes and returns them.
 //!
 //! A headless or automated run opens no socket and writes no lock unless it opts in
 //! ([`HostConfig::serve_when_headless`]).
 
-mod config;
-mod error;
 mod host;
-pub mod lock;
-pub mod regular_file;
-pub mod setup;
 pub mod sockets;
-#[cfg(windows)]
-#[allow(unsafe_code)]
-pub mod windows;
 
-pub use config::{HostConfig, LockPlacement, PortChoice};
-pub use error::HostError;
 pub use host::Host;
+pub use idelink_host::{HostConfig, HostError, LockPlacement, PortChoice};
 /// Wakes a blocked [`Host::poll`] from another thread (see [`Host::waker`]).
 pub use mio::Waker;

@@ -304,12 +304,12 @@ fn a_deleted_lock_is_restored_while_serving() {
         0o600
     );
     #[cfg(windows)]
-    if let Some(why) = idelink_mio::windows::acl_unverifiable() {
+    if let Some(why) = idelink_host::windows::acl_unverifiable() {
         println!("wine-skip: a_deleted_lock_is_restored_while_serving: its ACL check: {why}");
     } else {
-        let me = idelink_mio::windows::current_user_sid().unwrap();
+        let me = idelink_host::windows::current_user_sid().unwrap();
         assert!(
-            idelink_mio::windows::dacl(&lock)
+            idelink_host::windows::dacl(&lock)
                 .unwrap()
                 .is_owner_only(&me)
         );

@@ -8,7 +8,7 @@ use idelink_core::{
     ToolRequest,
 };
 use idelink_core::{EditorSnapshot, SnapshotChanges};
-use idelink_mio::{HostConfig, HostError};
+use idelink_host::{HostConfig, HostError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;

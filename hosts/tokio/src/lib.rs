@@ -1,9 +1,10 @@
 //! # idelink-tokio
 //!
 //! The [`idelink_core`] engine driven on a tokio runtime, for Rust editors that already run
-//! one. Same shape as `idelink-mio`, with the same [`HostConfig`] (port choice, lock placement,
-//! headless opt-in) and the same lock-file system calls (`idelink_mio::lock`, which follows
-//! core's [`host_rules`](idelink_core::host_rules)):
+//! one. Same shape as `idelink-mio`, on the same host layer ([`idelink_host`]: the
+//! [`HostConfig`] with its port choice, lock placement and headless opt-in, the token, the
+//! bind, and the lock-file system calls, which follow core's
+//! [`host_rules`](idelink_core::host_rules)):
 //!
 //! - [`Host::start`] binds 127.0.0.1, mints the token from OS entropy, writes the lock file
 //!   and spawns the engine as a task on the current runtime; it returns the [`Host`] (a handle
@@ -62,4 +63,4 @@ mod server;
 
 pub use events::Events;
 pub use host::{Host, HostEvent, ToolReply};
-pub use idelink_mio::{HostConfig, HostError, LockPlacement, PortChoice};
+pub use idelink_host::{HostConfig, HostError, LockPlacement, PortChoice};

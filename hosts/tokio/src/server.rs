@@ -11,11 +11,9 @@ use idelink_core::{
     ToolOutcome,
 };
 use idelink_core::{EditorSnapshot, SnapshotChanges};
-use idelink_mio::lock::LockFileGuard;
-use idelink_mio::{HostConfig, HostError, PortChoice};
+use idelink_host::lock::LockFileGuard;
+use idelink_host::{HostConfig, HostError, setup};
 use std::collections::HashMap;
-use std::io;
-use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -79,10 +77,11 @@ impl Server {
         commands_tx: mpsc::UnboundedSender<Command>,
         commands: mpsc::UnboundedReceiver<Command>,
     ) -> Result<Server, HostError> {
-        let token = idelink_mio::setup::token_for(&config)?;
-        let listener = bind(config.port)?;
+        let token = setup::token_for(&config)?;
+        let listener =
+            TcpListener::from_std(setup::bind_loopback(config.port)?).map_err(HostError::Io)?;
         let port = listener.local_addr().map_err(HostError::Io)?.port();
-        let (engine_config, lock) = idelink_mio::setup::engine_and_lock(&config, port, &token)?;
+        let (engine_config, lock) = setup::engine_and_lock(&config, port, &token)?;
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_CHUNKS);
         Ok(Server {
             engine: Engine::new(engine_config, token.clone()),
@@ -327,32 +326,4 @@ async fn sleep_until(at: Option<Instant>) {
     if let Some(at) = at {
         tokio::time::sleep_until(at).await;
     }
-}
-
-/// Binds 127.0.0.1 on the configured port (the first free one of a range).
-fn bind(choice: PortChoice) -> Result<TcpListener, HostError> {
-    let (first, last) = match choice {
-        PortChoice::Ephemeral => (0, 0),
-        PortChoice::Fixed(port) => (port, port),
-        PortChoice::Range(first, last) => (first, last),
-    };
-    let mut last_error = io::Error::new(io::ErrorKind::InvalidInput, "empty port range");
-    for port in first..=last {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-        match std::net::TcpListener::bind(addr) {
-            Ok(listener) => {
-                listener.set_nonblocking(true).map_err(HostError::Io)?;
-                return TcpListener::from_std(listener).map_err(HostError::Io);
-            }
-            Err(e) => last_error = e,
-        }
-    }
-    Err(HostError::Bind {
-        ports: if first == last {
-            first.to_string()
-        } else {
-            format!("{first}-{last}")
-        },
-        source: last_error,
-    })
 }

@@ -5,7 +5,7 @@
 
 use idelink_core::host_rules::lock_dir::{ConfigDir, LOCK_SUBDIR};
 use idelink_core::lockfile::LockFile;
-use idelink_mio::lock::read_lock_file;
+use idelink_host::lock::read_lock_file;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -125,7 +125,7 @@ fn pid_alive(pid: u32) -> bool {
 /// process it may not open as alive, where Node's check fails: rare for one user's locks).
 #[cfg(not(unix))]
 fn pid_alive(pid: u32) -> bool {
-    idelink_mio::lock::pid_is_alive(pid)
+    idelink_host::lock::pid_is_alive(pid)
 }
 
 /// Owner and mode problems (idelink-core's "Security" docs): the directory must be a real directory

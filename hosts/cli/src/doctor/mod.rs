@@ -14,7 +14,7 @@ pub use locks::{read_dir, search_dirs};
 pub use program::resolve_program;
 
 use crate::workspace::{path_text, workspace_dir};
-use idelink_mio::regular_file::read_regular_file;
+use idelink_host::regular_file::read_regular_file;
 use report::{Finding, Level, Report};
 use rules::{AutoConnect, Candidate, Pick};
 use std::path::PathBuf;

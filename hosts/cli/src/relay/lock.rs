@@ -3,7 +3,7 @@
 
 use idelink_core::host_rules::PumpPolicy;
 use idelink_core::lockfile::LockFile;
-use idelink_mio::lock::LockFileGuard;
+use idelink_host::lock::LockFileGuard;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

@@ -45,7 +45,7 @@ use assets::Assets;
 use files::Workspace;
 use idelink_core::AuthToken;
 use idelink_core::host_rules::PumpPolicy;
-use idelink_mio::lock::default_lock_dir;
+use idelink_host::lock::default_lock_dir;
 use lock::{LinkLock, LockSpec};
 use page::PageLink;
 use page_dir::PageDir;

@@ -3,16 +3,12 @@
 //! calls and the back-pressure state are the [`SocketTable`](crate::sockets::SocketTable)'s;
 //! this file maps engine connections onto it.
 
-use crate::config::PortChoice;
 use crate::sockets::{Read, Write};
 use idelink_core::ConnId;
 use mio::Token;
-use mio::net::TcpListener;
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr};
 
 use super::Host;
-use crate::HostError;
 
 /// The mio token of an engine connection (the engine's ids start at 1; 0 is the listener and
 /// `usize::MAX` the waker).
@@ -108,28 +104,4 @@ impl Host {
             self.forget(ConnId::from_u64(token.0 as u64));
         }
     }
-}
-
-pub(super) fn bind(choice: PortChoice) -> Result<TcpListener, HostError> {
-    let (first, last) = match choice {
-        PortChoice::Ephemeral => (0, 0),
-        PortChoice::Fixed(port) => (port, port),
-        PortChoice::Range(first, last) => (first, last),
-    };
-    let mut last_error = io::Error::new(io::ErrorKind::InvalidInput, "empty port range");
-    for port in first..=last {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-        match TcpListener::bind(addr) {
-            Ok(listener) => return Ok(listener),
-            Err(e) => last_error = e,
-        }
-    }
-    Err(HostError::Bind {
-        ports: if first == last {
-            first.to_string()
-        } else {
-            format!("{first}-{last}")
-        },
-        source: last_error,
-    })
 }

@@ -1,4 +1,4 @@
-//! Why a [`Host`](crate::Host) could not start or rewrite its lock file.
+//! Why a host could not start or rewrite its lock file.
 
 use crate::lock::LockError;
 use std::fmt;
@@ -21,7 +21,7 @@ pub enum HostError {
     Entropy(String),
     /// The lock file or its directory.
     Lock(LockError),
-    /// Setting up the poller failed.
+    /// Setting up the listener or the event loop failed.
     Io(io::Error),
 }
 

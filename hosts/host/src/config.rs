@@ -1,4 +1,4 @@
-//! How a [`Host`](crate::Host) is set up.
+//! How a host (`idelink_mio::Host`, `idelink_tokio::Host`, one of your own) is set up.
 
 use idelink_core::host_rules::PumpPolicy;
 use std::path::PathBuf;
@@ -25,7 +25,8 @@ pub enum LockPlacement {
     None,
 }
 
-/// Everything [`Host::start`](crate::Host::start) needs. `HostConfig::new` fills in the defaults.
+/// Everything a host needs to start (`idelink_mio::Host::start`, `idelink_tokio::Host::start`).
+/// `HostConfig::new` fills in the defaults.
 #[derive(Debug, Clone)]
 pub struct HostConfig {
     /// Shown by the CLI as "Connected to <ide_name> extension"; also tells our stale locks apart.

@@ -1,14 +1,17 @@
-//! What every host does around binding its port, whatever runs its sockets (this crate's
-//! [`Host`](crate::Host), `idelink-tokio`): refuse a headless run that did not opt in, mint the
-//! token, then give the engine its port and folders and place the lock file.
+//! What every host does around binding its port, whatever runs its sockets (`idelink-mio`,
+//! `idelink-tokio`): refuse a headless run that did not opt in, mint the token, bind loopback,
+//! then give the engine its port and folders and place the lock file.
 //!
-//! Call order: [`token_for`] before binding, [`engine_and_lock`] once the port is known.
+//! Call order: [`token_for`], then [`bind_loopback`], then [`engine_and_lock`] with the port
+//! it bound.
 
 use crate::HostError;
-use crate::config::{HostConfig, LockPlacement};
+use crate::config::{HostConfig, LockPlacement, PortChoice};
 use crate::lock::{LockFileGuard, default_lock_dir};
 use idelink_core::AuthToken;
 use idelink_core::lockfile::LockFile;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 
 /// The token for a host set up by `config`, from OS entropy. A headless run that did not opt
 /// in is refused here, before any socket or lock exists (the "no sockets in automation" rule).
@@ -19,6 +22,36 @@ pub fn token_for(config: &HostConfig) -> Result<AuthToken, HostError> {
     let mut entropy = [0u8; 16];
     getrandom::fill(&mut entropy).map_err(|e| HostError::Entropy(e.to_string()))?;
     Ok(AuthToken::from_entropy(entropy))
+}
+
+/// A non-blocking listener on 127.0.0.1 (never another address: the CLI dials the IPv4
+/// loopback literal, and nothing off this machine may reach the port) at the first port of
+/// `choice` that binds; a runtime adopts it (`mio::net::TcpListener::from_std`,
+/// `tokio::net::TcpListener::from_std`). The error names the ports tried and the last OS error.
+pub fn bind_loopback(choice: PortChoice) -> Result<TcpListener, HostError> {
+    let (first, last) = match choice {
+        PortChoice::Ephemeral => (0, 0),
+        PortChoice::Fixed(port) => (port, port),
+        PortChoice::Range(first, last) => (first, last),
+    };
+    let mut last_error = io::Error::new(io::ErrorKind::InvalidInput, "empty port range");
+    for port in first..=last {
+        match TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))) {
+            Ok(listener) => {
+                listener.set_nonblocking(true).map_err(HostError::Io)?;
+                return Ok(listener);
+            }
+            Err(e) => last_error = e,
+        }
+    }
+    Err(HostError::Bind {
+        ports: if first == last {
+            first.to_string()
+        } else {
+            format!("{first}-{last}")
+        },
+        source: last_error,
+    })
 }
 
 /// The engine's configuration (`config.engine` with the bound `port` and the workspace

@@ -35,9 +35,7 @@ mod read;
 use dir::LockDir;
 pub use read::read_lock_file;
 
-/// The largest lock file read: a lock body is a few hundred bytes, so anything larger in the
-/// folder is not a lock (and a reader must not load whatever file sits there).
-pub const MAX_LOCK_BYTES: u64 = 64 << 10;
+pub use idelink_core::lockfile::MAX_LOCK_BYTES;
 
 /// What went wrong with the lock file or its directory; the message says how to fix it.
 #[derive(Debug)]
