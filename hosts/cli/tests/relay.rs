@@ -16,8 +16,10 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
+mod engine_page;
 mod support;
 
+use engine_page::EnginePage;
 use support::{DEADLINE, idelink, lines, wait_for_line};
 
 struct Relay {
@@ -129,6 +131,20 @@ impl Relay {
             std::fs::remove_dir_all(dir).unwrap();
         }
     }
+}
+
+/// The token the lock file of `relay` holds now.
+fn lock_token(relay: &Relay) -> String {
+    let lock: Value =
+        serde_json::from_str(&std::fs::read_to_string(relay.lock_path()).unwrap()).unwrap();
+    lock["authToken"].as_str().unwrap().to_owned()
+}
+
+/// The status code claude gets for an upgrade with `token` to `port`.
+fn upgrade_status(port: u16, token: &str) -> String {
+    let request = idelink_test_client::upgrade_request(port, Some(token), "");
+    let (_, head) = Client::open(port, &request).unwrap();
+    status_of(&head).to_owned()
 }
 
 fn status_of(head: &str) -> &str {
@@ -280,6 +296,71 @@ fn a_leaked_url_cannot_take_the_link_but_a_reload_and_a_rotation_can() {
     let (mut fresh, _) = relay.link(&new_secret, None);
     fresh.send_text(r#"{"type":"list","id":7}"#).unwrap();
     assert_eq!(next_text(&mut fresh)["id"], 7);
+    relay.stop();
+}
+
+#[test]
+fn a_rotation_revokes_the_claude_token_the_old_page_holds() {
+    let mut relay = Relay::start("revoke");
+    let (link, welcome) = relay.link(&relay.secret, None);
+    wait_for_line(&relay.out, "page linked");
+    let old = welcome["authToken"].as_str().unwrap().to_owned();
+    assert_eq!(lock_token(&relay), old);
+    let page = EnginePage::start(link, &welcome);
+    let mut session = Client::connect_initialized(relay.claude_port, &old).unwrap();
+
+    // The user rotates: the page is unlinked and the session made under its token closed.
+    relay.stdin.write_all(b"r\n").unwrap();
+    let url = wait_for_line(&relay.out, "link secret rotated; open http://127.0.0.1:");
+    assert_eq!(page.closed(), Some(4002));
+    assert!(session.read_to_end().is_ok(), "the old session must end");
+
+    // The next page holds a new token: the old one gets 401 from its engine; the lock and
+    // the welcome carry the new one, which opens a session.
+    let new_secret = url.rsplit("#secret=").next().unwrap().to_owned();
+    let (link, welcome) = relay.link(&new_secret, None);
+    wait_for_line(&relay.out, "page linked");
+    let new = welcome["authToken"].as_str().unwrap().to_owned();
+    let _page = EnginePage::start(link, &welcome);
+    assert_eq!(
+        upgrade_status(relay.claude_port, &old),
+        "401",
+        "the token of the page the rotation unlinked still opens a session"
+    );
+    assert_eq!(lock_token(&relay), new);
+    Client::connect_initialized(relay.claude_port, &new).unwrap();
+    relay.stop();
+}
+
+#[test]
+fn a_tree_of_empty_folders_is_listed_within_the_walk_budget() {
+    // 100,000 folders holding no file (the listing's file cap never comes): the walk stops at
+    // its folder and entry budgets, says so, and the relay's only thread is back at once.
+    const FOLDERS: usize = 100_000;
+    const STALL_BOUND: std::time::Duration = std::time::Duration::from_secs(1);
+    let relay = Relay::start("empty-folders");
+    for parent in 0..1000 {
+        std::fs::create_dir(relay.work.join(format!("d{parent:03}"))).unwrap();
+    }
+    for i in 0..FOLDERS {
+        let folder = relay.work.join(format!("d{:03}/e{i}", i % 1000));
+        std::fs::create_dir(&folder).unwrap();
+        if i % 10 == 0 {
+            std::fs::write(folder.join(".hidden"), "x").unwrap();
+        }
+    }
+    let (mut link, _) = relay.link(&relay.secret, None);
+    let asked = Instant::now();
+    link.send_text(r#"{"type":"list","id":1}"#).unwrap();
+    let files = next_text(&mut link);
+    let stall = asked.elapsed();
+    println!("listing {FOLDERS} empty folders took the relay {stall:?}");
+    assert_eq!(files["files"], serde_json::json!(["hello.txt"]));
+    assert_eq!(files["truncated"], true, "the walk did not stop: {stall:?}");
+    assert!(
+        stall < STALL_BOUND,
+        "the listing stalled the relay {stall:?}"
+    );
     relay.stop();
 }
 

@@ -112,21 +112,18 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
     let http = bind(args.http_port).map_err(|e| format!("cannot listen for the page: {e}"))?;
     let claude_port = claude.local_addr()?.port();
     let http_port = http.local_addr()?.port();
-    let token = AuthToken::from_entropy(entropy()?);
     let policy = PumpPolicy::DEFAULT;
     let lock = LinkLock::new(
         LockSpec {
             dir: lock_dir,
             ide_name: args.ide_name.clone(),
             workspace: folder.clone(),
-            auth_token: token.as_str().to_owned(),
             port: claude_port,
         },
         &policy,
     );
     let welcome = Welcome {
         claude_port,
-        auth_token: token.as_str().to_owned(),
         workspace: folder.clone(),
         ide_name: args.ide_name,
     };

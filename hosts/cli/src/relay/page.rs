@@ -30,10 +30,15 @@ const HELLO_DEADLINE: Duration = Duration::from_secs(10);
 const MAX_LINK_MESSAGE_BYTES: usize = 8 << 20;
 
 /// What the page told the relay to do.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum PageEvent {
-    /// A page linked: claude may now find the editor (write the lock).
-    Linked,
+    /// A page linked: claude may now find the editor (write the lock with the token it holds).
+    Linked {
+        /// The claude token the page checks.
+        auth_token: AuthToken,
+        /// The token is new: close every claude connection made under the previous one.
+        fresh: bool,
+    },
     /// The linked page went (closed, lost, replaced or unlinked by a rotation): remove the lock,
     /// close every claude connection.
     Unlinked,
@@ -406,7 +411,7 @@ impl PageLink {
 
     /// The first message on a link socket: links the page, or closes the socket saying why.
     fn hello(&mut self, token: usize, text: Option<&str>) {
-        let verdict = self.session.hello(text, super::entropy());
+        let verdict = self.session.hello(text, super::entropy);
         let now = self.now();
         let Some(conn) = self.conns.get_mut(&token) else {
             return;
@@ -415,8 +420,8 @@ impl PageLink {
             return;
         };
         *hello_by = None;
-        let welcome = match verdict {
-            Ok(welcome) => welcome,
+        let linked = match verdict {
+            Ok(linked) => linked,
             Err(refusal) => {
                 ws.close(now, refusal.code, refusal.reason, &mut conn.out);
                 println!("a page was refused the link: {}", refusal.reason);
@@ -428,8 +433,11 @@ impl PageLink {
             self.close_link(REPLACED, "this tab reloaded, the link moved to it");
         }
         self.link = Some(token);
-        self.send_text(&welcome);
-        self.events.push(PageEvent::Linked);
+        self.send_text(&linked.welcome);
+        self.events.push(PageEvent::Linked {
+            auth_token: linked.auth_token,
+            fresh: linked.fresh,
+        });
     }
 
     /// A text request from the linked page.

@@ -152,8 +152,12 @@ impl Relay {
         for event in events {
             let registry = self.poll.registry();
             match event {
-                PageEvent::Linked => {
-                    if let Err(message) = self.lock.write() {
+                PageEvent::Linked { auth_token, fresh } => {
+                    if fresh {
+                        // Made under a token that no longer opens anything.
+                        self.claude.close_all(registry);
+                    }
+                    if let Err(message) = self.lock.write(&auth_token) {
                         eprintln!("idelink: {message}");
                         self.page.report(&message);
                     }
