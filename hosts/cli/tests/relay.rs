@@ -364,6 +364,126 @@ fn a_tree_of_empty_folders_is_listed_within_the_walk_budget() {
     relay.stop();
 }
 
+/// `idelink relay` run under an open-descriptor limit of `nofile` (`SOFT:HARD`, util-linux's
+/// `prlimit`, so the limit is the child's alone).
+#[cfg(target_os = "linux")]
+fn relay_under_limit(name: &str, nofile: &str) -> Relay {
+    let mut command = Command::new("prlimit");
+    command
+        .arg(format!("--nofile={nofile}"))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_idelink"))
+        .arg("relay")
+        .env_remove("RUST_LOG");
+    Relay::start_with(name, command)
+}
+
+/// The descriptors process `pid` holds.
+#[cfg(target_os = "linux")]
+fn descriptors_of(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count()
+}
+
+/// This test process may hold as many descriptors as its hard limit allows (thousands of
+/// client sockets).
+#[cfg(target_os = "linux")]
+fn raise_own_descriptor_limit() {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let raised = Rlimit {
+        current: limit.maximum,
+        maximum: limit.maximum,
+    };
+    setrlimit(Resource::Nofile, raised).unwrap();
+}
+
+/// Up to `count` sockets to `port` that never send a byte: until one cannot connect within a
+/// few seconds (the relay stopped accepting and its backlog is full).
+#[cfg(target_os = "linux")]
+fn idle_sockets(port: u16, count: usize) -> Vec<TcpStream> {
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let wait = std::time::Duration::from_secs(3);
+    let sockets: Vec<TcpStream> = (0..count)
+        .map_while(|_| TcpStream::connect_timeout(&address, wait).ok())
+        .collect();
+    if sockets.len() < count {
+        println!("port {port} took {} of {count} sockets", sockets.len());
+    }
+    sockets
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn idle_sockets_on_both_ports_never_keep_the_page_or_claude_out() {
+    // Any local user can open idle sockets on both ports. Under a 1024-descriptor limit (hard
+    // too, so raising it does not help), 2,000 on each: the relay keeps only its handshake
+    // budgets of them, and the page links and claude initializes at once.
+    const IDLE: usize = 2_000;
+    const WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
+    const DESCRIPTOR_BOUND: usize = 200;
+    raise_own_descriptor_limit();
+    let relay = relay_under_limit("idle-sockets", "1024:1024");
+    let pid = relay.child.id();
+    let before = descriptors_of(pid);
+    let _page_idle = idle_sockets(relay.http_port, IDLE);
+    let _claude_idle = idle_sockets(relay.claude_port, IDLE);
+    let held = descriptors_of(pid);
+    println!("relay descriptors: {before} at start, {held} with {IDLE} idle sockets on each port");
+    assert!(
+        held < DESCRIPTOR_BOUND,
+        "the relay holds {held} descriptors"
+    );
+    let started = Instant::now();
+    let (link, welcome) = relay.link(&relay.secret, None);
+    let _page = EnginePage::start(link, &welcome);
+    let token = welcome["authToken"].as_str().unwrap();
+    let _session = Client::connect_initialized(relay.claude_port, token).unwrap();
+    let took = started.elapsed();
+    println!("link and initialize took {took:?}");
+    assert!(
+        took < WITHIN,
+        "the page linked and claude initialized in {took:?}"
+    );
+    wait_for_line(&relay.out, "page linked");
+    relay.stop();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn with_no_descriptor_left_the_oldest_idle_socket_makes_room() {
+    // A limit below the relay's budgets: idle sockets use up every descriptor. The next
+    // request gets one all the same (the oldest idle socket is closed for it) and is answered.
+    raise_own_descriptor_limit();
+    let relay = relay_under_limit("no-descriptor", "40:40");
+    let _idle = idle_sockets(relay.http_port, 200);
+    let started = Instant::now();
+    let (status, page) = fetch(&relay, "/");
+    let took = started.elapsed();
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(page.starts_with(b"<!doctype html>"));
+    assert!(
+        took < std::time::Duration::from_secs(1),
+        "answered in {took:?}"
+    );
+    relay.stop();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_relay_raises_its_descriptor_limit_to_the_hard_limit() {
+    let relay = relay_under_limit("raise-limit", "1024:4096");
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", relay.child.id())).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let soft: Vec<&str> = line.split_whitespace().skip(3).take(2).collect();
+    assert_eq!(soft, ["4096", "4096"], "{line}");
+    relay.stop();
+}
+
 #[test]
 fn relay_answers_carry_the_id_of_the_request() {
     let relay = Relay::start("ids");

@@ -28,6 +28,7 @@
 mod assets;
 mod claude;
 mod console;
+mod descriptors;
 mod files;
 mod hello;
 mod link;
@@ -107,6 +108,9 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
     };
     if let Err(why) = assets.check() {
         eprintln!("idelink: warning: the page will not load its engine: {why}");
+    }
+    if let Some((before, after)) = descriptors::raise_limit() {
+        tracing::debug!(?before, ?after, "open descriptor limit raised");
     }
     let claude = bind(args.port).map_err(|e| format!("cannot listen for claude: {e}"))?;
     let http = bind(args.http_port).map_err(|e| format!("cannot listen for the page: {e}"))?;
