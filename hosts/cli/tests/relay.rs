@@ -332,6 +332,7 @@ fn a_rotation_revokes_the_claude_token_the_old_page_holds() {
     relay.stop();
 }
 
+#[cfg(unix)]
 #[test]
 fn a_tree_of_empty_folders_is_listed_within_the_walk_budget() {
     // 100,000 folders holding no file (the listing's file cap never comes): the walk stops at
@@ -467,6 +468,57 @@ fn with_no_descriptor_left_the_oldest_idle_socket_makes_room() {
         took < std::time::Duration::from_secs(1),
         "answered in {took:?}"
     );
+    relay.stop();
+}
+
+/// Sets the soft open-descriptor limit of running process `pid` to `limit` (the hard limit
+/// stays, so it can be raised again).
+#[cfg(target_os = "linux")]
+fn set_limit_of(pid: u32, limit: usize) {
+    let status = Command::new("prlimit")
+        .arg(format!("--pid={pid}"))
+        .arg(format!("--nofile={limit}:"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "prlimit: {status}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn with_no_descriptor_left_and_none_to_evict_a_connection_is_closed_at_once() {
+    // Every descriptor the relay may have is in use by the link and claude's sessions, none of
+    // which may be evicted: a new connection is accepted and closed at once from the spare
+    // descriptor (its peer sees the end instead of waiting in the backlog), and the relay
+    // serves on once descriptors are back.
+    const WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
+    let relay = Relay::start("spare");
+    let pid = relay.child.id();
+    let (link, welcome) = relay.link(&relay.secret, None);
+    let _page = EnginePage::start(link, &welcome);
+    let token = welcome["authToken"].as_str().unwrap().to_owned();
+    let sessions: Vec<Client> = (0..4)
+        .map(|_| Client::connect_initialized(relay.claude_port, &token).unwrap())
+        .collect();
+    let held = descriptors_of(pid);
+    set_limit_of(pid, held);
+    let mut shed = TcpStream::connect(("127.0.0.1", relay.claude_port)).unwrap();
+    shed.set_read_timeout(Some(DEADLINE)).unwrap();
+    let started = Instant::now();
+    let mut byte = [0; 1];
+    let end = shed.read(&mut byte);
+    let took = started.elapsed();
+    assert!(
+        matches!(&end, Ok(0))
+            || end
+                .as_ref()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        "{end:?} after {took:?}"
+    );
+    assert!(took < WITHIN, "closed after {took:?}");
+    assert_eq!(descriptors_of(pid), held, "the spare is back");
+    set_limit_of(pid, held + 16);
+    Client::connect_initialized(relay.claude_port, &token).unwrap();
+    drop(sessions);
     relay.stop();
 }
 
