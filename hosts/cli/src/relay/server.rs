@@ -27,6 +27,16 @@ enum Listener {
     Page,
 }
 
+impl Listener {
+    /// This listener, of claude's and the page's.
+    fn of<'a>(self, claude: &'a TcpListener, page: &'a TcpListener) -> &'a TcpListener {
+        match self {
+            Listener::Claude => claude,
+            Listener::Page => page,
+        }
+    }
+}
+
 const CLAUDE_LISTENER: Token = Token(0);
 const HTTP_LISTENER: Token = Token(1);
 const WAKER: Token = Token(2);
@@ -163,11 +173,10 @@ impl Relay {
     /// accepted and closed at once from the spare descriptor.
     fn accept_one(&mut self, which: Listener) -> Option<TcpStream> {
         loop {
-            let listener = match which {
-                Listener::Claude => &self.claude_listener,
-                Listener::Page => &self.http_listener,
-            };
-            match listener.accept() {
+            match which
+                .of(&self.claude_listener, &self.http_listener)
+                .accept()
+            {
                 Ok((stream, _)) => return Some(stream),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return None,
                 Err(e) if descriptors::exhausted(&e) => {
@@ -175,10 +184,7 @@ impl Relay {
                         || self
                             .claude
                             .evict_oldest_unanswered(self.poll.registry(), &mut self.page);
-                    let listener = match which {
-                        Listener::Claude => &self.claude_listener,
-                        Listener::Page => &self.http_listener,
-                    };
+                    let listener = which.of(&self.claude_listener, &self.http_listener);
                     if !freed && !self.spare.shed(listener) {
                         tracing::warn!("no descriptor left to accept a connection");
                         self.accept_later = true;
