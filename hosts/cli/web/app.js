@@ -25,7 +25,7 @@ const state = {
 
 function showStatus() {
   $('status').textContent = `relay link: ${state.linkState} · claude clients: ${state.connected.size} connected, ${state.ready.size} ready` +
-    (state.doc ? ` · ${state.doc.path}${state.doc.dirty ? ' (modified)' : ''}` : '');
+    (state.doc ? ` · ${inertText(state.doc.path)}${state.doc.dirty ? ' (modified)' : ''}` : '');
   document.body.dataset.link = state.linkState === 'linked' ? 'linked' : 'down';
   document.body.dataset.ready = String(state.ready.size);
 }
@@ -118,7 +118,7 @@ async function listFiles() {
   list.replaceChildren(...files.map((name) => {
     const item = document.createElement('li');
     const button = document.createElement('button');
-    button.textContent = name;
+    button.textContent = inertText(name);
     button.dataset.path = name;
     button.onclick = () => openFile(name).catch((e) => alert(e.message));
     item.append(button);
@@ -136,7 +136,7 @@ async function openFile(path) {
   editor.disabled = false;
   editor.setSelectionRange(0, 0);
   $('mention').disabled = false;
-  $('file-name').textContent = file.path;
+  $('file-name').textContent = inertText(file.path);
   for (const b of document.querySelectorAll('#file-list button')) {
     b.classList.toggle('active', `${state.workspace}/${b.dataset.path}` === file.path);
   }

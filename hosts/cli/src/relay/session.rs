@@ -36,8 +36,7 @@ pub enum Asked {
     },
 }
 
-/// A page that linked.
-#[derive(Debug)]
+/// A page that linked. `Debug` shows neither token (the welcome carries them).
 pub struct Linked {
     /// The welcome to send it (JSON).
     pub welcome: String,
@@ -45,6 +44,16 @@ pub struct Linked {
     pub auth_token: AuthToken,
     /// The token is new: every claude connection made under the previous one must close.
     pub fresh: bool,
+}
+
+impl std::fmt::Debug for Linked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Linked")
+            .field("welcome", &"<redacted>")
+            .field("auth_token", &self.auth_token)
+            .field("fresh", &self.fresh)
+            .finish()
+    }
 }
 
 /// The link's credentials and what a linked page may ask for.
