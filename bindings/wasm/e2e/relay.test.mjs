@@ -179,6 +179,29 @@ test('claude drives the browser editor through the relay', async () => {
   await page.locator('.diff button.reject').click({ timeout: WAIT_MS });
   assert.deepEqual(texts(await rejected), ['DIFF_REJECTED', 'tab-2']);
 
+  // Model text holding bidi, invisible and control characters is never shown live: each is a
+  // visible marker, and the hunk holding them a warning (the terminal review's rules, inert.js).
+  const trojan = 'line one\nif (admin) {\u202E } \u2066// ok\u2069\u200B\x1b[2K\nline three\n';
+  const marked = client.call('tools/call', {
+    name: 'openDiff',
+    arguments: { old_file_path: path, new_file_path: path, new_file_contents: trojan, tab_name: 'tab\u202E-3' },
+  });
+  const hidden = page.locator('.diff');
+  await hidden.waitFor({ timeout: WAIT_MS });
+  assert.equal(await hidden.locator('h3').textContent(), 'tab<U+202E>-3');
+  const added = await hidden.locator('.diff-view .add').allTextContents();
+  assert.ok(added.includes('+ if (admin) {<U+202E> } <U+2066>// ok<U+2069><U+200B><ESC>[2K'), JSON.stringify(added));
+  assert.deepEqual(await hidden.locator('.diff-view .warning').allTextContents(), [
+    '! warning: this hunk holds control characters and bidi controls (text may read reordered) and ' +
+      'invisible characters, shown as <NAME> or <U+XXXX>',
+  ]);
+  assert.equal(await hidden.locator('.diff-view mark.hidden-char').count(), 5);
+  const viewText = await hidden.locator('.diff-view').textContent();
+  assert.ok(!/[\u202E\u2066\u2069\u200B\x1b]/.test(viewText), 'a hidden character is shown live');
+  assert.equal(await hidden.locator('textarea.proposed').inputValue(), trojan, 'the proposal itself is kept as sent');
+  await hidden.locator('button.reject').click();
+  assert.deepEqual(texts(await marked), ['DIFF_REJECTED', 'tab\u202E-3']);
+
   // Another tab opened with the same (say, leaked) URL is refused; this one keeps the link.
   const other = await context.newPage();
   await other.goto(pageUrl);

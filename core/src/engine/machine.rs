@@ -10,6 +10,7 @@ use super::push_schedule::PushSchedule;
 use super::service::{Effect, Service};
 use super::table::Connections;
 use super::writer::{Reply, Writer};
+use crate::host_rules::HandshakeBudget;
 use crate::http::UpgradePolicy;
 use crate::ide::{
     self, AtMentioned, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome,
@@ -123,9 +124,8 @@ impl Engine {
     /// transport closed, so idle sockets can never keep an authenticated client out.
     pub fn handle_accept(&mut self, now: Timestamp) -> ConnId {
         self.advance(now);
-        let budget = self.config.max_handshakes.max(1);
-        let mut handshakes = self.conns.handshakes();
-        while handshakes >= budget {
+        let budget = HandshakeBudget::new(self.config.max_handshakes);
+        for _ in 0..budget.evictions_to_admit(self.conns.handshakes()) {
             let Some(oldest) = self.conns.oldest_handshake() else {
                 break;
             };
@@ -133,7 +133,6 @@ impl Engine {
                 c.reject_busy();
             }
             self.finish(oldest, CloseReason::HandshakeEvicted);
-            handshakes -= 1;
         }
         self.conns
             .accept(self.now.add_millis(self.config.handshake_timeout_ms))

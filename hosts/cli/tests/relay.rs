@@ -16,8 +16,10 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
+mod engine_page;
 mod support;
 
+use engine_page::EnginePage;
 use support::{DEADLINE, idelink, lines, wait_for_line};
 
 struct Relay {
@@ -129,6 +131,20 @@ impl Relay {
             std::fs::remove_dir_all(dir).unwrap();
         }
     }
+}
+
+/// The token the lock file of `relay` holds now.
+fn lock_token(relay: &Relay) -> String {
+    let lock: Value =
+        serde_json::from_str(&std::fs::read_to_string(relay.lock_path()).unwrap()).unwrap();
+    lock["authToken"].as_str().unwrap().to_owned()
+}
+
+/// The status code claude gets for an upgrade with `token` to `port`.
+fn upgrade_status(port: u16, token: &str) -> String {
+    let request = idelink_test_client::upgrade_request(port, Some(token), "");
+    let (_, head) = Client::open(port, &request).unwrap();
+    status_of(&head).to_owned()
 }
 
 fn status_of(head: &str) -> &str {
@@ -280,6 +296,243 @@ fn a_leaked_url_cannot_take_the_link_but_a_reload_and_a_rotation_can() {
     let (mut fresh, _) = relay.link(&new_secret, None);
     fresh.send_text(r#"{"type":"list","id":7}"#).unwrap();
     assert_eq!(next_text(&mut fresh)["id"], 7);
+    relay.stop();
+}
+
+#[test]
+fn a_rotation_revokes_the_claude_token_the_old_page_holds() {
+    let mut relay = Relay::start("revoke");
+    let (link, welcome) = relay.link(&relay.secret, None);
+    wait_for_line(&relay.out, "page linked");
+    let old = welcome["authToken"].as_str().unwrap().to_owned();
+    assert_eq!(lock_token(&relay), old);
+    let page = EnginePage::start(link, &welcome);
+    let mut session = Client::connect_initialized(relay.claude_port, &old).unwrap();
+
+    // The user rotates: the page is unlinked and the session made under its token closed.
+    relay.stdin.write_all(b"r\n").unwrap();
+    let url = wait_for_line(&relay.out, "link secret rotated; open http://127.0.0.1:");
+    assert_eq!(page.closed(), Some(4002));
+    assert!(session.read_to_end().is_ok(), "the old session must end");
+
+    // The next page holds a new token: the old one gets 401 from its engine; the lock and
+    // the welcome carry the new one, which opens a session.
+    let new_secret = url.rsplit("#secret=").next().unwrap().to_owned();
+    let (link, welcome) = relay.link(&new_secret, None);
+    wait_for_line(&relay.out, "page linked");
+    let new = welcome["authToken"].as_str().unwrap().to_owned();
+    let _page = EnginePage::start(link, &welcome);
+    assert_eq!(
+        upgrade_status(relay.claude_port, &old),
+        "401",
+        "the token of the page the rotation unlinked still opens a session"
+    );
+    assert_eq!(lock_token(&relay), new);
+    Client::connect_initialized(relay.claude_port, &new).unwrap();
+    relay.stop();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_tree_of_empty_folders_is_listed_within_the_walk_budget() {
+    // 100,000 folders holding no file (the listing's file cap never comes): the walk stops at
+    // its folder and entry budgets, says so, and the relay's only thread is back at once.
+    const FOLDERS: usize = 100_000;
+    const STALL_BOUND: std::time::Duration = std::time::Duration::from_secs(1);
+    let relay = Relay::start("empty-folders");
+    for parent in 0..1000 {
+        std::fs::create_dir(relay.work.join(format!("d{parent:03}"))).unwrap();
+    }
+    for i in 0..FOLDERS {
+        let folder = relay.work.join(format!("d{:03}/e{i}", i % 1000));
+        std::fs::create_dir(&folder).unwrap();
+        if i % 10 == 0 {
+            std::fs::write(folder.join(".hidden"), "x").unwrap();
+        }
+    }
+    let (mut link, _) = relay.link(&relay.secret, None);
+    let asked = Instant::now();
+    link.send_text(r#"{"type":"list","id":1}"#).unwrap();
+    let files = next_text(&mut link);
+    let stall = asked.elapsed();
+    println!("listing {FOLDERS} empty folders took the relay {stall:?}");
+    assert_eq!(files["files"], serde_json::json!(["hello.txt"]));
+    assert_eq!(files["truncated"], true, "the walk did not stop: {stall:?}");
+    assert!(
+        stall < STALL_BOUND,
+        "the listing stalled the relay {stall:?}"
+    );
+    relay.stop();
+}
+
+/// `idelink relay` run under an open-descriptor limit of `nofile` (`SOFT:HARD`, util-linux's
+/// `prlimit`, so the limit is the child's alone).
+#[cfg(target_os = "linux")]
+fn relay_under_limit(name: &str, nofile: &str) -> Relay {
+    let mut command = Command::new("prlimit");
+    command
+        .arg(format!("--nofile={nofile}"))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_idelink"))
+        .arg("relay")
+        .env_remove("RUST_LOG");
+    Relay::start_with(name, command)
+}
+
+/// The descriptors process `pid` holds.
+#[cfg(target_os = "linux")]
+fn descriptors_of(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count()
+}
+
+/// This test process may hold as many descriptors as its hard limit allows (thousands of
+/// client sockets).
+#[cfg(target_os = "linux")]
+fn raise_own_descriptor_limit() {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let raised = Rlimit {
+        current: limit.maximum,
+        maximum: limit.maximum,
+    };
+    setrlimit(Resource::Nofile, raised).unwrap();
+}
+
+/// Up to `count` sockets to `port` that never send a byte: until one cannot connect within a
+/// few seconds (the relay stopped accepting and its backlog is full).
+#[cfg(target_os = "linux")]
+fn idle_sockets(port: u16, count: usize) -> Vec<TcpStream> {
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let wait = std::time::Duration::from_secs(3);
+    let sockets: Vec<TcpStream> = (0..count)
+        .map_while(|_| TcpStream::connect_timeout(&address, wait).ok())
+        .collect();
+    if sockets.len() < count {
+        println!("port {port} took {} of {count} sockets", sockets.len());
+    }
+    sockets
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn idle_sockets_on_both_ports_never_keep_the_page_or_claude_out() {
+    // Any local user can open idle sockets on both ports. Under a 1024-descriptor limit (hard
+    // too, so raising it does not help), 2,000 on each: the relay keeps only its handshake
+    // budgets of them, and the page links and claude initializes at once.
+    const IDLE: usize = 2_000;
+    const WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
+    const DESCRIPTOR_BOUND: usize = 200;
+    raise_own_descriptor_limit();
+    let relay = relay_under_limit("idle-sockets", "1024:1024");
+    let pid = relay.child.id();
+    let before = descriptors_of(pid);
+    let _page_idle = idle_sockets(relay.http_port, IDLE);
+    let _claude_idle = idle_sockets(relay.claude_port, IDLE);
+    let held = descriptors_of(pid);
+    println!("relay descriptors: {before} at start, {held} with {IDLE} idle sockets on each port");
+    assert!(
+        held < DESCRIPTOR_BOUND,
+        "the relay holds {held} descriptors"
+    );
+    let started = Instant::now();
+    let (link, welcome) = relay.link(&relay.secret, None);
+    let _page = EnginePage::start(link, &welcome);
+    let token = welcome["authToken"].as_str().unwrap();
+    let _session = Client::connect_initialized(relay.claude_port, token).unwrap();
+    let took = started.elapsed();
+    println!("link and initialize took {took:?}");
+    assert!(
+        took < WITHIN,
+        "the page linked and claude initialized in {took:?}"
+    );
+    wait_for_line(&relay.out, "page linked");
+    relay.stop();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn with_no_descriptor_left_the_oldest_idle_socket_makes_room() {
+    // A limit below the relay's budgets: idle sockets use up every descriptor. The next
+    // request gets one all the same (the oldest idle socket is closed for it) and is answered.
+    raise_own_descriptor_limit();
+    let relay = relay_under_limit("no-descriptor", "40:40");
+    let _idle = idle_sockets(relay.http_port, 200);
+    let started = Instant::now();
+    let (status, page) = fetch(&relay, "/");
+    let took = started.elapsed();
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(page.starts_with(b"<!doctype html>"));
+    assert!(
+        took < std::time::Duration::from_secs(1),
+        "answered in {took:?}"
+    );
+    relay.stop();
+}
+
+/// Sets the soft open-descriptor limit of running process `pid` to `limit` (the hard limit
+/// stays, so it can be raised again).
+#[cfg(target_os = "linux")]
+fn set_limit_of(pid: u32, limit: usize) {
+    let status = Command::new("prlimit")
+        .arg(format!("--pid={pid}"))
+        .arg(format!("--nofile={limit}:"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "prlimit: {status}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn with_no_descriptor_left_and_none_to_evict_a_connection_is_closed_at_once() {
+    // Every descriptor the relay may have is in use by the link and claude's sessions, none of
+    // which may be evicted: a new connection is accepted and closed at once from the spare
+    // descriptor (its peer sees the end instead of waiting in the backlog), and the relay
+    // serves on once descriptors are back.
+    const WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
+    let relay = Relay::start("spare");
+    let pid = relay.child.id();
+    let (link, welcome) = relay.link(&relay.secret, None);
+    let _page = EnginePage::start(link, &welcome);
+    let token = welcome["authToken"].as_str().unwrap().to_owned();
+    let sessions: Vec<Client> = (0..4)
+        .map(|_| Client::connect_initialized(relay.claude_port, &token).unwrap())
+        .collect();
+    let held = descriptors_of(pid);
+    set_limit_of(pid, held);
+    let mut shed = TcpStream::connect(("127.0.0.1", relay.claude_port)).unwrap();
+    shed.set_read_timeout(Some(DEADLINE)).unwrap();
+    let started = Instant::now();
+    let mut byte = [0; 1];
+    let end = shed.read(&mut byte);
+    let took = started.elapsed();
+    assert!(
+        matches!(&end, Ok(0))
+            || end
+                .as_ref()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        "{end:?} after {took:?}"
+    );
+    assert!(took < WITHIN, "closed after {took:?}");
+    assert_eq!(descriptors_of(pid), held, "the spare is back");
+    set_limit_of(pid, held + 16);
+    Client::connect_initialized(relay.claude_port, &token).unwrap();
+    drop(sessions);
+    relay.stop();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_relay_raises_its_descriptor_limit_to_the_hard_limit() {
+    let relay = relay_under_limit("raise-limit", "1024:4096");
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", relay.child.id())).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let soft: Vec<&str> = line.split_whitespace().skip(3).take(2).collect();
+    assert_eq!(soft, ["4096", "4096"], "{line}");
     relay.stop();
 }
 

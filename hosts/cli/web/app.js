@@ -3,6 +3,7 @@
 // the page link, which the package's link client speaks (`idelink-wasm/link`, served here as
 // /pkg/link.js; protocol: docs/relay.md). This file is only the editor.
 import { RelayLink, secretFromHash } from '/pkg/link.js';
+import { anyFound, inertNodes, inertText, noFindings, warning } from '/inert.js';
 
 const $ = (id) => document.getElementById(id);
 const LANGUAGES = {
@@ -24,7 +25,7 @@ const state = {
 
 function showStatus() {
   $('status').textContent = `relay link: ${state.linkState} · claude clients: ${state.connected.size} connected, ${state.ready.size} ready` +
-    (state.doc ? ` · ${state.doc.path}${state.doc.dirty ? ' (modified)' : ''}` : '');
+    (state.doc ? ` · ${inertText(state.doc.path)}${state.doc.dirty ? ' (modified)' : ''}` : '');
   document.body.dataset.link = state.linkState === 'linked' ? 'linked' : 'down';
   document.body.dataset.ready = String(state.ready.size);
 }
@@ -117,7 +118,7 @@ async function listFiles() {
   list.replaceChildren(...files.map((name) => {
     const item = document.createElement('li');
     const button = document.createElement('button');
-    button.textContent = name;
+    button.textContent = inertText(name);
     button.dataset.path = name;
     button.onclick = () => openFile(name).catch((e) => alert(e.message));
     item.append(button);
@@ -135,7 +136,7 @@ async function openFile(path) {
   editor.disabled = false;
   editor.setSelectionRange(0, 0);
   $('mention').disabled = false;
-  $('file-name').textContent = file.path;
+  $('file-name').textContent = inertText(file.path);
   for (const b of document.querySelectorAll('#file-list button')) {
     b.classList.toggle('active', `${state.workspace}/${b.dataset.path}` === file.path);
   }
@@ -219,13 +220,20 @@ async function showDiff(id, proposal) {
   const panel = document.createElement('article');
   panel.className = 'diff';
   panel.dataset.id = String(id);
+  // Model text: every hidden character shown as a marker (inert.js), never live.
   const title = document.createElement('h3');
-  title.textContent = proposal.tabName;
-  const path = Object.assign(document.createElement('p'), { className: 'path', textContent: proposal.newFilePath + note });
+  title.textContent = inertText(proposal.tabName);
+  const path = Object.assign(document.createElement('p'), { className: 'path', textContent: inertText(proposal.newFilePath + note) });
   const view = document.createElement('div');
   view.className = 'diff-view';
-  view.append(...diffLines(oldText, proposal.newFileContents));
+  const found = noFindings();
+  view.append(...diffLines(oldText, proposal.newFileContents, found));
   const label = Object.assign(document.createElement('label'), { textContent: 'Proposed text (edit it before accepting if you like)' });
+  if (anyFound(found)) {
+    label.prepend(Object.assign(document.createElement('strong'), {
+      className: 'warning', textContent: 'The text below holds hidden characters: the diff above shows them as markers. ',
+    }));
+  }
   const proposed = document.createElement('textarea');
   proposed.className = 'proposed';
   proposed.spellcheck = false;
@@ -260,11 +268,37 @@ function showNoDiffs() {
   $('no-diffs').hidden = document.querySelector('.diff') !== null;
 }
 
-/** A line diff (longest common subsequence) as rows; large inputs show the proposal only. */
-function diffLines(before, after) {
-  const a = before.split('\n');
-  const b = after.split('\n');
-  const row = (kind, text) => Object.assign(document.createElement('div'), { className: kind, textContent: `${kind === 'add' ? '+' : kind === 'del' ? '-' : ' '} ${text}` });
+/**
+ * A line diff (longest common subsequence) as rows, every line made inert; large inputs show
+ * the proposal only. A hunk (a run of changed rows) that holds hidden characters is preceded by
+ * a warning saying which; what was found is added to `found`.
+ */
+function diffLines(before, after, found) {
+  const rows = lineDiff(before.split('\n'), after.split('\n'));
+  const out = [];
+  for (let start = 0; start < rows.length;) {
+    const changed = rows[start].kind !== 'same';
+    let end = start;
+    while (end < rows.length && (rows[end].kind !== 'same') === changed) end++;
+    const hunk = noFindings();
+    const shown = rows.slice(start, end).map(({ kind, text }) => {
+      const row = Object.assign(document.createElement('div'), { className: kind });
+      row.append(`${kind === 'add' ? '+' : kind === 'del' ? '-' : ' '} `, ...inertNodes(text, hunk));
+      return row;
+    });
+    if (anyFound(hunk)) {
+      out.push(Object.assign(document.createElement('div'), { className: 'warning', textContent: warning(hunk) }));
+      for (const kind of Object.keys(hunk)) found[kind] ||= hunk[kind];
+    }
+    out.push(...shown);
+    start = end;
+  }
+  return out;
+}
+
+/** The rows of a line diff of `a` and `b`: `{ kind: 'same' | 'del' | 'add', text }`. */
+function lineDiff(a, b) {
+  const row = (kind, text) => ({ kind, text });
   if (a.length * b.length > 4_000_000) return b.map((line) => row('add', line));
   const lcs = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
   for (let i = a.length - 1; i >= 0; i--) {

@@ -9,7 +9,7 @@ use super::page_dir::PageDir;
 use std::path::{Path, PathBuf};
 
 /// The demo editor's own files, by URL path.
-const EMBEDDED: [(&str, &str, &str); 3] = [
+const EMBEDDED: [(&str, &str, &str); 4] = [
     (
         "/",
         "text/html; charset=utf-8",
@@ -19,6 +19,11 @@ const EMBEDDED: [(&str, &str, &str); 3] = [
         "/app.js",
         "text/javascript; charset=utf-8",
         include_str!("../../web/app.js"),
+    ),
+    (
+        "/inert.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/inert.js"),
     ),
     (
         "/style.css",
@@ -141,5 +146,72 @@ mod tests {
             ("application/wasm", &b"\0asm"[..])
         );
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The `(low, high)` pairs of the table `name` in `source`, from its `[` to its `];`, hex
+    /// literals in order.
+    fn ranges(source: &str, name: &str) -> Vec<(u32, u32)> {
+        let start = source.find(name).unwrap_or_else(|| panic!("no {name}"));
+        let table = &source[start..];
+        let table = &table[table.find("= ").unwrap()..table.find("];").unwrap()];
+        let numbers: Vec<u32> = table
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter_map(|word| word.strip_prefix("0x"))
+            .map(|hex| u32::from_str_radix(hex, 16).unwrap())
+            .collect();
+        numbers.chunks(2).map(|pair| (pair[0], pair[1])).collect()
+    }
+
+    #[test]
+    fn the_page_marks_what_the_terminal_review_marks() {
+        // The page's port of the inert rules (web/inert.js) must not drift from the terminal's
+        // (src/terminal/inert.rs): the same invisible ranges, bidi controls and control names.
+        let terminal = include_str!("../terminal/inert.rs");
+        let page = include_str!("../../web/inert.js");
+        assert_eq!(
+            ranges(page, "const INVISIBLE"),
+            ranges(terminal, "const INVISIBLE")
+        );
+        let bidi_rule = terminal
+            .lines()
+            .find(|line| line.contains("=> Some(Hidden::Bidi)"))
+            .unwrap();
+        let mut bidi: Vec<(u32, u32)> = bidi_rule
+            .split('|')
+            .map(|part| {
+                let bounds: Vec<u32> = part
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .filter_map(|word| word.strip_prefix("0x"))
+                    .map(|hex| u32::from_str_radix(hex, 16).unwrap())
+                    .collect();
+                (bounds[0], *bounds.last().unwrap())
+            })
+            .collect();
+        bidi.sort_unstable();
+        assert_eq!(ranges(page, "const BIDI"), bidi);
+        let names = |source: &str| -> Vec<String> {
+            let start = source.find("const C0_NAMES").unwrap();
+            let table = &source[start..];
+            let table = &table[table.find("= [").unwrap() + 3..table.find("];").unwrap()];
+            table
+                .split(',')
+                .map(|name| {
+                    name.trim()
+                        .trim_matches(|c| c == '"' || c == '\'')
+                        .to_owned()
+                })
+                .filter(|name| !name.is_empty())
+                .collect()
+        };
+        assert_eq!(names(page), names(terminal));
+        assert_eq!(names(page).len(), 32);
+        for rule in [
+            "code === 0x09 || (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xac)",
+            "code <= 0x1f || (code >= 0x7f && code <= 0x9f)",
+        ] {
+            assert!(page.contains(rule), "web/inert.js lost {rule}");
+        }
+        assert!(terminal.contains("0x09 | 0x20..=0x7E | 0xA0..=0xAC => None,"));
+        assert!(terminal.contains("0x00..=0x1F | 0x7F..=0x9F => Some(Hidden::Control),"));
     }
 }

@@ -6,7 +6,7 @@
 
 use super::link::{ToPage, data_message};
 use idelink_core::Timestamp;
-use idelink_core::host_rules::PumpPolicy;
+use idelink_core::host_rules::{HandshakeBudget, PumpPolicy};
 use idelink_mio::sockets::{Read, SocketTable, Write};
 use mio::net::TcpStream;
 use mio::{Registry, Token};
@@ -15,6 +15,13 @@ use std::time::Instant;
 
 /// Bytes the page may queue for one claude connection that does not read; then it is closed.
 const CLAUDE_OUT_CAP_BYTES: usize = 128 << 20;
+/// claude connections no page has answered yet, at once: announced to the page and awaiting its
+/// engine's first bytes (the answer to the upgrade), turned away while no page is linked, or
+/// closing. One more evicts the oldest (core's [`HandshakeBudget`]: the page is told it
+/// closed), so idle sockets on claude's port only evict one another and never use up the
+/// relay's descriptors, linked or not. The page's engine keeps 8 handshakes
+/// (`Config::max_handshakes`); 32 leave it the choice.
+const MAX_UNANSWERED_CLAUDE_CONNS: usize = 32;
 /// Why claude is turned away when no editor page is linked.
 const NO_PAGE: &str = "no editor page is linked: open the URL idelink relay printed\n";
 
@@ -38,6 +45,8 @@ struct ClaudeConn {
     id: Option<u32>,
     /// Our end of stream went (after its last bytes, once it is closing).
     write_shut: bool,
+    /// The page sent bytes for it (its engine answered the upgrade).
+    answered: bool,
 }
 
 /// Every claude connection, keyed by its mio token (which is also its id on the link). The
@@ -76,7 +85,8 @@ impl ClaudeConns {
     }
 
     /// Takes a new claude connection under `token`: announced to the page when one is linked,
-    /// else answered 503 and closed.
+    /// else answered 503 and closed. The oldest unanswered connections go first if they are at
+    /// their budget ([`MAX_UNANSWERED_CLAUDE_CONNS`]).
     pub fn accept(
         &mut self,
         registry: &Registry,
@@ -84,6 +94,10 @@ impl ClaudeConns {
         token: usize,
         link: &mut impl Uplink,
     ) {
+        let budget = HandshakeBudget::new(MAX_UNANSWERED_CLAUDE_CONNS);
+        for _ in 0..budget.evictions_to_admit(self.unanswered().count()) {
+            self.evict_oldest_unanswered(registry, link);
+        }
         let id = u32::try_from(token).ok().filter(|_| link.linked());
         if self.table.insert(registry, Token(token), stream).is_err() {
             return;
@@ -92,6 +106,7 @@ impl ClaudeConns {
             out: Vec::new(),
             id,
             write_shut: false,
+            answered: false,
         };
         match id {
             Some(id) => {
@@ -112,6 +127,26 @@ impl ClaudeConns {
         self.conns.insert(token, conn);
         self.writable(registry, token, link);
         self.readable(registry, token, link);
+    }
+
+    /// The connections no page answered yet, or closing, oldest first.
+    fn unanswered(&self) -> impl Iterator<Item = usize> + '_ {
+        self.conns
+            .iter()
+            .filter(|(token, conn)| !conn.answered || self.table.is_closing(Token(**token)))
+            .map(|(token, _)| *token)
+    }
+
+    /// Closes the oldest connection no page answered yet (or closing), at once, telling the
+    /// page; false when there is none. (Also how the relay frees a descriptor when none is
+    /// left.)
+    pub fn evict_oldest_unanswered(&mut self, registry: &Registry, link: &mut impl Uplink) -> bool {
+        let Some(token) = self.unanswered().next() else {
+            return false;
+        };
+        tracing::debug!(token, "claude connection evicted: too many unanswered");
+        self.gone(registry, token, link);
+        true
     }
 
     /// Handles a readiness event of one of the connections.
@@ -201,6 +236,7 @@ impl ClaudeConns {
             self.gone(registry, token, link);
             return;
         }
+        c.answered = true;
         c.out.extend_from_slice(bytes);
         self.writable(registry, token, link);
     }

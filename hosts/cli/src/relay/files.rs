@@ -6,6 +6,14 @@ use std::path::{Path, PathBuf};
 
 /// Most files listed.
 const MAX_FILES: usize = 5_000;
+/// Most folders read by one listing. Each read is an open, a directory read and a close on
+/// the relay's only thread; files alone do not bound them (100,000 empty folders, or folders
+/// holding only dotfiles, list nothing and cost seconds). 5,000 reads take tens of
+/// milliseconds and cover any tree whose first 5,000 files one would browse.
+const MAX_FOLDERS_READ: usize = 5_000;
+/// Most directory entries looked at by one listing, listed or not (hidden entries, skipped
+/// folders and special files count): the other cost of a walk that finds no files.
+const MAX_ENTRIES_VISITED: usize = 50_000;
 /// Deepest folder nesting walked.
 const MAX_DEPTH: usize = 12;
 /// Largest file read: the demo editor is a textarea.
@@ -16,8 +24,26 @@ const SKIPPED: [&str; 2] = ["target", "node_modules"];
 /// The workspace folder, canonical.
 pub struct Workspace {
     root: PathBuf,
+    budget: WalkBudget,
+}
+
+/// What one listing may cost.
+#[derive(Debug, Clone, Copy)]
+struct WalkBudget {
     /// Most files listed ([`MAX_FILES`]).
-    max_files: usize,
+    files: usize,
+    /// Most folders read ([`MAX_FOLDERS_READ`]).
+    folders: usize,
+    /// Most entries visited ([`MAX_ENTRIES_VISITED`]).
+    entries: usize,
+}
+
+impl WalkBudget {
+    const DEFAULT: WalkBudget = WalkBudget {
+        files: MAX_FILES,
+        folders: MAX_FOLDERS_READ,
+        entries: MAX_ENTRIES_VISITED,
+    };
 }
 
 /// A listing of the workspace.
@@ -25,10 +51,13 @@ pub struct Workspace {
 pub struct Listing {
     /// Relative paths, forward slashes, sorted.
     pub files: Vec<String>,
-    /// More files exist than were listed: the walk stopped there.
+    /// The walk stopped before the end of the tree (a budget ran out): more files may exist
+    /// than were listed.
     pub truncated: bool,
     /// Folders read, for the log (and the test that the walk stops).
     pub folders_read: usize,
+    /// Entries visited, for the log (and the test that the walk stops).
+    pub entries_visited: usize,
 }
 
 impl Workspace {
@@ -36,26 +65,39 @@ impl Workspace {
     pub fn new(root: PathBuf) -> Self {
         Workspace {
             root,
-            max_files: MAX_FILES,
+            budget: WalkBudget::DEFAULT,
         }
     }
 
     /// Files under the root; hidden entries, `target` and `node_modules` skipped, symlinks not
-    /// followed. The walk stops at the first file past the limit: no folder is read after it,
-    /// so a huge tree costs the relay's thread (and claude's traffic) no more than the limit.
+    /// followed. The walk stops at the first file past [`MAX_FILES`], before a folder past
+    /// [`MAX_FOLDERS_READ`] and at the entry past [`MAX_ENTRIES_VISITED`], whichever comes
+    /// first, and says so (`truncated`): a huge tree, with files or without, costs the relay's
+    /// thread (and claude's traffic) no more than the budget.
     pub fn list(&self) -> Listing {
+        let budget = self.budget;
         let mut listing = Listing {
             files: Vec::new(),
             truncated: false,
             folders_read: 0,
+            entries_visited: 0,
         };
         let mut stack = vec![(self.root.clone(), 0)];
         'walk: while let Some((dir, depth)) = stack.pop() {
+            if listing.folders_read == budget.folders {
+                listing.truncated = true;
+                break;
+            }
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;
             };
             listing.folders_read += 1;
             for entry in entries.flatten() {
+                if listing.entries_visited == budget.entries {
+                    listing.truncated = true;
+                    break 'walk;
+                }
+                listing.entries_visited += 1;
                 let name = entry.file_name();
                 let Some(name) = name.to_str() else { continue };
                 if name.starts_with('.') || SKIPPED.contains(&name) {
@@ -67,7 +109,7 @@ impl Workspace {
                 if kind.is_dir() && depth < MAX_DEPTH {
                     stack.push((entry.path(), depth + 1));
                 } else if kind.is_file() {
-                    if listing.files.len() == self.max_files {
+                    if listing.files.len() == budget.files {
                         listing.truncated = true;
                         break 'walk;
                     }
@@ -169,13 +211,53 @@ mod tests {
         }
         let ws = Workspace {
             root: dir.canonicalize().unwrap(),
-            max_files: 7,
+            budget: WalkBudget {
+                files: 7,
+                ..WalkBudget::DEFAULT
+            },
         };
         let listing = ws.list();
         assert_eq!(listing.files.len(), 7);
         assert!(listing.truncated);
         // The root and two folders of five files hold the eighth file: nothing more is read.
         assert_eq!(listing.folders_read, 3, "{listing:?}");
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn folders_and_entries_without_files_are_budgeted_too() {
+        let dir = std::env::temp_dir().join(format!("idelink-relay-empty-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        for folder in 0..20 {
+            fs::create_dir_all(dir.join(format!("d{folder}"))).unwrap();
+        }
+        for hidden in 0..20 {
+            fs::write(dir.join(format!("d0/.h{hidden}")), "x").unwrap();
+        }
+        let root = dir.canonicalize().unwrap();
+        let folders = Workspace {
+            root: root.clone(),
+            budget: WalkBudget {
+                folders: 5,
+                ..WalkBudget::DEFAULT
+            },
+        }
+        .list();
+        assert!(folders.files.is_empty() && folders.truncated, "{folders:?}");
+        assert_eq!(folders.folders_read, 5);
+        let entries = Workspace {
+            root: root.clone(),
+            budget: WalkBudget {
+                entries: 30,
+                ..WalkBudget::DEFAULT
+            },
+        }
+        .list();
+        assert!(entries.truncated, "{entries:?}");
+        assert_eq!(entries.entries_visited, 30);
+        let whole = Workspace::new(root).list();
+        assert!(!whole.truncated, "{whole:?}");
+        assert_eq!((whole.folders_read, whole.entries_visited), (21, 40));
         fs::remove_dir_all(dir).unwrap();
     }
 

@@ -8,6 +8,10 @@
 //! (a reload) and takes the link over from the page it replaces. Only the user moves the link
 //! elsewhere: rotating ([`LinkKeys::rotate`], `r` + Enter in the relay's terminal) makes a new
 //! secret, voids the resume token and unlinks the page.
+//!
+//! Which kind of link a hello makes ([`Linking`]) decides the claude token: only the same tab
+//! resuming keeps it; any other link starts from a new one ([`super::session`]), so a page
+//! the user moved the link away from holds a token that no longer opens anything.
 
 use idelink_core::AuthToken;
 use idelink_core::ws::close_code;
@@ -42,6 +46,17 @@ pub const SECRET_SPENT: Refusal = Refusal {
     reason: "another page linked with this URL: type r and Enter in the relay terminal for a new one",
 };
 
+/// What a hello that links does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linking {
+    /// A page links with a secret no page has linked with yet (the first link, or the first
+    /// after a rotation): it gets a new claude token.
+    Fresh,
+    /// The tab that last held the link links again (its resume token): it keeps the claude
+    /// token it had.
+    Resumed,
+}
+
 /// The credentials of the page link.
 pub struct LinkKeys {
     secret: AuthToken,
@@ -63,15 +78,15 @@ impl LinkKeys {
         &self.secret
     }
 
-    /// Decides on a hello: Ok when it links (taking the link over from any page linked now).
-    /// Secrets and tokens are compared in constant time.
-    pub fn check(&self, secret: &str, resume: Option<&str>) -> Result<(), Refusal> {
+    /// Decides on a hello: Ok when it links (taking the link over from any page linked now),
+    /// saying how. Secrets and tokens are compared in constant time.
+    pub fn check(&self, secret: &str, resume: Option<&str>) -> Result<Linking, Refusal> {
         if !self.secret.matches(secret.as_bytes()) {
             return Err(WRONG_SECRET);
         }
         match (&self.resume, resume) {
-            (None, _) => Ok(()),
-            (Some(ours), Some(theirs)) if ours.matches(theirs.as_bytes()) => Ok(()),
+            (None, _) => Ok(Linking::Fresh),
+            (Some(ours), Some(theirs)) if ours.matches(theirs.as_bytes()) => Ok(Linking::Resumed),
             (Some(_), _) => Err(SECRET_SPENT),
         }
     }
@@ -102,17 +117,17 @@ mod tests {
         let mut keys = LinkKeys::new(token(1));
         let secret = token(1).as_str().to_owned();
         assert_eq!(keys.check("00", None), Err(WRONG_SECRET));
-        assert_eq!(keys.check(&secret, None), Ok(()));
+        assert_eq!(keys.check(&secret, None), Ok(Linking::Fresh));
         let resume = keys.grant(token(2)).as_str().to_owned();
         // A second page with the leaked URL.
         assert_eq!(keys.check(&secret, None), Err(SECRET_SPENT));
         assert_eq!(keys.check(&secret, Some("00")), Err(SECRET_SPENT));
         // The same tab, reloaded.
-        assert_eq!(keys.check(&secret, Some(&resume)), Ok(()));
+        assert_eq!(keys.check(&secret, Some(&resume)), Ok(Linking::Resumed));
         assert_eq!(keys.check("00", Some(&resume)), Err(WRONG_SECRET));
         let newer = keys.grant(token(3)).as_str().to_owned();
         assert_eq!(keys.check(&secret, Some(&resume)), Err(SECRET_SPENT));
-        assert_eq!(keys.check(&secret, Some(&newer)), Ok(()));
+        assert_eq!(keys.check(&secret, Some(&newer)), Ok(Linking::Resumed));
     }
 
     #[test]
@@ -122,7 +137,7 @@ mod tests {
         let resume = keys.grant(token(2)).as_str().to_owned();
         keys.rotate(token(4));
         assert_eq!(keys.check(&old, Some(&resume)), Err(WRONG_SECRET));
-        assert_eq!(keys.check(token(4).as_str(), None), Ok(()));
+        assert_eq!(keys.check(token(4).as_str(), None), Ok(Linking::Fresh));
         assert!(SECRET_SPENT.reason.len() <= 123 && WRONG_SECRET.reason.len() <= 123);
     }
 }

@@ -1,6 +1,8 @@
-//! The lock file while a page is linked: written when a page links, restored when deleted,
-//! removed when the page goes (and on exit, by the guard's drop).
+//! The lock file while a page is linked: written when a page links (with the claude token that
+//! page holds), restored when deleted, removed when the page goes (and on exit, by the guard's
+//! drop).
 
+use idelink_core::AuthToken;
 use idelink_core::host_rules::PumpPolicy;
 use idelink_core::lockfile::LockFile;
 use idelink_host::lock::LockFileGuard;
@@ -15,8 +17,6 @@ pub struct LockSpec {
     pub ide_name: String,
     /// The workspace folder.
     pub workspace: String,
-    /// The token claude presents.
-    pub auth_token: String,
     /// The port claude connects to.
     pub port: u16,
 }
@@ -41,17 +41,22 @@ impl LinkLock {
         }
     }
 
-    /// Writes the lock for a linked page; Err says why it could not, for the user.
-    pub fn write(&mut self) -> Result<(), String> {
+    /// Writes the lock for a linked page whose engine checks `auth_token` (replacing a lock
+    /// written before in place, atomically, token and all); Err says why it could not, for the
+    /// user.
+    pub fn write(&mut self, auth_token: &AuthToken) -> Result<(), String> {
         let contents = LockFile {
             pid: std::process::id(),
             workspace_folders: vec![self.spec.workspace.clone()],
             ide_name: self.spec.ide_name.clone(),
-            auth_token: self.spec.auth_token.clone(),
+            auth_token: auth_token.as_str().to_owned(),
             running_in_windows: false,
         };
-        let guard = LockFileGuard::create(&self.spec.dir, self.spec.port, contents)
-            .map_err(|e| format!("the relay could not write the lock file: {e}"))?;
+        let written = match self.guard.take() {
+            Some(mut guard) => guard.rewrite(contents).map(|()| guard),
+            None => LockFileGuard::create(&self.spec.dir, self.spec.port, contents),
+        };
+        let guard = written.map_err(|e| format!("the relay could not write the lock file: {e}"))?;
         println!(
             "page linked: claude can connect (lock {})",
             guard.path().display()

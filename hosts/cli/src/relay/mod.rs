@@ -28,6 +28,7 @@
 mod assets;
 mod claude;
 mod console;
+mod descriptors;
 mod files;
 mod hello;
 mod link;
@@ -108,25 +109,25 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
     if let Err(why) = assets.check() {
         eprintln!("idelink: warning: the page will not load its engine: {why}");
     }
+    if let Some((before, after)) = descriptors::raise_limit() {
+        tracing::debug!(?before, ?after, "open descriptor limit raised");
+    }
     let claude = bind(args.port).map_err(|e| format!("cannot listen for claude: {e}"))?;
     let http = bind(args.http_port).map_err(|e| format!("cannot listen for the page: {e}"))?;
     let claude_port = claude.local_addr()?.port();
     let http_port = http.local_addr()?.port();
-    let token = AuthToken::from_entropy(entropy()?);
     let policy = PumpPolicy::DEFAULT;
     let lock = LinkLock::new(
         LockSpec {
             dir: lock_dir,
             ide_name: args.ide_name.clone(),
             workspace: folder.clone(),
-            auth_token: token.as_str().to_owned(),
             port: claude_port,
         },
         &policy,
     );
     let welcome = Welcome {
         claude_port,
-        auth_token: token.as_str().to_owned(),
         workspace: folder.clone(),
         ide_name: args.ide_name,
     };

@@ -11,7 +11,7 @@ use super::hello::{POLICY, REPLACED, ROTATED};
 use super::link::{ToPage, split_data};
 use super::page_http::{self, Answer};
 use super::session::{Asked, Session};
-use idelink_core::host_rules::PumpPolicy;
+use idelink_core::host_rules::{HandshakeBudget, PumpPolicy};
 use idelink_core::http::write_accept;
 use idelink_core::ws::{Message, ServerSocket, WsConfig};
 use idelink_core::{AuthToken, Timestamp};
@@ -22,18 +22,31 @@ use mio::{Registry, Token};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-/// Time for a browser to send its request head (taking the answer is the pump's linger).
-const HTTP_DEADLINE: Duration = Duration::from_secs(10);
+/// Time for a browser to send its request head (taking the answer is the pump's linger). A
+/// browser sends it as soon as it connects; 3 s also covers a socket it opened ahead of use
+/// (Chromium's preconnect opens one anew if this one was closed).
+const HEAD_DEADLINE: Duration = Duration::from_secs(3);
+/// Browser connections that do not hold the link, at once: requests for the page's files, link
+/// sockets awaiting their hello and answers lingering. One more evicts the oldest (core's
+/// [`HandshakeBudget`]), so idle sockets from any local process only evict one another and
+/// never use up the relay's descriptors. A page load opens about six at once; 32 leave room
+/// for several tabs loading together.
+const MAX_PENDING_PAGE_CONNS: usize = 32;
 /// Time for a page to send its hello once its link socket is up.
 const HELLO_DEADLINE: Duration = Duration::from_secs(10);
 /// Largest message from the page: it sends claude's answers in chunks of at most 1 MiB.
 const MAX_LINK_MESSAGE_BYTES: usize = 8 << 20;
 
 /// What the page told the relay to do.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum PageEvent {
-    /// A page linked: claude may now find the editor (write the lock).
-    Linked,
+    /// A page linked: claude may now find the editor (write the lock with the token it holds).
+    Linked {
+        /// The claude token the page checks.
+        auth_token: AuthToken,
+        /// The token is new: close every claude connection made under the previous one.
+        fresh: bool,
+    },
     /// The linked page went (closed, lost, replaced or unlinked by a rotation): remove the lock,
     /// close every claude connection.
     Unlinked,
@@ -189,8 +202,13 @@ impl PageLink {
         std::mem::take(&mut self.events)
     }
 
-    /// Takes a new browser connection under `token`.
+    /// Takes a new browser connection under `token`, first closing the oldest connections that
+    /// do not hold the link if they are at their budget ([`MAX_PENDING_PAGE_CONNS`]).
     pub fn accept(&mut self, stream: TcpStream, token: usize) {
+        let budget = HandshakeBudget::new(MAX_PENDING_PAGE_CONNS);
+        for _ in 0..budget.evictions_to_admit(self.pending()) {
+            self.evict_oldest_pending();
+        }
         if self
             .table
             .insert(&self.registry, Token(token), stream)
@@ -203,11 +221,27 @@ impl PageLink {
             out: Vec::new(),
             write_shut: false,
             stage: Stage::Head {
-                deadline: Instant::now() + HTTP_DEADLINE,
+                deadline: Instant::now() + HEAD_DEADLINE,
             },
         };
         self.conns.insert(token, conn);
         self.read(token);
+    }
+
+    /// How many browser connections do not hold the link.
+    fn pending(&self) -> usize {
+        self.conns.len() - usize::from(self.link.is_some())
+    }
+
+    /// Closes the oldest browser connection that does not hold the link, at once; false when
+    /// there is none. (Also how the relay frees a descriptor when none is left.)
+    pub fn evict_oldest_pending(&mut self) -> bool {
+        let oldest = self.conns.keys().copied().find(|t| Some(*t) != self.link);
+        if let Some(token) = oldest {
+            tracing::debug!(token, "browser connection evicted: too many pending");
+            self.drop_conn(token);
+        }
+        oldest.is_some()
     }
 
     /// Whether `token` is a browser connection.
@@ -406,7 +440,7 @@ impl PageLink {
 
     /// The first message on a link socket: links the page, or closes the socket saying why.
     fn hello(&mut self, token: usize, text: Option<&str>) {
-        let verdict = self.session.hello(text, super::entropy());
+        let verdict = self.session.hello(text, super::entropy);
         let now = self.now();
         let Some(conn) = self.conns.get_mut(&token) else {
             return;
@@ -415,8 +449,8 @@ impl PageLink {
             return;
         };
         *hello_by = None;
-        let welcome = match verdict {
-            Ok(welcome) => welcome,
+        let linked = match verdict {
+            Ok(linked) => linked,
             Err(refusal) => {
                 ws.close(now, refusal.code, refusal.reason, &mut conn.out);
                 println!("a page was refused the link: {}", refusal.reason);
@@ -428,8 +462,11 @@ impl PageLink {
             self.close_link(REPLACED, "this tab reloaded, the link moved to it");
         }
         self.link = Some(token);
-        self.send_text(&welcome);
-        self.events.push(PageEvent::Linked);
+        self.send_text(&linked.welcome);
+        self.events.push(PageEvent::Linked {
+            auth_token: linked.auth_token,
+            fresh: linked.fresh,
+        });
     }
 
     /// A text request from the linked page.

@@ -5,19 +5,37 @@
 
 use super::claude::ClaudeConns;
 use super::console::{self, Command};
+use super::descriptors::{self, Spare};
 use super::lock::LinkLock;
 use super::page::{PageEvent, PageLink};
 use crate::signals::StopFlag;
 use idelink_core::AuthToken;
 use idelink_core::host_rules::PumpPolicy;
 use idelink_core::ws::close_code;
-use mio::net::TcpListener;
+use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
+
+/// Which listener to accept from.
+#[derive(Debug, Clone, Copy)]
+enum Listener {
+    Claude,
+    Page,
+}
+
+impl Listener {
+    /// This listener, of claude's and the page's.
+    fn of<'a>(self, claude: &'a TcpListener, page: &'a TcpListener) -> &'a TcpListener {
+        match self {
+            Listener::Claude => claude,
+            Listener::Page => page,
+        }
+    }
+}
 
 const CLAUDE_LISTENER: Token = Token(0);
 const HTTP_LISTENER: Token = Token(1);
@@ -40,6 +58,10 @@ pub struct Relay {
     claude: ClaudeConns,
     page: PageLink,
     lock: LinkLock,
+    /// The descriptor given up to shed a connection when none is left.
+    spare: Spare,
+    /// An accept failed for want of resources: try both listeners again at the next tick.
+    accept_later: bool,
 }
 
 impl Relay {
@@ -67,6 +89,8 @@ impl Relay {
             claude: ClaudeConns::new(policy),
             page,
             lock,
+            spare: Spare::new(),
+            accept_later: false,
         })
     }
 
@@ -109,6 +133,10 @@ impl Relay {
                 }
                 self.page_events();
             }
+            if std::mem::take(&mut self.accept_later) {
+                self.accept_claude();
+                self.accept_page();
+            }
             self.page.timers();
             self.claude.timers(self.poll.registry());
             self.page_events();
@@ -121,18 +149,61 @@ impl Relay {
         Ok(())
     }
 
+    /// Accepts every connection waiting on claude's port.
     fn accept_claude(&mut self) {
-        while let Ok((stream, _)) = self.claude_listener.accept() {
+        while let Some(stream) = self.accept_one(Listener::Claude) {
             let token = self.next_token();
             self.claude
                 .accept(self.poll.registry(), stream, token, &mut self.page);
         }
     }
 
+    /// Accepts every connection waiting on the page port.
     fn accept_page(&mut self) {
-        while let Ok((stream, _)) = self.http_listener.accept() {
+        while let Some(stream) = self.accept_one(Listener::Page) {
             let token = self.next_token();
             self.page.accept(stream, token);
+        }
+    }
+
+    /// The next connection waiting on `which`, or None once none is (or the listener fails:
+    /// then it is tried again at the next tick, as readiness may not be signalled again).
+    /// Without a descriptor for it, the oldest connection that has not proven anything yet is
+    /// closed to make one (the page port's first, then claude's); with none of those, it is
+    /// accepted and closed at once from the spare descriptor.
+    fn accept_one(&mut self, which: Listener) -> Option<TcpStream> {
+        loop {
+            match which
+                .of(&self.claude_listener, &self.http_listener)
+                .accept()
+            {
+                Ok((stream, _)) => return Some(stream),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return None,
+                Err(e) if descriptors::exhausted(&e) => {
+                    let freed = self.page.evict_oldest_pending()
+                        || self
+                            .claude
+                            .evict_oldest_unanswered(self.poll.registry(), &mut self.page);
+                    let listener = which.of(&self.claude_listener, &self.http_listener);
+                    if !freed && !self.spare.shed(listener) {
+                        tracing::warn!("no descriptor left to accept a connection");
+                        self.accept_later = true;
+                        return None;
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::ConnectionAborted
+                            | io::ErrorKind::ConnectionReset
+                            | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    self.accept_later = true;
+                    return None;
+                }
+            }
         }
     }
 
@@ -152,8 +223,12 @@ impl Relay {
         for event in events {
             let registry = self.poll.registry();
             match event {
-                PageEvent::Linked => {
-                    if let Err(message) = self.lock.write() {
+                PageEvent::Linked { auth_token, fresh } => {
+                    if fresh {
+                        // Made under a token that no longer opens anything.
+                        self.claude.close_all(registry);
+                    }
+                    if let Err(message) = self.lock.write(&auth_token) {
                         eprintln!("idelink: {message}");
                         self.page.report(&message);
                     }
