@@ -1,7 +1,9 @@
 //! The workspace as the page sees it: a bounded file listing and reads confined to the folder.
 //! The page has no file system; it asks the relay over the authenticated link.
 
+use idelink_host::regular_file::read_regular_file;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// Most files listed.
@@ -134,17 +136,15 @@ impl Workspace {
         if !canonical.starts_with(&self.root) {
             return Err(format!("{requested} is outside the workspace"));
         }
-        let meta = fs::metadata(&canonical).map_err(|e| format!("cannot open {requested}: {e}"))?;
-        if !meta.is_file() {
-            return Err(format!("{requested} is not a file"));
-        }
-        if meta.len() > MAX_READ_BYTES {
-            return Err(format!(
-                "{requested} is {} bytes, more than the demo editor opens",
-                meta.len()
-            ));
-        }
-        let bytes = fs::read(&canonical).map_err(|e| format!("cannot read {requested}: {e}"))?;
+        // Read by the regular-file rules on the opened handle: a FIFO (or a device) put in the
+        // workspace, or swapped in after the path was resolved, never stalls the relay.
+        let bytes = read_regular_file(&canonical, MAX_READ_BYTES).map_err(|e| match e.kind() {
+            io::ErrorKind::InvalidInput => format!("{requested} is not a file ({e})"),
+            io::ErrorKind::FileTooLarge => {
+                format!("{requested} is more than the demo editor opens ({e})")
+            }
+            _ => format!("cannot read {requested}: {e}"),
+        })?;
         let text =
             String::from_utf8(bytes).map_err(|_| format!("{requested} is not UTF-8 text"))?;
         let shown = canonical
@@ -259,6 +259,23 @@ mod tests {
         assert!(!whole.truncated, "{whole:?}");
         assert_eq!((whole.folders_read, whole.entries_visited), (21, 40));
         fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_fifo_in_the_workspace_is_refused_without_blocking() {
+        let (dir, ws) = workspace("fifo");
+        // mkfifo(1) (POSIX), as rustix has no mkfifoat on every Unix.
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.join("pipe"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let refused = ws.read("pipe").unwrap_err();
+        assert_eq!(
+            refused,
+            "pipe is not a file (it is a FIFO, not a regular file)"
+        );
     }
 
     #[test]
