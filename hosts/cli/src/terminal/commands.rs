@@ -145,6 +145,11 @@ impl Sessions {
         }
     }
 
+    /// Whether `conn` passed the upgrade with the token and is not closed yet.
+    pub fn knows(&self, conn: ConnId) -> bool {
+        self.by_conn.contains_key(&conn)
+    }
+
     /// One line per session, or one saying there is none.
     pub fn lines(&self) -> Vec<String> {
         if self.by_conn.is_empty() {

@@ -1,7 +1,8 @@
 //! `idelink serve` with no editor attached: the files on disk are the documents and claude's
 //! proposed edits are reviewed in this terminal.
 //!
-//! The loop ([`run`](run::run)) polls the host, prints one status line per event, answers
+//! The loop ([`run`](run::run)) polls the host, prints one status line per event (closes
+//! before authentication in aggregate, [`handshake_closes`]), answers
 //! `openFile` and `saveDocument` from the file system
 //! ([`WorkspaceEditor`](workspace_editor::WorkspaceEditor)), and queues `openDiff` proposals
 //! for review one at a time. Everything a peer or the model sent is made inert before it is
@@ -15,6 +16,7 @@ mod commands;
 mod diff_view;
 mod editor_command;
 mod file_read;
+mod handshake_closes;
 mod inert;
 mod input;
 mod prepare;
