@@ -84,6 +84,14 @@ impl Bytes {
             }
         }
     }
+
+    /// Waits for `from`, then for `to`; returns what came after `from`, up to and with `to`.
+    fn after_until(&mut self, from: &str, to: &str) -> String {
+        self.wait_for(from);
+        let start = self.cursor;
+        self.wait_for(to);
+        String::from_utf8_lossy(&self.seen[start..self.cursor]).into_owned()
+    }
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -358,10 +366,7 @@ fn nothing_a_client_sends_freezes_the_serve_loop() {
         .expect("a second client connects and initializes within 1 s")
         .unwrap();
 
-    serve.out.wait_for("+++ b/big.txt\n");
-    let start = serve.out.cursor;
-    serve.out.wait_for(SUMMARY_ASK_END);
-    let summary = String::from_utf8_lossy(&serve.out.seen[start..serve.out.cursor]).into_owned();
+    let summary = serve.out.after_until("+++ b/big.txt\n", SUMMARY_ASK_END);
     assert_eq!(
         summary,
         "! not shown as a diff: too large to diff here (a side over 20000 lines or 2097152 \
@@ -479,10 +484,7 @@ fn a_summary_is_accepted_only_by_a_distinct_confirmation() {
     let call = client
         .send_request("tools/call", open_diff(&path, &new, "big"))
         .unwrap();
-    serve.out.wait_for("+++ b/big.rs\n");
-    let start = serve.out.cursor;
-    serve.out.wait_for(SUMMARY_ASK_END);
-    let summary = String::from_utf8_lossy(&serve.out.seen[start..serve.out.cursor]).into_owned();
+    let summary = serve.out.after_until("+++ b/big.rs\n", SUMMARY_ASK_END);
     for shown in [
         "!   differing lines: lines 1-15001 in the proposal, lines 1-15001 on disk; 2 added, 2 \
          removed\n",
