@@ -118,6 +118,8 @@
 //! | `max_handshakes` | 8 | sockets still in the HTTP handshake; one more evicts the oldest (503, closed), so idle sockets never keep claude out |
 //! | `max_outbound_bytes` | 96 MiB | checked as each reply is queued: over it the connection's input waits until the host writes it back under; a client that does not read is closed |
 //! | `max_pending_calls` | 64 | tool requests pending with the editor per connection; one more gets JSON-RPC error -32000 |
+//! | `max_pending_proposal_bytes` | 64 MiB | text the tool requests pending with the editor carry, per connection (the editor holds each proposal until it answers); one request past it gets JSON-RPC error -32000; admits one proposal as large as `ws.max_message_bytes` |
+//! | `max_total_pending_proposal_bytes` | 128 MiB | the same summed over every connection (two maximal proposals), so many clients cannot multiply the per-connection budget |
 //! | `max_documents` | 4096 | open documents kept (paths are not canonicalised); the least recently activated is forgotten |
 //! | `max_diagnostics` | 100 000 | diagnostic entries kept over all files; the files replaced longest ago are forgotten |
 //! | `max_queued_mentions` | 64 | mentions waiting for a ready client; the oldest is dropped |

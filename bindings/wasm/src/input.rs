@@ -40,6 +40,8 @@ pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
         "maxHandshakes",
         "maxOutboundBytes",
         "maxPendingCalls",
+        "maxPendingProposalBytes",
+        "maxTotalPendingProposalBytes",
         "maxDocuments",
         "maxDiagnostics",
         "maxQueuedMentions",
@@ -102,6 +104,11 @@ pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
     usize_field("maxHandshakes", &mut c.max_handshakes)?;
     usize_field("maxOutboundBytes", &mut c.max_outbound_bytes)?;
     usize_field("maxPendingCalls", &mut c.max_pending_calls)?;
+    usize_field("maxPendingProposalBytes", &mut c.max_pending_proposal_bytes)?;
+    usize_field(
+        "maxTotalPendingProposalBytes",
+        &mut c.max_total_pending_proposal_bytes,
+    )?;
     usize_field("maxDocuments", &mut c.max_documents)?;
     usize_field("maxDiagnostics", &mut c.max_diagnostics)?;
     usize_field("maxQueuedMentions", &mut c.max_queued_mentions)?;

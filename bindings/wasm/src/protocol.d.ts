@@ -608,6 +608,24 @@ export type Config = {
    */
   maxPendingCalls?: number;
   /**
+   * Bytes of text the tool requests of one connection pending with the editor may carry (a diff's
+   * proposed contents, paths, code: what `ToolRequest::text_bytes` counts); a request that would
+   * pass it is answered with JSON-RPC error -32000 and never reaches the editor. The editor holds
+   * each pending proposal until it is answered, so the count cap alone lets one client pin
+   * `maxPendingCalls` whole files. Default 64 MiB, the default `ws.max_message_bytes`: a connection
+   * with nothing pending is always admitted one proposal as large as a message can be (the CLI's
+   * own inbound limit is 16 MiB, but its `openDiff` carries a whole file). A replaced diff's bytes
+   * are freed first.
+   */
+  maxPendingProposalBytes?: number;
+  /**
+   * `maxPendingProposalBytes` summed over every connection, the editor's whole budget; past it a
+   * request gets JSON-RPC error -32000 as well. Default 128 MiB: two maximal proposals waiting at
+   * once, from one session or two, and `maxConnections` clients cannot multiply the per-connection
+   * budget.
+   */
+  maxTotalPendingProposalBytes?: number;
+  /**
    * Open documents the editor state keeps; past it the least recently activated one (never the
    * active one) is forgotten. Default 4096: paths are not canonicalised, so a model opening one
    * file under many spellings adds a document per spelling.

@@ -12,6 +12,9 @@ pub(crate) struct PendingCall {
     /// The JSON-RPC id to answer with.
     pub(crate) rpc_id: OwnedRequestId,
     pub(crate) request: ToolRequest,
+    /// The request's [`ToolRequest::text_bytes`] as the editor got it (the engine keeps
+    /// `request` without a diff's contents; the editor holds them until it answers).
+    pub(crate) bytes: usize,
     pub(crate) started: Timestamp,
     /// When the engine answers for a silent editor.
     pub(crate) deadline: Option<Timestamp>,
@@ -78,6 +81,20 @@ impl PendingCalls {
         let ids = self.of_conn(conn);
         self.calls.retain(|(_, call)| call.conn != conn);
         ids
+    }
+
+    /// Bytes the pending calls of `conn` carry ([`PendingCall::bytes`]).
+    pub(crate) fn bytes_of_conn(&self, conn: ConnId) -> usize {
+        self.calls
+            .iter()
+            .filter(|(_, call)| call.conn == conn)
+            .map(|(_, call)| call.bytes)
+            .sum()
+    }
+
+    /// Bytes every pending call carries.
+    pub(crate) fn bytes(&self) -> usize {
+        self.calls.iter().map(|(_, call)| call.bytes).sum()
     }
 
     /// The pending call `conn` made with this JSON-RPC id (for `notifications/cancelled`).

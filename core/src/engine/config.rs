@@ -82,6 +82,23 @@ pub struct Config {
     /// pending request holds its arguments.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub max_pending_calls: usize,
+    /// Bytes of text the tool requests of one connection pending with the editor may carry
+    /// (a diff's proposed contents, paths, code: what
+    /// [`ToolRequest::text_bytes`](crate::ide::ToolRequest::text_bytes) counts); a request
+    /// that would pass it is answered with JSON-RPC error -32000 and never reaches the editor.
+    /// The editor holds each pending proposal until it is answered, so the count cap alone
+    /// lets one client pin `max_pending_calls` whole files. Default 64 MiB, the default
+    /// `ws.max_message_bytes`: a connection with nothing pending is always admitted one
+    /// proposal as large as a message can be (the CLI's own inbound limit is 16 MiB, but its
+    /// `openDiff` carries a whole file). A replaced diff's bytes are freed first.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_pending_proposal_bytes: usize,
+    /// [`max_pending_proposal_bytes`](Self::max_pending_proposal_bytes) summed over every
+    /// connection, the editor's whole budget; past it a request gets JSON-RPC error -32000 as
+    /// well. Default 128 MiB: two maximal proposals waiting at once, from one session or two,
+    /// and `max_connections` clients cannot multiply the per-connection budget.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_total_pending_proposal_bytes: usize,
     /// Open documents the editor state keeps; past it the least recently activated one
     /// (never the active one) is forgotten. Default 4096: paths are not canonicalised, so a
     /// model opening one file under many spellings adds a document per spelling.
@@ -165,6 +182,8 @@ impl Config {
             max_handshakes: 8,
             max_outbound_bytes: 96 << 20,
             max_pending_calls: 64,
+            max_pending_proposal_bytes: 64 << 20,
+            max_total_pending_proposal_bytes: 128 << 20,
             max_documents: 4096,
             max_diagnostics: 100_000,
             max_queued_mentions: 64,

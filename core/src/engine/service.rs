@@ -159,6 +159,12 @@ impl Service {
             writer.reply(rpc_id, &Reply::Error(error));
             return Effect::None;
         }
+        let bytes = request.text_bytes();
+        if let Err(message) = self.within_budgets(conn, bytes, replaced, config) {
+            let error = RpcError::new(RpcError::SERVER_BUSY, message);
+            writer.reply(rpc_id, &Reply::Error(error));
+            return Effect::None;
+        }
         if let Some(old) = replaced {
             self.reject_diffs(&[old], writer);
         }
@@ -170,6 +176,7 @@ impl Service {
             conn,
             rpc_id: rpc_id.to_owned(),
             request: request.for_answering(),
+            bytes,
             started: now,
             deadline: deadline.map(|ms| now.add_millis(ms)),
         });
@@ -178,6 +185,41 @@ impl Service {
             request,
             replaced,
         }
+    }
+
+    /// Whether a request of `bytes` from `conn` (replacing the pending diff `replaced`, whose
+    /// bytes it frees) keeps the pending calls within both byte budgets; the error message
+    /// says which one it would pass otherwise.
+    fn within_budgets(
+        &self,
+        conn: ConnId,
+        bytes: usize,
+        replaced: Option<ToolCallId>,
+        config: &Config,
+    ) -> Result<(), String> {
+        let freed = replaced
+            .and_then(|id| self.calls.get(id))
+            .map_or(0, |call| call.bytes);
+        let after = |held: usize| held.saturating_sub(freed).saturating_add(bytes);
+        let on_conn = after(self.calls.bytes_of_conn(conn));
+        if on_conn > config.max_pending_proposal_bytes {
+            return Err(format!(
+                "this request's {bytes} bytes would bring the tool calls pending on this \
+                 connection to {on_conn} bytes, over its budget of {} bytes: wait for an \
+                 answer or cancel one",
+                config.max_pending_proposal_bytes
+            ));
+        }
+        let total = after(self.calls.bytes());
+        if total > config.max_total_pending_proposal_bytes {
+            return Err(format!(
+                "this request's {bytes} bytes would bring the tool calls pending on all \
+                 connections to {total} bytes, over the editor's budget of {} bytes: wait for \
+                 an answer or cancel one",
+                config.max_total_pending_proposal_bytes
+            ));
+        }
+        Ok(())
     }
 
     /// `notifications/cancelled` from `conn` for its request `request_id`.

@@ -105,14 +105,36 @@ fn engine_with(config: impl FnOnce(&mut Config)) -> Engine {
 /// An engine with one initialized client; returns its id and the outputs so far.
 fn connected(config: impl FnOnce(&mut Config)) -> (Engine, ConnId, Drained) {
     let mut engine = engine_with(config);
+    let mut drained = Drained::default();
+    let conn = initialized_client(&mut engine, &mut drained);
+    (engine, conn, drained)
+}
+
+/// One more client through the upgrade and the MCP handshake; its outputs go to `drained`.
+fn initialized_client(engine: &mut Engine, drained: &mut Drained) -> ConnId {
     let conn = engine.handle_accept(at(0));
     let mut bytes = upgrade();
     bytes.extend(text(INIT));
     bytes.extend(text(INITIALIZED));
     engine.handle_bytes(at(0), conn, &bytes).unwrap();
-    let mut drained = Drained::default();
-    drain(&mut engine, &mut drained);
-    (engine, conn, drained)
+    drain(engine, drained);
+    conn
+}
+
+/// `openDiff` arguments for `/w/a` in tab `tab` (a request of 9 + `contents.len()` bytes).
+fn diff_args(tab: &str, contents: &str) -> String {
+    format!(
+        r#"{{"old_file_path":"/w/a","new_file_path":"/w/a","new_file_contents":"{contents}","tab_name":"{tab}"}}"#
+    )
+}
+
+/// How many tool requests went to the editor.
+fn tool_calls(drained: &Drained) -> usize {
+    drained
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolCall { .. }))
+        .count()
 }
 
 fn tool_call_id(drained: &Drained) -> ToolCallId {
@@ -386,11 +408,7 @@ fn a_push_to_a_client_over_the_cap_closes_it() {
 #[test]
 fn pending_tool_calls_are_capped_per_connection() {
     let (mut engine, conn, _) = connected(|c| c.max_pending_calls = 2);
-    let diff = |tab: &str| {
-        format!(
-            r#"{{"old_file_path":"/w/a","new_file_path":"/w/a","new_file_contents":"x","tab_name":"{tab}"}}"#
-        )
-    };
+    let diff = |tab: &str| diff_args(tab, "x");
     let mut bytes = call(1, "openDiff", &diff("a"));
     bytes.extend(call(2, "openDiff", &diff("b")));
     bytes.extend(call(3, "openDiff", &diff("c")));
@@ -399,12 +417,7 @@ fn pending_tool_calls_are_capped_per_connection() {
     engine.handle_bytes(at(1), conn, &bytes).unwrap();
     let mut drained = Drained::default();
     drain(&mut engine, &mut drained);
-    let calls = drained
-        .events
-        .iter()
-        .filter(|e| matches!(e, Event::ToolCall { .. }))
-        .count();
-    assert_eq!(calls, 3);
+    assert_eq!(tool_calls(&drained), 3);
     let answered = replies(&drained.bytes[&conn]);
     assert_eq!(
         answered,
@@ -412,6 +425,69 @@ fn pending_tool_calls_are_capped_per_connection() {
             r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"too many pending tool calls on this connection (2): wait for an answer or cancel one"}}"#,
             r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"DIFF_REJECTED"},{"type":"text","text":"b"}]}}"#,
         ]
+    );
+}
+
+#[test]
+fn pending_tool_calls_are_held_to_a_byte_budget_per_connection_and_in_total() {
+    let (mut engine, a, _) = connected(|c| {
+        c.max_pending_proposal_bytes = 100;
+        c.max_total_pending_proposal_bytes = 150;
+    });
+    let b = initialized_client(&mut engine, &mut Drained::default());
+    // A request's bytes: "/w/a" twice, the contents, the one-letter tab name.
+    let diff = |tab: &str, contents: usize| diff_args(tab, &"x".repeat(contents));
+    let mut on_a = call(1, "openDiff", &diff("a", 50)); // 59 bytes
+    on_a.extend(call(2, "openDiff", &diff("b", 40))); // 59 + 49 > 100
+    on_a.extend(call(3, "openDiff", &diff("a", 80))); // replaces call 1: 89
+    engine.handle_bytes(at(1), a, &on_a).unwrap();
+    let mut on_b = call(1, "openDiff", &diff("a", 50)); // 59 on b, 148 in all
+    on_b.extend(call(2, "openDiff", &diff("c", 0))); // 68 on b, but 157 in all > 150
+    engine.handle_bytes(at(1), b, &on_b).unwrap();
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    assert_eq!(
+        tool_calls(&drained),
+        3,
+        "the refused requests never reach the editor"
+    );
+    assert_eq!(
+        replies(&drained.bytes[&a]),
+        [
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"this request's 49 bytes would bring the tool calls pending on this connection to 108 bytes, over its budget of 100 bytes: wait for an answer or cancel one"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"DIFF_REJECTED"},{"type":"text","text":"a"}]}}"#,
+        ]
+    );
+    assert_eq!(
+        replies(&drained.bytes[&b]),
+        [
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"this request's 9 bytes would bring the tool calls pending on all connections to 157 bytes, over the editor's budget of 150 bytes: wait for an answer or cancel one"}}"#,
+        ]
+    );
+    // An answer frees its bytes: the refused request now fits.
+    let first_on_b = drained
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall { id, conn, .. } if *conn == b => Some(*id),
+            _ => None,
+        })
+        .next()
+        .unwrap();
+    engine
+        .handle_tool_outcome(at(2), first_on_b, &ToolOutcome::DiffRejected)
+        .unwrap();
+    engine
+        .handle_bytes(at(2), b, &call(3, "openDiff", &diff("c", 0)))
+        .unwrap();
+    let mut after = Drained::default();
+    drain(&mut engine, &mut after);
+    assert!(
+        after
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::ToolCall { conn, .. } if *conn == b)),
+        "{after:?}"
     );
 }
 

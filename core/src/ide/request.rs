@@ -181,6 +181,41 @@ impl ToolRequest {
         )
     }
 
+    /// Bytes of text the request carries (paths, proposed contents, selection bounds, code):
+    /// what the editor holds while it works on it, counted against
+    /// [`Config::max_pending_proposal_bytes`](crate::Config::max_pending_proposal_bytes).
+    pub fn text_bytes(&self) -> usize {
+        match self {
+            ToolRequest::OpenFile {
+                path,
+                start_text,
+                end_text,
+                ..
+            } => {
+                path.len()
+                    + start_text.as_ref().map_or(0, String::len)
+                    + end_text.as_ref().map_or(0, String::len)
+            }
+            ToolRequest::OpenDiff {
+                old_file_path,
+                new_file_path,
+                new_file_contents,
+                tab_name,
+            } => {
+                old_file_path.len() + new_file_path.len() + new_file_contents.len() + tab_name.len()
+            }
+            ToolRequest::SaveDocument { path } | ToolRequest::CheckDocumentDirty { path } => {
+                path.len()
+            }
+            ToolRequest::ExecuteCode { code } => code.len(),
+            ToolRequest::GetDiagnostics { path } => path.as_ref().map_or(0, String::len),
+            ToolRequest::GetCurrentSelection
+            | ToolRequest::GetLatestSelection
+            | ToolRequest::GetOpenEditors
+            | ToolRequest::GetWorkspaceFolders => 0,
+        }
+    }
+
     /// A copy with everything answering the request needs ([`super::format_outcome`],
     /// [`super::deadline_outcome`], the diff's tab name) but without an `openDiff`'s proposed
     /// contents, which can be megabytes the editor already has: what the engine keeps while

@@ -9,6 +9,12 @@ use super::utf8::Utf8Validator;
 use super::violation::Violation;
 use crate::time::Timestamp;
 
+/// Capacity a receive or reassembly buffer keeps once everything in it is consumed. Steady
+/// traffic (calls, pings, selection reads) stays far below it and reuses the buffer; one
+/// buffer grown for a rare large message (an `openDiff` carrying a whole file) goes back to
+/// the allocator, so idle connections do not each pin a message's worth of memory.
+const MAX_KEPT_BUFFER_BYTES: usize = 1 << 20;
+
 /// Whether a data message is text or binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum DataKind {
@@ -134,6 +140,7 @@ impl ServerSocket {
     /// `now` is recorded as the last activity (keepalive).
     pub fn poll_message(&mut self, now: Timestamp, out: &mut Vec<u8>) -> Option<Message<'_>> {
         self.tick(now);
+        self.release_large_buffers();
         let ready = self.decode(out)?;
         let (kind, bytes) = match ready {
             Ready::InPlace { kind, start, end } => (kind, &self.recv[start..end]),
@@ -144,6 +151,18 @@ impl ServerSocket {
             // Every byte already passed the incremental validator, which accepts exactly what
             // std accepts (see its tests), so this conversion does not fail.
             DataKind::Text => std::str::from_utf8(bytes).ok().map(Message::Text),
+        }
+    }
+
+    /// Frees a buffer over [`MAX_KEPT_BUFFER_BYTES`] that holds nothing still needed (the
+    /// message last returned borrowed from it is gone: this takes `&mut self`).
+    fn release_large_buffers(&mut self) {
+        if self.read_pos == self.recv.len() && self.recv.capacity() > MAX_KEPT_BUFFER_BYTES {
+            self.recv = Vec::new();
+            self.read_pos = 0;
+        }
+        if self.message.is_none() && self.assembled.capacity() > MAX_KEPT_BUFFER_BYTES {
+            self.assembled = Vec::new();
         }
     }
 

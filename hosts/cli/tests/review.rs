@@ -34,6 +34,9 @@ use support::{DEADLINE, idelink, temp_dir, wait_exit};
 const ASK: &str = "Apply this change to ";
 /// The end of the question.
 const ASK_END: &str = "? [a]ccept / [r]eject / [e]dit: ";
+/// The end of the question about a proposal shown only in summary.
+const SUMMARY_ASK_END: &str =
+    ", shown only in summary? [e]dit to see it all / [r]eject / \"accept unseen\": ";
 
 /// A process's output bytes as they come, searched with deadlines.
 struct Bytes {
@@ -80,6 +83,14 @@ impl Bytes {
                 ),
             }
         }
+    }
+
+    /// Waits for `from`, then for `to`; returns what came after `from`, up to and with `to`.
+    fn after_until(&mut self, from: &str, to: &str) -> String {
+        self.wait_for(from);
+        let start = self.cursor;
+        self.wait_for(to);
+        String::from_utf8_lossy(&self.seen[start..self.cursor]).into_owned()
     }
 }
 
@@ -355,20 +366,25 @@ fn nothing_a_client_sends_freezes_the_serve_loop() {
         .expect("a second client connects and initializes within 1 s")
         .unwrap();
 
-    serve.out.wait_for("+++ b/big.txt\n");
-    let start = serve.out.cursor;
-    serve.out.wait_for(ASK_END);
-    let summary = String::from_utf8_lossy(&serve.out.seen[start..serve.out.cursor]).into_owned();
+    let summary = serve.out.after_until("+++ b/big.txt\n", SUMMARY_ASK_END);
     assert_eq!(
         summary,
         "! not shown as a diff: too large to diff here (a side over 20000 lines or 2097152 \
          bytes)\n\
          !   on disk:  4688890 bytes, 300000 lines\n\
          !   proposed: 4688890 bytes, 300000 lines\n\
+         !   differing lines: lines 1-300000 in the proposal, lines 1-300000 on disk; 300000 \
+         added, 300000 removed\n\
+         !   added (proposal's line numbers): 1-300000\n\
+         !   removed (line numbers on disk): 1-300000\n\
          !   first difference at line 1:\n\
          -old line 0\n-old line 1\n-old line 2\n+new line 0\n+new line 1\n+new line 2\n\
+         !   last difference, up to line 300000:\n\
+         -old line 299997\n-old line 299998\n-old line 299999\n\
+         +new line 299997\n+new line 299998\n+new line 299999\n\
          ! [e]dit opens the whole proposal in your editor\n\
-         Apply this change to big.txt? [a]ccept / [r]eject / [e]dit: "
+         Apply this change to big.txt, shown only in summary? [e]dit to see it all / [r]eject / \
+         \"accept unseen\": "
     );
     stdin.write_all(b"r\n").unwrap();
     assert_eq!(
@@ -446,6 +462,132 @@ fn an_answer_belongs_to_the_diff_it_was_typed_for() {
         "the half-typed 'a' must not accept the replacement"
     );
     serve.out.wait_for("rejected: b.txt");
+    serve.terminate();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_summary_is_accepted_only_by_a_distinct_confirmation() {
+    let (master, slave) = pty();
+    let mut keys = master.try_clone().unwrap();
+    let mut echo = Bytes::new(master);
+    let mut serve = Serve::start("review-unseen", &[], Stdio::from(slave));
+    let mut client = Client::connect_initialized(serve.port, &serve.token).unwrap();
+    // Past the 20,000-line review limit: a harmless change on line 1 is the one a summary's
+    // first lines show; the real one is on line 15,001.
+    let old: String = (1..=30_000).map(|i| format!("let x{i} = {i};\n")).collect();
+    let new = old
+        .replacen("let x1 = 1;\n", "let x1 = 1; // tidy\n", 1)
+        .replacen("let x15001 = 15001;\n", "let x15001 = evil();\n", 1);
+    let path = serve.path("big.rs");
+    std::fs::write(&path, &old).unwrap();
+    let call = client
+        .send_request("tools/call", open_diff(&path, &new, "big"))
+        .unwrap();
+    let summary = serve.out.after_until("+++ b/big.rs\n", SUMMARY_ASK_END);
+    for shown in [
+        "!   differing lines: lines 1-15001 in the proposal, lines 1-15001 on disk; 2 added, 2 \
+         removed\n",
+        "!   added (proposal's line numbers): 1, 15001\n",
+        "!   first difference at line 1:\n-let x1 = 1;\n",
+        "+let x1 = 1; // tidy\n",
+        "!   last difference, up to line 15001:\n",
+        "-let x15001 = 15001;\n",
+        "+let x15001 = evil();\n",
+    ] {
+        assert!(summary.contains(shown), "no {shown:?} in:\n{summary}");
+    }
+
+    // `a` alone accepts nothing: the question stays, and nothing went to claude.
+    keys.write_all(b"a\n").unwrap();
+    echo.wait_for("a\r\n");
+    serve
+        .out
+        .wait_for("not accepted: the summary does not show every line this would accept");
+    serve.out.wait_for(SUMMARY_ASK_END);
+    let list = client.send_request("tools/list", json!({})).unwrap();
+    let next = client.next_json().unwrap();
+    assert_eq!(
+        next["id"],
+        json!(list),
+        "the diff must not be answered by `a`: {next}"
+    );
+
+    // The distinct confirmation accepts the whole proposal.
+    keys.write_all(b"accept unseen\n").unwrap();
+    let saved = client.response(call).unwrap();
+    assert_eq!(texts(&saved), ["FILE_SAVED", new.as_str()]);
+    serve.out.wait_for("accepted: big.rs");
+    serve.terminate();
+}
+
+#[test]
+fn closes_before_authentication_are_counted_and_the_question_stays_last() {
+    const HANG_UPS: usize = 3000;
+    const AGGREGATE: &str = " closed before authenticating in the last 5 s";
+    let mut serve = Serve::start("review-flood", &[], Stdio::piped());
+    let mut stdin = serve.child.stdin.take().unwrap();
+    let mut client = Client::connect_initialized(serve.port, &serve.token).unwrap();
+    serve.out.wait_for(" session ready: ");
+    let call = client
+        .send_request("tools/call", open_diff(&serve.path("a.txt"), "A\n", "tab"))
+        .unwrap();
+    let question = format!("{ASK}a.txt{ASK_END}");
+    serve.out.wait_for(&question);
+    let asked = serve.out.cursor;
+
+    // Any local process can connect and hang up before the upgrade, as fast as it likes.
+    let started = Instant::now();
+    for _ in 0..HANG_UPS {
+        drop(std::net::TcpStream::connect(("127.0.0.1", serve.port)).unwrap());
+    }
+    // Every one is reported, in aggregate lines (one per 5 s).
+    let mut counted = 0;
+    while counted < HANG_UPS {
+        let at = serve.out.wait_for(AGGREGATE);
+        let head = String::from_utf8_lossy(&serve.out.seen[..at]).into_owned();
+        let count = head.rsplit("] ").next().unwrap();
+        let count: usize = count.split(' ').next().unwrap().parse().unwrap();
+        counted += count;
+        serve.out.wait_for(&question);
+    }
+    assert_eq!(counted, HANG_UPS);
+    let seconds = started.elapsed().as_secs();
+
+    // The question was the last thing shown when the answer came.
+    stdin.write_all(b"r\n").unwrap();
+    assert_eq!(first_text(&client.response(call).unwrap()), "DIFF_REJECTED");
+    let rejected = serve.out.wait_for("rejected: a.txt");
+    let seen = String::from_utf8_lossy(&serve.out.seen[asked..rejected]).into_owned();
+    let last_question = seen.rfind(&question).unwrap() + question.len();
+    assert!(
+        !seen[last_question..].contains('\n'),
+        "something was printed after the question: {:?}",
+        &seen[last_question..]
+    );
+    let shown = &seen[..last_question];
+    let printed = shown.lines().count();
+    let others: Vec<&str> = shown
+        .lines()
+        .filter(|line| !line.is_empty() && *line != question && !line.contains(AGGREGATE))
+        .collect();
+    assert_eq!(
+        others,
+        Vec::<&str>::new(),
+        "only aggregates between questions"
+    );
+    let aggregates = shown.matches(AGGREGATE).count();
+    eprintln!(
+        "{HANG_UPS} hang-ups reported in {seconds} s: {printed} lines printed under the \
+         question, {aggregates} aggregates:\n{shown}"
+    );
+    // One aggregate per 5 s at most (plus the one under way), each a blank line, itself and
+    // the question again.
+    let most = usize::try_from(seconds / 5 + 1).unwrap();
+    assert!(
+        aggregates <= most && printed <= 3 * aggregates,
+        "{printed} lines for {HANG_UPS} hang-ups in {seconds} s"
+    );
     serve.terminate();
 }
 

@@ -233,6 +233,36 @@ fn unfragmented_text_is_returned_from_the_receive_buffer() {
 }
 
 #[test]
+fn a_buffer_grown_for_a_large_message_is_released_once_consumed() {
+    let mut socket = ServerSocket::new(WsConfig::default(), at(0));
+    let mut out = Vec::new();
+    let big = vec![b'x'; 2 * MAX_KEPT_BUFFER_BYTES];
+    let mut fragmented = client_frame(false, OpCode::Text, &big);
+    fragmented.extend(client_frame(true, OpCode::Continuation, b"y"));
+    for input in [client_frame(true, OpCode::Text, &big), fragmented] {
+        socket.receive(&input);
+        let Some(Message::Text(text)) = socket.poll_message(at(0), &mut out) else {
+            panic!("no message");
+        };
+        assert!(text.len() > big.len() - 1);
+        assert!(socket.poll_message(at(0), &mut out).is_none());
+        assert_eq!(
+            (socket.recv.capacity(), socket.assembled.capacity()),
+            (0, 0)
+        );
+    }
+    // Half a large message stays buffered until the rest arrives.
+    let frame = client_frame(true, OpCode::Text, &big);
+    socket.receive(&frame[..frame.len() / 2]);
+    assert!(socket.poll_message(at(0), &mut out).is_none());
+    socket.receive(&frame[frame.len() / 2..]);
+    assert!(matches!(
+        socket.poll_message(at(0), &mut out),
+        Some(Message::Text(text)) if text.len() == big.len()
+    ));
+}
+
+#[test]
 fn steady_traffic_reuses_the_buffers() {
     let mut socket = ServerSocket::new(WsConfig::default(), at(0));
     let mut out = Vec::new();

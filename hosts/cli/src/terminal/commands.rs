@@ -10,7 +10,8 @@ use std::path::Path;
 /// The help `?` prints.
 pub const HELP: &str = "commands: @FILE or @FILE:10 or @FILE:10-20 mentions a file or lines \
                         to claude · s lists claude sessions · d shows the pending diff again \
-                        · a / r / e answer a diff · ? this help";
+                        · a / r / e answer a diff (one shown only in summary takes e, r or \
+                        \"accept unseen\") · ? this help";
 
 /// A command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,6 +144,11 @@ impl Sessions {
             }
             _ => {}
         }
+    }
+
+    /// Whether `conn` passed the upgrade with the token and is not closed yet.
+    pub fn knows(&self, conn: ConnId) -> bool {
+        self.by_conn.contains_key(&conn)
     }
 
     /// One line per session, or one saying there is none.

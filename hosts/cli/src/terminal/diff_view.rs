@@ -4,10 +4,15 @@
 //! as escapes and the hunk that holds them gets a warning line; lines longer than
 //! [`WRAP_CHARS`] are wrapped, each continuation marked `↪`. A proposal too large to diff
 //! quickly (over [`Limits`], or past the diff deadline) is shown as a summary instead: sizes,
-//! line counts and the first differing lines.
+//! line counts, where the sides differ and how many lines changed (one pass, [`changes`]),
+//! and the first and last differing lines. A summary is not the whole change ([`View::whole`]):
+//! the review asks more than `a` to accept it.
+
+mod changes;
 
 use super::inert::{self, Findings, Highlight};
 use anstyle::{AnsiColor, Style};
+use changes::Changes;
 use similar::{Algorithm, ChangeTag, TextDiff};
 use std::fmt::Write;
 use std::time::{Duration, Instant};
@@ -46,9 +51,19 @@ impl Limits {
     };
 }
 
+/// What the review shows of a proposal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    /// The diff or the summary, inert.
+    pub text: String,
+    /// Every changed line is in `text` (a diff); false for a summary, whose accept must be
+    /// confirmed as accepting lines the user has not seen.
+    pub whole: bool,
+}
+
 /// Renders the change from `old` (None: the file does not exist yet) to `new` of `label` as a
 /// unified diff with three lines of context, or as a summary past `limits`.
-pub fn render(label: &str, old: Option<&str>, new: &str, colour: bool, limits: &Limits) -> String {
+pub fn render(label: &str, old: Option<&str>, new: &str, colour: bool, limits: &Limits) -> View {
     let paint = Paint { colour };
     let mut out = String::new();
     let label = inert::line(label, WRAP_CHARS);
@@ -62,7 +77,10 @@ pub fn render(label: &str, old: Option<&str>, new: &str, colour: bool, limits: &
     let old_text = old.unwrap_or("");
     if old_text == new {
         let _ = writeln!(out, "(no changes)");
-        return out;
+        return View {
+            text: out,
+            whole: true,
+        };
     }
     let too_large = [old_text, new]
         .iter()
@@ -75,11 +93,12 @@ pub fn render(label: &str, old: Option<&str>, new: &str, colour: bool, limits: &
     } else {
         hunks(old_text, new, paint, limits)
     };
+    let whole = body.is_ok();
     match body {
         Ok(body) => out.push_str(&body),
         Err(reason) => out.push_str(&summary(&reason, old, new, paint)),
     }
-    out
+    View { text: out, whole }
 }
 
 /// Colour codes (rendered by `anstyle`), or nothing.
@@ -195,7 +214,9 @@ fn line_rows(
     rows.len()
 }
 
-/// The summary shown instead of a diff: why, both sizes, and the first differing lines.
+/// The summary shown instead of a diff: why, both sizes, where the sides differ and how
+/// many lines each has that the other lacks ([`Changes`]), and the first and last differing
+/// lines.
 fn summary(reason: &str, old: Option<&str>, new: &str, paint: Paint) -> String {
     let (warn, reset) = (paint.code(YELLOW), paint.reset());
     let mut out = String::new();
@@ -203,35 +224,67 @@ fn summary(reason: &str, old: Option<&str>, new: &str, paint: Paint) -> String {
     let now = old.map_or("no file yet".to_owned(), size);
     let _ = writeln!(out, "{warn}!   on disk:  {now}{reset}");
     let _ = writeln!(out, "{warn}!   proposed: {}{reset}", size(new));
-    let old = old.unwrap_or("");
-    let first = old
-        .split_inclusive('\n')
-        .zip(new.split_inclusive('\n'))
-        .take_while(|(a, b)| a == b)
-        .count();
+    let old: Vec<&str> = old.unwrap_or("").split_inclusive('\n').collect();
+    let new: Vec<&str> = new.split_inclusive('\n').collect();
+    let Some(changes) = Changes::of(&old, &new) else {
+        // `render` summarizes only texts that differ, and then some line does.
+        let _ = writeln!(out, "{warn}!   no line differs{reset}");
+        return out;
+    };
     let _ = writeln!(
         out,
-        "{warn}!   first difference at line {}:{reset}",
-        first + 1
+        "{warn}!   differing lines: {} in the proposal, {} on disk; {} added, {} removed{reset}",
+        span(changes.first, changes.last_new),
+        span(changes.first, changes.last_old),
+        changes.added.count,
+        changes.removed.count,
     );
+    for (what, lines) in [
+        ("added (proposal's line numbers)", &changes.added),
+        ("removed (line numbers on disk)", &changes.removed),
+    ] {
+        if lines.count > 0 {
+            let _ = writeln!(out, "{warn}!   {what}: {}{reset}", lines.describe());
+        }
+    }
     let mut body = String::new();
     let mut findings = Findings::default();
-    for (sign, side, code) in [('-', old, RED), ('+', new, GREEN)] {
-        for text in side.split_inclusive('\n').skip(first).take(SUMMARY_LINES) {
-            let text = text.strip_suffix('\n').unwrap_or(text);
-            // Each character shows as one or more: the first row needs no more than these.
-            let head = text
-                .char_indices()
-                .nth(WRAP_CHARS)
-                .map_or(text, |(end, _)| &text[..end]);
-            let (rows, found) = inert::rows(head, WRAP_CHARS, Highlight::new(paint.colour));
-            findings.merge(found);
-            let more = if head.len() < text.len() || rows.len() > 1 {
-                " ↪ (the line goes on)"
-            } else {
-                ""
-            };
-            let _ = writeln!(body, "{}{sign}{}{more}{reset}", paint.code(code), rows[0]);
+    let from = changes.first - 1;
+    let _ = writeln!(
+        body,
+        "{warn}!   first difference at line {}:{reset}",
+        changes.first
+    );
+    for (sign, side, code) in [('-', &old, RED), ('+', &new, GREEN)] {
+        let end = side.len().min(from + SUMMARY_LINES);
+        excerpt(
+            &mut body,
+            &mut findings,
+            sign,
+            &side[from..end],
+            code,
+            paint,
+        );
+    }
+    if changes.last_old.max(changes.last_new) > from + SUMMARY_LINES {
+        let _ = writeln!(
+            body,
+            "{warn}!   last difference, up to line {}:{reset}",
+            changes.last_new.max(changes.first)
+        );
+        for (sign, side, last, code) in [
+            ('-', &old, changes.last_old, RED),
+            ('+', &new, changes.last_new, GREEN),
+        ] {
+            let start = from.max(last.saturating_sub(SUMMARY_LINES)).min(last);
+            excerpt(
+                &mut body,
+                &mut findings,
+                sign,
+                &side[start..last],
+                code,
+                paint,
+            );
         }
     }
     if findings.any() {
@@ -243,6 +296,48 @@ fn summary(reason: &str, old: Option<&str>, new: &str, paint: Paint) -> String {
         "{warn}! [e]dit opens the whole proposal in your editor{reset}"
     );
     out
+}
+
+/// Lines `a` to `b` (1-based, inclusive), one line, or none when `b < a`.
+fn span(a: usize, b: usize) -> String {
+    match b.cmp(&a) {
+        std::cmp::Ordering::Less => "none".to_owned(),
+        std::cmp::Ordering::Equal => format!("line {a}"),
+        std::cmp::Ordering::Greater => format!("lines {a}-{b}"),
+    }
+}
+
+/// The first row of each of `lines`, signed and painted, marked when the line goes on.
+fn excerpt(
+    out: &mut String,
+    findings: &mut Findings,
+    sign: char,
+    lines: &[&str],
+    code: Style,
+    paint: Paint,
+) {
+    for text in lines {
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        // Each character shows as one or more: the first row needs no more than these.
+        let head = text
+            .char_indices()
+            .nth(WRAP_CHARS)
+            .map_or(text, |(end, _)| &text[..end]);
+        let (rows, found) = inert::rows(head, WRAP_CHARS, Highlight::new(paint.colour));
+        findings.merge(found);
+        let more = if head.len() < text.len() || rows.len() > 1 {
+            " ↪ (the line goes on)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "{}{sign}{}{more}{}",
+            paint.code(code),
+            rows[0],
+            paint.reset()
+        );
+    }
 }
 
 /// `N bytes, M lines`.

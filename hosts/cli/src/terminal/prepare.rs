@@ -1,7 +1,7 @@
 //! The review text of a proposal, prepared on a worker thread so the serve loop keeps polling
 //! (keepalives, new connections, Ctrl-C) while the file is read and the diff computed.
 
-use super::diff_view::{self, Limits};
+use super::diff_view::{self, Limits, View};
 use super::file_read::{MAX_FILE_BYTES, read_regular};
 use idelink_core::ToolCallId;
 use idelink_mio::Waker;
@@ -29,7 +29,7 @@ pub struct Prepared {
     pub id: ToolCallId,
     /// The diff (or summary) to show, or why the proposal cannot be reviewed (the call then
     /// fails with that message).
-    pub view: Result<String, String>,
+    pub view: Result<View, String>,
 }
 
 /// The loop's handle on the worker.
@@ -69,7 +69,7 @@ impl Preparer {
 }
 
 /// The file on disk (a regular file, or none yet) diffed against the proposal.
-fn prepare(job: &Job) -> Result<String, String> {
+fn prepare(job: &Job) -> Result<View, String> {
     let old = read_regular(Path::new(&job.path), MAX_FILE_BYTES)?
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
     Ok(diff_view::render(

@@ -10,22 +10,45 @@ use std::process::Command;
 /// The user's answer to the review prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Choice {
-    /// Accept the proposal as it is.
+    /// Accept the proposal as it is (`a`): not enough for a summary.
     Accept,
+    /// Accept the proposal as it is, knowing the review showed only a summary of it
+    /// ([`ACCEPT_UNSEEN`]).
+    AcceptUnseen,
     /// Reject it.
     Reject,
     /// Edit the proposed text, then accept the edited text.
     Edit,
 }
 
-/// The question asked for `label` (already made inert).
-pub fn prompt(label: &str) -> String {
-    format!("Apply this change to {label}? [a]ccept / [r]eject / [e]dit: ")
+/// What accepts a proposal shown only as a summary: not a letter typed by habit.
+pub const ACCEPT_UNSEEN: &str = "accept unseen";
+
+/// The question asked for `label` (already made inert); `whole` is false when only a summary
+/// of the change was shown.
+pub fn prompt(label: &str, whole: bool) -> String {
+    if whole {
+        format!("Apply this change to {label}? [a]ccept / [r]eject / [e]dit: ")
+    } else {
+        format!(
+            "Apply this change to {label}, shown only in summary? [e]dit to see it all / \
+             [r]eject / \"{ACCEPT_UNSEEN}\": "
+        )
+    }
+}
+
+/// What an `a` on a summary gets instead of an accept.
+pub fn summary_accept_refused() -> String {
+    format!(
+        "not accepted: the summary does not show every line this would accept; [e]dit opens \
+         all of it in your editor, or type \"{ACCEPT_UNSEEN}\" to accept it as it is"
+    )
 }
 
 /// Reads a choice from a typed line; None when it is not one.
 pub fn parse_choice(line: &str) -> Option<Choice> {
     match line.trim().to_ascii_lowercase().as_str() {
+        ACCEPT_UNSEEN => Some(Choice::AcceptUnseen),
         "a" | "accept" | "y" | "yes" => Some(Choice::Accept),
         "r" | "reject" | "n" | "no" => Some(Choice::Reject),
         "e" | "edit" => Some(Choice::Edit),
@@ -101,6 +124,8 @@ mod tests {
         assert_eq!(parse_choice("yes"), Some(Choice::Accept));
         assert_eq!(parse_choice("r"), Some(Choice::Reject));
         assert_eq!(parse_choice("e"), Some(Choice::Edit));
+        assert_eq!(parse_choice(" Accept Unseen\r"), Some(Choice::AcceptUnseen));
+        assert_eq!(parse_choice("accept  unseen"), None);
         assert_eq!(parse_choice("maybe"), None);
         assert_eq!(parse_choice(""), None);
     }

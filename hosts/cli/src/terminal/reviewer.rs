@@ -18,11 +18,13 @@ use idelink_core::{ToolCallId, ToolOutcome};
 use idelink_mio::Host;
 use std::io;
 
-/// The question on screen: the call it asks about and the input epoch it was asked in.
+/// The question on screen: the call it asks about, the input epoch it was asked in, and
+/// whether the whole change was shown (a diff) or only a summary.
 #[derive(Debug, Clone, Copy)]
 struct Shown {
     id: ToolCallId,
     epoch: u64,
+    whole: bool,
 }
 
 /// The review state.
@@ -137,10 +139,10 @@ impl Reviewer {
         let id = current.id;
         let label = relative(&current.path, &self.workspace).to_owned();
         match prepared.view {
-            Ok(diff) => {
-                screen.show(&diff);
-                self.ask(id, &label, screen);
-                self.shown_diff = Some((diff, label));
+            Ok(view) => {
+                screen.show(&view.text);
+                self.ask(id, &label, view.whole, screen);
+                self.shown_diff = Some((view.text, label));
             }
             Err(message) => {
                 editor.finish_current();
@@ -151,11 +153,11 @@ impl Reviewer {
     }
 
     /// Starts a new input epoch, then asks: only lines typed from now on answer `id`.
-    fn ask(&mut self, id: ToolCallId, label: &str, screen: &mut Screen) {
+    fn ask(&mut self, id: ToolCallId, label: &str, whole: bool, screen: &mut Screen) {
         let epoch = self.keyboard.as_ref().map_or(0, Keyboard::new_epoch);
-        self.shown = Some(Shown { id, epoch });
+        self.shown = Some(Shown { id, epoch, whole });
         if self.keyboard.is_some() {
-            screen.ask(label);
+            screen.ask(label, whole);
         }
     }
 
@@ -172,7 +174,7 @@ impl Reviewer {
         match input {
             Input::Line { text, epoch } => match self.shown {
                 Some(shown) if shown.epoch == epoch && self.editing.is_none() => {
-                    self.on_answer(shown.id, &text, host, editor, screen);
+                    self.on_answer(shown, &text, host, editor, screen);
                 }
                 shown if !text.trim().is_empty() => {
                     let why = if shown.is_some() {
@@ -203,7 +205,8 @@ impl Reviewer {
                     }
                     Err(e) => {
                         screen.say(&format!("edit failed ({e}); the proposal is still open"));
-                        self.ask(id, &label, screen);
+                        let whole = self.shown.is_none_or(|shown| shown.whole);
+                        self.ask(id, &label, whole, screen);
                     }
                 }
             }
@@ -233,9 +236,9 @@ impl Reviewer {
             }
             // The same question again, in the same epoch: the answer still binds to it.
             Ok(Command::ShowDiff) => match (&self.shown_diff, self.shown, &self.editing) {
-                (Some((diff, label)), Some(_), None) => {
+                (Some((diff, label)), Some(shown), None) => {
                     screen.show(diff);
-                    screen.ask(label);
+                    screen.ask(label, shown.whole);
                 }
                 _ => screen.say("no diff is waiting for an answer"),
             },
@@ -259,15 +262,16 @@ impl Reviewer {
         }
     }
 
-    /// A line typed for the question about `id`.
+    /// A line typed for the question `shown`.
     fn on_answer(
         &mut self,
-        id: ToolCallId,
+        shown: Shown,
         line: &str,
         host: &mut Host,
         editor: &mut WorkspaceEditor,
         screen: &mut Screen,
     ) {
+        let id = shown.id;
         let Some(current) = editor.current().filter(|d| d.id == id).cloned() else {
             return;
         };
@@ -275,10 +279,20 @@ impl Reviewer {
         let outcome = match review::parse_choice(line) {
             None => {
                 // The question is still up: the status line asks it again.
-                screen.say("please answer a, r or e");
+                let choices = if shown.whole {
+                    "a, r or e".to_owned()
+                } else {
+                    format!("e, r or \"{}\"", review::ACCEPT_UNSEEN)
+                };
+                screen.say(&format!("please answer {choices}"));
                 return;
             }
-            Some(Choice::Accept) => ToolOutcome::DiffSaved {
+            // A summary showed only part of the change: `a` must not accept the rest unseen.
+            Some(Choice::Accept) if !shown.whole => {
+                screen.say(&review::summary_accept_refused());
+                return;
+            }
+            Some(Choice::Accept | Choice::AcceptUnseen) => ToolOutcome::DiffSaved {
                 final_text: current.proposed.to_string(),
             },
             Some(Choice::Reject) => ToolOutcome::DiffRejected,

@@ -1,6 +1,7 @@
 //! The terminal loop of `idelink serve`.
 
 use super::commands::Sessions;
+use super::handshake_closes::HandshakeCloses;
 use super::inert;
 use super::reviewer::{Reviewer, answer};
 use super::screen::Screen;
@@ -12,7 +13,7 @@ use idelink_core::{Event, ToolOutcome};
 use idelink_mio::Host;
 use std::error::Error;
 use std::io::Write;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long one poll may sleep; the stop flag is also checked this often.
 const TICK: Duration = Duration::from_millis(250);
@@ -48,13 +49,25 @@ pub fn run(
     };
     let mut events = Vec::new();
     let mut sessions = Sessions::default();
+    let mut closes = HandshakeCloses::default();
     while !stop.stop_requested() {
-        host.poll(Some(TICK), &mut events)?;
+        // The aggregate of closes before authentication is due on time, not on the next event.
+        let wait = closes.next_due().map_or(TICK, |due| {
+            due.saturating_duration_since(Instant::now()).min(TICK)
+        });
+        host.poll(Some(wait), &mut events)?;
         for event in events.drain(..) {
-            sessions.on_event(&event);
-            if let Some(line) = status::line(&event, &options.workspace) {
-                screen.say(&line);
+            match &event {
+                Event::Closed { conn, reason } if !sessions.knows(*conn) => {
+                    closes.count(Instant::now(), reason.to_string());
+                }
+                _ => {
+                    if let Some(line) = status::line(&event, &options.workspace) {
+                        screen.say(&line);
+                    }
+                }
             }
+            sessions.on_event(&event);
             match event {
                 Event::ToolCall { id, request, .. } => {
                     if options.trace_contents {
@@ -91,9 +104,15 @@ pub fn run(
                 _ => {}
             }
         }
+        if let Some(line) = closes.due(Instant::now()) {
+            screen.say(&line);
+        }
         if let Some(reviewer) = reviewer.as_mut() {
             reviewer.step(&mut host, &mut editor, &mut screen, &sessions);
         }
+    }
+    if let Some(line) = closes.flush() {
+        screen.say(&line);
     }
     screen.say("stopping");
     host.shutdown(Duration::from_secs(1), &mut events);

@@ -87,9 +87,10 @@ impl Screen {
         self.mid_line = false;
     }
 
-    /// Asks the review question for the file `label` (peer text: made inert here).
-    pub fn ask(&mut self, label: &str) {
-        let prompt = review::prompt(&inert::line(label, MAX_STATUS_CHARS));
+    /// Asks the review question for the file `label` (peer text: made inert here); `whole`
+    /// is false when only a summary of the change was shown.
+    pub fn ask(&mut self, label: &str, whole: bool) {
+        let prompt = review::prompt(&inert::line(label, MAX_STATUS_CHARS), whole);
         let mut out = anstream::stdout().lock();
         let _ = write!(out, "{prompt}");
         let _ = out.flush();

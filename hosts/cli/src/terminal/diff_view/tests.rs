@@ -1,7 +1,7 @@
 use super::*;
 
 fn plain(label: &str, old: Option<&str>, new: &str) -> String {
-    render(label, old, new, false, &Limits::DEFAULT)
+    render(label, old, new, false, &Limits::DEFAULT).text
 }
 
 #[test]
@@ -24,7 +24,7 @@ fn a_new_file_diffs_against_dev_null() {
 
 #[test]
 fn colour_wraps_changed_lines_only() {
-    let out = render("f", Some("a\n"), "b\n", true, &Limits::DEFAULT);
+    let out = render("f", Some("a\n"), "b\n", true, &Limits::DEFAULT).text;
     assert!(out.contains("\x1b[31m-a\x1b[0m\n"), "{out:?}");
     assert!(out.contains("\x1b[32m+b\x1b[0m\n"), "{out:?}");
 }
@@ -55,7 +55,7 @@ fn hidden_characters_are_escaped_and_the_hunk_is_flagged() {
 #[test]
 fn colour_output_holds_no_escape_but_its_own() {
     let new = "x\r\x1b]52;c;aGk=\x1b\\\u{9b}2J\u{2067}\n";
-    let out = render("f", Some("y\n"), new, true, &Limits::DEFAULT);
+    let out = render("f", Some("y\n"), new, true, &Limits::DEFAULT).text;
     let own = [
         "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[33m", "\x1b[0m", "\x1b[7m", "\x1b[27m",
     ];
@@ -91,13 +91,52 @@ fn a_proposal_over_the_size_limits_is_summarized() {
     };
     assert_eq!(
         render("big.txt", Some(&old), &new, false, &limits),
-        "--- a/big.txt\n+++ b/big.txt\n\
-         ! not shown as a diff: too large to diff here (a side over 40 lines or 2097152 bytes)\n\
-         !   on disk:  340 bytes, 50 lines\n\
-         !   proposed: 410 bytes, 60 lines\n\
-         !   first difference at line 1:\n\
-         -old 0\n-old 1\n-old 2\n+new 0\n+new 1\n+new 2\n\
-         ! [e]dit opens the whole proposal in your editor\n"
+        View {
+            text: "--- a/big.txt\n+++ b/big.txt\n\
+                   ! not shown as a diff: too large to diff here (a side over 40 lines or \
+                   2097152 bytes)\n\
+                   !   on disk:  340 bytes, 50 lines\n\
+                   !   proposed: 410 bytes, 60 lines\n\
+                   !   differing lines: lines 1-60 in the proposal, lines 1-50 on disk; 60 \
+                   added, 50 removed\n\
+                   !   added (proposal's line numbers): 1-60\n\
+                   !   removed (line numbers on disk): 1-50\n\
+                   !   first difference at line 1:\n\
+                   -old 0\n-old 1\n-old 2\n+new 0\n+new 1\n+new 2\n\
+                   !   last difference, up to line 60:\n\
+                   -old 47\n-old 48\n-old 49\n+new 57\n+new 58\n+new 59\n\
+                   ! [e]dit opens the whole proposal in your editor\n"
+                .to_owned(),
+            whole: false,
+        }
+    );
+    assert!(render("f", Some("a\n"), "b\n", false, &limits).whole);
+}
+
+#[test]
+fn a_summary_names_a_change_far_below_the_first() {
+    let old: String = (1..=30_000).map(|i| format!("line {i}\n")).collect();
+    let new = old
+        .replace("line 1\n", "line one\n")
+        .replace("line 15001\n", "line 15001 \u{1b}[8mhidden\n");
+    let out = plain("f", Some(&old), &new);
+    assert!(
+        out.contains(
+            "!   differing lines: lines 1-15001 in the proposal, lines 1-15001 on disk; 2 added, \
+             2 removed\n\
+             !   added (proposal's line numbers): 1, 15001\n\
+             !   removed (line numbers on disk): 1, 15001\n\
+             ! warning: this hunk holds control characters"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "!   last difference, up to line 15001:\n\
+             -line 14999\n-line 15000\n-line 15001\n\
+             +line 14999\n+line 15000\n+line 15001 <ESC>[8mhidden\n"
+        ),
+        "{out}"
     );
 }
 
@@ -113,7 +152,8 @@ fn a_diff_past_its_deadline_is_summarized_at_the_first_difference() {
         "same\nnew\n",
         false,
         &limits,
-    );
+    )
+    .text;
     assert!(
         out.contains("! not shown as a diff: the diff took longer than 0 ms to compute\n"),
         "{out}"
@@ -132,7 +172,7 @@ fn a_diff_over_the_row_limit_is_summarized() {
         max_rows: 3,
         ..Limits::DEFAULT
     };
-    let out = render("f", Some("a\nb\n"), "c\nd\n", false, &limits);
+    let out = render("f", Some("a\nb\n"), "c\nd\n", false, &limits).text;
     assert!(
         out.contains("! not shown as a diff: the diff is over 3 rows long\n"),
         "{out}"
@@ -146,7 +186,7 @@ fn a_summary_shows_the_start_of_an_overlong_line_and_says_it_goes_on() {
         ..Limits::DEFAULT
     };
     let long = format!("{}\n", "y".repeat(WRAP_CHARS * 3));
-    let out = render("f", Some("x\n"), &long, false, &limits);
+    let out = render("f", Some("x\n"), &long, false, &limits).text;
     let shown = format!("+{} ↪ (the line goes on)\n", "y".repeat(WRAP_CHARS));
     assert!(out.contains(&shown), "{out}");
     assert!(out.contains("\n-x\n"), "{out}");
