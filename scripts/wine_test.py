@@ -99,9 +99,9 @@ def parse_run(output):
 
 
 def run_linux_client(wine, exe):
-    """(passed, failed, broken) of hosts/cli/tests/wine_serve.rs: a Linux client against the
+    """(passed, failed, broken) of apps/idelink/tests/wine_serve.rs: a Linux client against the
     Windows idelink.exe under Wine."""
-    print("== linux client -> wine idelink.exe serve --stdio (hosts/cli:test:wine_serve)",
+    print("== linux client -> wine idelink.exe serve --stdio (apps/idelink:test:wine_serve)",
           flush=True)
     env = dict(os.environ, IDELINK_WINE=wine, IDELINK_WINE_EXE=exe)
     done = subprocess.run(["cargo", "test", "-p", "idelink", "--features", "wine-tests",

@@ -8,7 +8,7 @@
 // ECMA-48 names (<ESC>, <CR>, <LF>), DEL as <DEL>, C1 controls, bidi controls and invisible
 // format characters as <U+XXXX> (<U+202E>), and a byte that is not UTF-8 as <0xNN>. Tab is kept.
 // Nothing is dropped: what is shown is the text, character for character. The classes are the
-// idelink command's own (hosts/cli/src/terminal/inert.rs).
+// idelink command's own (apps/idelink/src/terminal/inert.rs).
 #pragma once
 
 #include <cstdint>

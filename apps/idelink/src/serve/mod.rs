@@ -1,13 +1,16 @@
 //! `idelink serve`: start the host on a folder, then hand it to the terminal editor or the
 //! stdio sidecar.
 
-use crate::args::ServeArgs;
 use crate::signals;
 use crate::terminal::{self, TerminalOptions};
 use crate::workspace::{path_text, workspace_dir};
 use idelink_core::SessionPolicy;
 use idelink_mio::{Host, HostConfig, LockPlacement, PortChoice};
 use std::error::Error;
+
+mod args;
+
+pub use args::ServeArgs;
 
 /// Runs `idelink serve` until a signal (or, with `--stdio`, until stdin closes).
 pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {

@@ -2,17 +2,13 @@
 //! to the server whose lock contains DIR, and exit with claude's status. The same lookup serves
 //! `idelink env` without a port.
 
-use crate::doctor::rules::{Candidate, Pick, pick};
-use crate::doctor::{read_dir, resolve_program, search_dirs};
+use crate::doctor::{PROGRAM_VAR, resolve_program, serving_port};
 use crate::env_cmd;
 use crate::workspace::{path_text, workspace_dir};
 use std::error::Error;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
-
-/// The variable naming the claude program (`--claude`'s default); the doctor reads it too.
-pub const PROGRAM_VAR: &str = "IDELINK_CLAUDE";
 
 /// `idelink claude` options.
 #[derive(Debug, clap::Args)]
@@ -25,45 +21,6 @@ pub struct ClaudeArgs {
     /// Arguments for claude, after `--`.
     #[arg(last = true)]
     pub args: Vec<OsString>,
-}
-
-/// The port of the one live server whose lock contains `dir`, by the CLI's matching rules;
-/// the error says what to do when there is none or more than one.
-pub fn serving_port(dir: &str) -> Result<u16, Box<dyn Error>> {
-    let config_dir = std::env::var("CLAUDE_CONFIG_DIR").ok();
-    let home = std::env::var("HOME")
-        .or_else(|_| std::env::var("USERPROFILE"))
-        .ok();
-    let candidates: Vec<Candidate> = search_dirs(config_dir.as_deref(), home.as_deref())
-        .iter()
-        .flat_map(|d| read_dir(d).locks)
-        .filter(|lock| lock.is_live())
-        .filter_map(|lock| {
-            Some(Candidate {
-                port: lock.port?,
-                folders: lock.body.ok()?.workspace_folders,
-            })
-        })
-        .collect();
-    match pick(&candidates, dir, None, false) {
-        Pick::One(port) => Ok(port),
-        Pick::None => Err(format!(
-            "no running server has {dir} in its workspace; start one with `idelink serve` \
-             there (or open the folder in your editor); `idelink doctor` shows what it found"
-        )
-        .into()),
-        Pick::Ambiguous(ports) => Err(format!(
-            "{} servers have {dir} in their workspace (ports {}); stop all but one, or name \
-             one with `idelink env PORT`",
-            ports.len(),
-            ports
-                .iter()
-                .map(u16::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-        .into()),
-    }
 }
 
 /// Runs claude in DIR and returns its exit status (a signal death as 128 + the signal).

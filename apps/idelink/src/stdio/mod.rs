@@ -9,4 +9,5 @@
 mod framing;
 mod sidecar;
 
+pub use framing::StdioFraming;
 pub use sidecar::run;

@@ -1,5 +1,5 @@
 // Model and peer text made inert and visible before the page shows it: the browser port of
-// the terminal review's rules (hosts/cli/src/terminal/inert.rs, which a test of the relay keeps
+// the terminal review's rules (apps/idelink/src/terminal/inert.rs, which a test of the relay keeps
 // this file in step with). Shown as it is, a Unicode bidi control (CVE-2021-42574, "Trojan
 // Source") makes a line read in another order than the one accepted, and an invisible
 // character hides a difference; so every character the page would act on or not draw is shown

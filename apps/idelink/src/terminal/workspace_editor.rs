@@ -2,11 +2,22 @@
 //! documents, and diffs wait in a queue for review (or are decided by policy).
 
 use super::file_read::{MAX_FILE_BYTES, read_regular};
-use crate::args::DiffPolicy;
+use clap::ValueEnum;
 use idelink_core::{EditorEvent, ToolCallId, ToolOutcome, ToolRequest};
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
+
+/// Who answers `openDiff` when no editor is attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffPolicy {
+    /// Show the diff and ask: accept, reject or edit.
+    Ask,
+    /// Accept every proposal unchanged.
+    Accept,
+    /// Reject every proposal.
+    Reject,
+}
 
 /// A proposal waiting for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -28,3 +28,4 @@ mod status;
 mod workspace_editor;
 
 pub use run::{TerminalOptions, run};
+pub use workspace_editor::DiffPolicy;

@@ -3,9 +3,11 @@
 //! rules ([`read_lock_file`]: a FIFO or a device named `x.lock` is reported, never waited on),
 //! parsed with [`LockFile::parse`], with whether its `pid` is alive.
 
+use super::rules::{Candidate, Pick, pick};
 use idelink_core::host_rules::lock_dir::{ConfigDir, LOCK_SUBDIR};
 use idelink_core::lockfile::LockFile;
 use idelink_host::lock::read_lock_file;
+use std::error::Error;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -166,6 +168,45 @@ fn dir_problems(dir: &Path) -> Vec<String> {
 #[cfg(not(unix))]
 fn dir_problems(_dir: &Path) -> Vec<String> {
     Vec::new()
+}
+
+/// The port of the one live server whose lock contains `dir`, by the CLI's matching rules;
+/// the error says what to do when there is none or more than one.
+pub fn serving_port(dir: &str) -> Result<u16, Box<dyn Error>> {
+    let config_dir = std::env::var("CLAUDE_CONFIG_DIR").ok();
+    let home = std::env::var("HOME")
+        .or_else(|_| std::env::var("USERPROFILE"))
+        .ok();
+    let candidates: Vec<Candidate> = search_dirs(config_dir.as_deref(), home.as_deref())
+        .iter()
+        .flat_map(|d| read_dir(d).locks)
+        .filter(|lock| lock.is_live())
+        .filter_map(|lock| {
+            Some(Candidate {
+                port: lock.port?,
+                folders: lock.body.ok()?.workspace_folders,
+            })
+        })
+        .collect();
+    match pick(&candidates, dir, None, false) {
+        Pick::One(port) => Ok(port),
+        Pick::None => Err(format!(
+            "no running server has {dir} in its workspace; start one with `idelink serve` \
+             there (or open the folder in your editor); `idelink doctor` shows what it found"
+        )
+        .into()),
+        Pick::Ambiguous(ports) => Err(format!(
+            "{} servers have {dir} in their workspace (ports {}); stop all but one, or name \
+             one with `idelink env PORT`",
+            ports.len(),
+            ports
+                .iter()
+                .map(u16::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+        .into()),
+    }
 }
 
 #[cfg(test)]

@@ -10,12 +10,12 @@ use std::io;
 pub fn completions(shell: Shell) -> io::Result<()> {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "idelink", &mut script);
-    crate::print_stdout(&script)
+    crate::output::print_stdout(&script)
 }
 
 /// Writes the man page (roff, section 1) to stdout: `idelink man > idelink.1`.
 pub fn man() -> io::Result<()> {
     let mut page = Vec::new();
     clap_mangen::Man::new(Cli::command()).render(&mut page)?;
-    crate::print_stdout(&page)
+    crate::output::print_stdout(&page)
 }

@@ -10,8 +10,8 @@ mod program;
 mod report;
 pub mod rules;
 
-pub use locks::{read_dir, search_dirs};
-pub use program::resolve_program;
+pub use locks::{read_dir, search_dirs, serving_port};
+pub use program::{PROGRAM_VAR, resolve_program};
 
 use crate::workspace::{path_text, workspace_dir};
 use idelink_host::regular_file::read_regular_file;
@@ -43,7 +43,7 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let dir = path_text(&workspace_dir(args.dir.as_deref())?)?;
     let report = examine(&dir, !args.no_live_check);
     if args.json {
-        crate::print_stdout(format!("{}\n", report.to_json()).as_bytes())?;
+        crate::output::print_stdout(format!("{}\n", report.to_json()).as_bytes())?;
     } else {
         // anstream drops the colour codes where they do not belong and translates them for
         // legacy Windows consoles; a reader that went away is not an error.
@@ -204,7 +204,7 @@ fn examine(dir: &str, live: bool) -> Report {
     }
 
     // The program `idelink claude` would run, found by its own lookup.
-    let name = std::env::var_os(crate::claude_cmd::PROGRAM_VAR).unwrap_or_else(|| "claude".into());
+    let name = std::env::var_os(PROGRAM_VAR).unwrap_or_else(|| "claude".into());
     let program = std::env::current_dir()
         .map_err(|e| format!("cannot tell the current folder: {e}"))
         .and_then(|cwd| resolve_program(&name, std::env::var_os("PATH").as_deref(), &cwd));

@@ -1,8 +1,17 @@
 //! Message framing on stdio: `Content-Length` headers (LSP, Nova's `jsonrpc` process mode) or
 //! one JSON message per line.
 
-use crate::args::StdioFraming;
+use clap::ValueEnum;
 use std::io::{self, BufRead, Read, Write};
+
+/// How the sidecar frames JSON-RPC messages on stdio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StdioFraming {
+    /// `Content-Length: N\r\n\r\n<N bytes>` (LSP, Nova's `jsonrpc` process mode).
+    ContentLength,
+    /// One JSON message per line.
+    Lines,
+}
 
 /// Largest message accepted from the editor: an `openDiff` answer carries a whole file, and
 /// claude caps its own messages at 16 MiB.

@@ -11,6 +11,10 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
+/// The variable naming the claude program (`idelink claude --claude`'s default); the doctor
+/// reads it too.
+pub const PROGRAM_VAR: &str = "IDELINK_CLAUDE";
+
 /// The program named by `name` (`--claude`, `IDELINK_CLAUDE`, else `claude`), as an absolute
 /// path: a name holding a path separator is a path, taken against `cwd`; a bare name is the
 /// first executable match in `path_var`'s absolute entries. The error says what was looked for.

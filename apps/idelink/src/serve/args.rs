@@ -1,66 +1,10 @@
-//! Command-line arguments.
+//! `idelink serve` options.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use crate::stdio::StdioFraming;
+use crate::terminal::DiffPolicy;
+use clap::ValueEnum;
 use idelink_core::{ReadSource, ReadSources};
 use std::path::PathBuf;
-
-/// Make the `claude` CLI see an editor: serve a folder as an IDE, bridge an editor to claude
-/// over stdio, or relay claude to an editor running in a browser page.
-///
-/// Quick start: run `idelink serve` in your project, then `idelink claude` in the same folder
-/// (another terminal). claude's edits then show up in the first as diffs you accept or reject.
-/// `idelink doctor` says why claude does not connect.
-#[derive(Debug, Parser)]
-#[command(name = "idelink", version, propagate_version = true)]
-pub struct Cli {
-    /// More log output (-v: debug, -vv: trace). RUST_LOG overrides.
-    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
-    pub verbose: u8,
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// The subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Serve DIR to claude as an IDE (default: the current folder).
-    ///
-    /// Listens on 127.0.0.1, writes the lock file claude discovers, and prints one line per
-    /// event. With no editor attached, the files on disk are the documents and claude's edits
-    /// are shown as coloured diffs in this terminal to accept, reject or edit. The file is
-    /// never written by idelink: claude writes it after you accept. Type `?` and Enter for the
-    /// terminal's commands: `@FILE:10-20` mentions lines to claude, `s` lists the sessions,
-    /// `d` shows the pending diff again.
-    Serve(ServeArgs),
-    /// Relay claude to an editor running in a browser page (the wasm engine): serves the
-    /// demo editor and prints the URL to open; writes the lock while the page is linked.
-    Relay(crate::relay::RelayArgs),
-    /// Start claude in DIR connected to the server whose lock contains DIR; exits with
-    /// claude's status. Arguments after `--` go to claude.
-    Claude(crate::claude_cmd::ClaudeArgs),
-    /// Explain whether `claude --ide` started in DIR will connect, and if not, why and how to
-    /// fix it. Exit status 0 only when it would connect.
-    Doctor(crate::doctor::DoctorArgs),
-    /// Print the environment a terminal should export so `claude` connects to PORT (default:
-    /// the server whose lock contains the current folder).
-    Env {
-        /// The port idelink (or your editor) listens on.
-        port: Option<u16>,
-        /// Print for this shell.
-        #[arg(long, value_enum, default_value_t = Shell::Sh)]
-        shell: Shell,
-    },
-    /// Print the completion script for SHELL (e.g. `idelink completions bash >
-    /// ~/.local/share/bash-completion/completions/idelink`).
-    Completions {
-        /// The shell.
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
-    },
-    /// Print the man page (roff): `idelink man > idelink.1`.
-    Man,
-}
 
 /// `idelink serve` options.
 #[derive(Debug, clap::Args)]
@@ -172,37 +116,6 @@ fn parse_max_connections(text: &str) -> Result<usize, String> {
              session that a newer one replaces"
         )),
     }
-}
-
-/// How the sidecar frames JSON-RPC messages on stdio.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum StdioFraming {
-    /// `Content-Length: N\r\n\r\n<N bytes>` (LSP, Nova's `jsonrpc` process mode).
-    ContentLength,
-    /// One JSON message per line.
-    Lines,
-}
-
-/// Who answers `openDiff` when no editor is attached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffPolicy {
-    /// Show the diff and ask: accept, reject or edit.
-    Ask,
-    /// Accept every proposal unchanged.
-    Accept,
-    /// Reject every proposal.
-    Reject,
-}
-
-/// Shell syntax for `idelink env`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Shell {
-    /// POSIX sh, bash, zsh.
-    Sh,
-    /// fish.
-    Fish,
-    /// PowerShell.
-    Powershell,
 }
 
 #[cfg(test)]

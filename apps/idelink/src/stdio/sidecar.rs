@@ -1,7 +1,7 @@
 //! The sidecar loop: editor messages from stdin in, engine events out on stdout.
 
+use super::framing::StdioFraming;
 use super::framing::{self, FrameError};
-use crate::args::StdioFraming;
 use crate::signals::StopFlag;
 use idelink_core::EditorSnapshot;
 use idelink_core::rpc::{self, Message, RequestId, RpcError, RpcLimits};

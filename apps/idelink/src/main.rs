@@ -7,6 +7,7 @@ mod completions;
 mod doctor;
 mod env_cmd;
 mod logging;
+mod output;
 mod relay;
 mod serve;
 mod signals;
@@ -29,21 +30,11 @@ fn main() -> ExitCode {
         Command::Relay(args) => exit_code(relay::run(args)),
         Command::Claude(args) => exit_status(claude_cmd::run(args)),
         Command::Doctor(args) => exit_status(doctor::run(&args)),
-        Command::Env { port, shell } => exit_code(env_cmd::run(port, shell)),
+        Command::Env(args) => exit_code(env_cmd::run(args)),
         Command::Completions { shell } => {
             exit_code(completions::completions(shell).map_err(Into::into))
         }
         Command::Man => exit_code(completions::man().map_err(Into::into)),
-    }
-}
-
-/// Writes `text` to stdout; a reader that went away (`idelink doctor | head`) is not an error.
-fn print_stdout(text: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
     }
 }
 

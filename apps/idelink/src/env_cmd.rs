@@ -1,21 +1,45 @@
 //! `idelink env`: what a terminal exports so `claude` connects to a given port, or to the
 //! server whose lock contains the current folder.
 
-use crate::args::Shell;
+use crate::doctor::serving_port;
+use crate::output::print_stdout;
 use crate::workspace::{path_text, workspace_dir};
+use clap::ValueEnum;
 use idelink_core::terminal_env::TerminalEnv;
 use std::error::Error;
 
-/// Prints the export lines for `port`, or for the server serving the current folder.
-pub fn run(port: Option<u16>, shell: Shell) -> Result<(), Box<dyn Error>> {
-    let port = match port {
+/// `idelink env` options.
+#[derive(Debug, clap::Args)]
+pub struct EnvArgs {
+    /// The port idelink (or your editor) listens on.
+    pub port: Option<u16>,
+    /// Print for this shell.
+    #[arg(long, value_enum, default_value_t = Shell::Sh)]
+    pub shell: Shell,
+}
+
+/// Shell syntax for `idelink env`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    /// POSIX sh, bash, zsh.
+    Sh,
+    /// fish.
+    Fish,
+    /// PowerShell.
+    Powershell,
+}
+
+/// Prints the export lines for `args.port`, or for the server serving the current folder.
+pub fn run(args: EnvArgs) -> Result<(), Box<dyn Error>> {
+    let port = match args.port {
         Some(port) => port,
-        None => crate::claude_cmd::serving_port(&path_text(&workspace_dir(None)?)?)?,
+        None => serving_port(&path_text(&workspace_dir(None)?)?)?,
     };
+    let shell = args.shell;
     let no_proxy = std::env::var("no_proxy").ok();
     let no_proxy_upper = std::env::var("NO_PROXY").ok();
     let vars = variables(port, no_proxy.as_deref(), no_proxy_upper.as_deref());
-    crate::print_stdout(render(shell, &vars).as_bytes())?;
+    print_stdout(render(shell, &vars).as_bytes())?;
     Ok(())
 }
 
