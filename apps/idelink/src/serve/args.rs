@@ -134,11 +134,16 @@ mod tests {
 
     #[test]
     fn serve_defaults_to_the_engine_cap() {
-        let cli = Cli::try_parse_from(["idelink", "serve"]).ok();
-        let cap = cli.map(|cli| match cli.command {
-            Command::Serve(args) => args.max_connections,
-            _ => 0,
-        });
-        assert_eq!(cap, Some(idelink_core::Config::default().max_connections));
+        #[derive(clap::Parser)]
+        struct Serve {
+            #[command(flatten)]
+            args: ServeArgs,
+        }
+        let cap =
+            <Serve as clap::Parser>::try_parse_from(["serve"]).map(|s| s.args.max_connections);
+        assert_eq!(
+            cap.ok(),
+            Some(idelink_core::Config::default().max_connections)
+        );
     }
 }
