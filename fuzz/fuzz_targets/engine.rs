@@ -627,6 +627,10 @@ fn config(bits: u8) -> Config {
         config.ws.max_message_bytes = 1_024;
         config.ws.max_fragments = 4;
         config.rpc.max_depth = 4;
+        // Small byte budgets for pending calls, so refusals, replacements freeing their bytes
+        // and answers freeing theirs all happen within a few hundred-byte messages.
+        config.max_pending_proposal_bytes = 256;
+        config.max_total_pending_proposal_bytes = 384;
     }
     if bits & 16 != 0 {
         config.reads = ReadSources::all(ReadSource::Editor);
