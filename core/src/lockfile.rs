@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::ide::{PathStyle, normalize_path};
+
 mod loose;
 
 use loose::Loose;
@@ -32,6 +34,12 @@ pub struct LockFile {
 impl LockFile {
     /// The lock body: compact JSON with keys in the order `pid`, `workspaceFolders`, `ideName`,
     /// `transport` (always `"ws"`), `runningInWindows` (only when true), `authToken`.
+    ///
+    /// Each folder is written as the CLI must see it (docs/protocol.md §6): a folder spelled as
+    /// an absolute Windows path gets forward slashes and an upper-case drive (`c:\game` →
+    /// `C:/game`, `\\srv\share` → `//srv/share`), whichever host built the lock; any other
+    /// folder (every absolute POSIX path) is written byte for byte. Folders are absolute, so
+    /// this form rule is the whole Windows rule for them.
     pub fn to_json(&self) -> String {
         let mut out = Vec::with_capacity(128);
         out.extend_from_slice(b"{\"pid\":");
@@ -41,7 +49,7 @@ impl LockFile {
             if at > 0 {
                 out.push(b',');
             }
-            string_into(&mut out, folder);
+            string_into(&mut out, &normalize_path(folder, PathStyle::Posix));
         }
         out.extend_from_slice(b"],\"ideName\":");
         string_into(&mut out, &self.ide_name);
@@ -252,6 +260,23 @@ mod tests {
         assert_eq!(
             wsl.to_json(),
             r#"{"pid":4242,"workspaceFolders":[],"ideName":"Nova ✻","transport":"ws","runningInWindows":true,"authToken":"00112233445566778899aabbccddeeff"}"#
+        );
+    }
+
+    #[test]
+    fn windows_folders_are_written_with_forward_slashes_and_posix_ones_byte_for_byte() {
+        let lock = LockFile {
+            workspace_folders: vec![
+                r"C:\game".to_owned(),
+                r"d:\art\raw".to_owned(),
+                r"\\srv\share\proj".to_owned(),
+                r"/home/u/a\b".to_owned(),
+            ],
+            ..ours()
+        };
+        assert_eq!(
+            lock.to_json(),
+            r#"{"pid":4242,"workspaceFolders":["C:/game","D:/art/raw","//srv/share/proj","/home/u/a\\b"],"ideName":"Nova ✻","transport":"ws","authToken":"00112233445566778899aabbccddeeff"}"#
         );
     }
 

@@ -5,8 +5,9 @@
 // a timeout of 0, and handles the events (the snapshot costs nothing when nothing changed:
 // idelink compares it with the previous frame's and sends only the difference): an `openDiff`
 // is shown in the console and accepted or rejected (by --diff, or by typing `accept ID` /
-// `reject ID`). On exit (`quit`, end of a SIGINT/SIGTERM) it shuts the host down, which
-// closes the clients and removes its lock file.
+// `reject ID`). On exit (`quit`, end of a SIGINT/SIGTERM; on Windows also Ctrl-C, Ctrl-Break
+// and closing the console) it shuts the host down, which closes the clients and removes its
+// lock file.
 //
 // Tool arguments are untrusted text from the model (docs/embedding.md, "Tool arguments are
 // untrusted"), and this editor treats them so:
@@ -30,11 +31,17 @@
 //   reject ID                 reject the diff call#ID
 //   quit                      shut down and exit
 #include "idelink.h"
+#ifdef _WIN32
+#define NOMINMAX
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#endif
 #include "inert_text.hpp"
 #include "mini_json.hpp"
 #include "regular_file.hpp"
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -54,6 +61,21 @@ using mini_json::Value;
 
 volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
+
+#ifdef _WIN32
+// Windows consoles: Ctrl-C and Ctrl-Break stop the frame loop like SIGINT. Closing the console
+// window, logging off or shutting down end the process as soon as the handler returns (and at
+// the latest after about 5 s), so the handler holds it until main has shut the host down and
+// removed the lock ("HandlerRoutine callback function", learn.microsoft.com).
+HANDLE g_stopped = nullptr;
+BOOL WINAPI on_console_event(DWORD event) {
+    g_stop = 1;
+    const bool ends_process = event == CTRL_CLOSE_EVENT || event == CTRL_LOGOFF_EVENT ||
+                              event == CTRL_SHUTDOWN_EVENT;
+    if (ends_process && g_stopped) WaitForSingleObject(g_stopped, 4500);
+    return TRUE;
+}
+#endif
 
 // The console: a thread reads lines so the frame loop never blocks on stdin.
 class Console {
@@ -151,12 +173,36 @@ private:
         return false;
     }
 
-    std::string absolute(const std::string& path) const {
-        return !path.empty() && path[0] == '/' ? path : workspace_ + "/" + path;
+    // Absolute: `/…`, and on Windows a drive (`C:\…`, `C:/…`) or UNC (`\\server\share`) path.
+    static bool is_absolute(const std::string& path) {
+        if (!path.empty() && path[0] == '/') return true;
+#ifdef _WIN32
+        const bool drive = path.size() > 2 && std::isalpha(static_cast<unsigned char>(path[0])) &&
+                           path[1] == ':' && (path[2] == '\\' || path[2] == '/');
+        return drive || path.rfind("\\\\", 0) == 0;
+#else
+        return false;
+#endif
     }
+    std::string absolute(const std::string& path) const {
+        return is_absolute(path) ? path : workspace_ + "/" + path;
+    }
+    // PATH relative to the workspace, for the console. idelink hands paths back as the CLI
+    // sees them (docs/protocol.md §6: on Windows `C:/game/main.lua` for `C:\game\main.lua`), so
+    // on Windows the comparison is on that spelling.
     std::string relative(const std::string& path) const {
-        const std::string prefix = workspace_ + "/";
-        return path.compare(0, prefix.size(), prefix) == 0 ? path.substr(prefix.size()) : path;
+        const std::string prefix = wire_spelling(workspace_) + "/";
+        const std::string spelled = wire_spelling(path);
+        return spelled.compare(0, prefix.size(), prefix) == 0 ? spelled.substr(prefix.size()) : path;
+    }
+    static std::string wire_spelling(std::string path) {
+#ifdef _WIN32
+        for (char& c : path) {
+            if (c == '\\') c = '/';
+        }
+        if (path.size() > 1 && path[1] == ':') path[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(path[0])));
+#endif
+        return path;
     }
 
     bool command(const std::string& line) {
@@ -432,6 +478,10 @@ int main(int argc, char** argv) {
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
+#ifdef _WIN32
+    g_stopped = CreateEventW(nullptr, TRUE, FALSE, nullptr);
+    SetConsoleCtrlHandler(on_console_event, TRUE);
+#endif
     int status = 0;
     {
         Editor editor(host, workspace, policy);
@@ -451,5 +501,8 @@ int main(int argc, char** argv) {
     }
     idelink_host_free(host);
     say("frame_editor: stopped, lock removed");
+#ifdef _WIN32
+    if (g_stopped) SetEvent(g_stopped);
+#endif
     return status;
 }

@@ -144,6 +144,24 @@ mod tests {
     }
 
     #[test]
+    fn a_lock_rewritten_for_windows_folders_names_them_with_forward_slashes() {
+        let lock = LockFile::parse(&body(9, "ours")).expect("our own body parses");
+        let event = EditorEvent::WorkspaceFoldersChanged {
+            folders: vec![r"C:\game".into()],
+        };
+        let by_event = rewritten_for(&lock, &event).expect("folders changed");
+        let snapshot = Snapshot {
+            workspace_folders: &[r"c:\game"],
+            ..Snapshot::default()
+        };
+        let by_snapshot = rewritten_for_snapshot(&lock, &snapshot).expect("folders changed");
+        for next in [by_event, by_snapshot] {
+            let written = LockFile::parse(&next.to_json()).expect("our own body parses");
+            assert_eq!(written.workspace_folders, ["C:/game"]);
+        }
+    }
+
+    #[test]
     fn only_a_snapshot_with_other_folders_rewrites_the_lock() {
         let lock = LockFile::parse(&body(9, "ours")).expect("our own body parses");
         let same = Snapshot {

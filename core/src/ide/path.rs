@@ -2,7 +2,11 @@
 //!
 //! The CLI sees forward slashes everywhere: Windows paths are rewritten (`C:\a\b.rs` →
 //! `C:/a/b.rs`, URI `file:///C:/a/b.rs`); POSIX paths are left byte-for-byte alone, because a
-//! backslash is a legal file-name byte there. URIs are built the way the CLI builds them:
+//! backslash is a legal file-name byte there. Which rule applies is the editor's
+//! [`PathStyle`], and, whatever the style, a path spelled as an absolute Windows path (a drive
+//! `X:\` / `X:/`, a UNC `\\server\share`, a verbatim `\\?\`) is a Windows path: no absolute
+//! POSIX path has that form (they all start with `/`), so an editor on Windows that left the
+//! style at its default still publishes `C:/game` and POSIX names are never touched. URIs are built the way the CLI builds them:
 //! `file://` followed by the raw path, never percent-encoded.
 
 use std::borrow::Cow;
@@ -27,24 +31,50 @@ pub enum PathStyle {
 /// `\\srv\share`: what `canonicalize` returns names the same file without it), every `\`
 /// becomes `/` and a leading drive letter is upper-cased (`c:\a\b.rs` → `C:/a/b.rs`); a UNC
 /// path keeps its two leading slashes (`\\srv\share\f` → `//srv/share/f`, URI
-/// `file:////srv/share/f`). Posix: returned untouched. Borrows when nothing changes.
+/// `file:////srv/share/f`). Posix: untouched, unless it is spelled as an absolute Windows path
+/// ([`is_windows_absolute`]), which gets the Windows rule (docs/protocol.md §6). Borrows when
+/// nothing changes.
 pub fn normalize_path(path: &str, style: PathStyle) -> Cow<'_, str> {
     match style {
-        PathStyle::Posix => Cow::Borrowed(path),
-        PathStyle::Windows => {
-            let path = without_verbatim_prefix(path);
-            let lower_drive = drive_letter(&path).is_some_and(|d| d.is_ascii_lowercase());
-            if !lower_drive && !path.contains('\\') {
-                return path;
-            }
-            let mut out = path.replace('\\', "/");
-            if lower_drive {
-                // The drive letter is ASCII, so the range 0..1 is a char boundary.
-                out[..1].make_ascii_uppercase();
-            }
-            Cow::Owned(out)
-        }
+        PathStyle::Posix if !is_windows_absolute(path) => Cow::Borrowed(path),
+        PathStyle::Posix | PathStyle::Windows => normalize_windows_path(path),
     }
+}
+
+/// Whether `path` is spelled as an absolute Windows path: a drive letter and a separator
+/// (`C:\x`, `c:/x`), or two backslashes before a name (UNC `\\server\share`, verbatim
+/// `\\?\C:\x`). An absolute POSIX path starts with `/`, so it never is one; the paths of the
+/// protocol (workspace folders, tool file paths, URIs) are all absolute.
+pub(crate) fn is_windows_absolute(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    let separator = |at: usize| matches!(bytes.get(at), Some(b'\\' | b'/'));
+    let drive = drive_letter(path).is_some() && separator(2);
+    let unc = path.starts_with(r"\\") && bytes.get(2).is_some_and(|b| !matches!(b, b'\\' | b'/'));
+    drive || unc
+}
+
+/// The Windows rule of [`normalize_path`].
+fn normalize_windows_path(path: &str) -> Cow<'_, str> {
+    let path = without_verbatim_prefix(path);
+    let lower_drive = drive_letter(&path).is_some_and(|d| d.is_ascii_lowercase());
+    if !lower_drive && !path.contains('\\') {
+        return path;
+    }
+    let mut out = path.replace('\\', "/");
+    if lower_drive {
+        // The drive letter is ASCII, so the range 0..1 is a char boundary.
+        out[..1].make_ascii_uppercase();
+    }
+    Cow::Owned(out)
+}
+
+/// The drive path a URI's POSIX reading `/X:/rest` stands for (`X:/rest`), or `None`. A
+/// Windows editor on the default style stores `C:/game/a.lua` (published as
+/// `file:///C:/game/a.lua`), while the POSIX reading of that URI is `/C:/game/a.lua`: lookups
+/// try this spelling only after the POSIX one, so no POSIX file is ever shadowed.
+pub(crate) fn posix_drive_fallback(path: &str) -> Option<&str> {
+    path.strip_prefix('/')
+        .filter(|rest| drive_letter(rest).is_some() && rest.as_bytes().get(2) == Some(&b'/'))
 }
 
 /// The `file://` URI of an already normalized path: `file://` + the raw path, not
@@ -215,7 +245,6 @@ mod tests {
         assert!(matches!(windows(r"\\?\C:/a"), Cow::Borrowed("C:/a")));
         // A volume GUID path has no shorter name.
         assert_eq!(windows(r"\\?\Volume{1b3b1146}\x"), "//?/Volume{1b3b1146}/x");
-        assert_eq!(normalize_path(r"\\?\C:\x", PathStyle::Posix), r"\\?\C:\x");
     }
 
     #[test]
@@ -237,7 +266,48 @@ mod tests {
             normalize_path(r"/w/a\b.rs", PathStyle::Posix),
             Cow::Borrowed(r"/w/a\b.rs")
         ));
-        assert_eq!(normalize_path("c:/x", PathStyle::Posix), "c:/x");
+        for posix in [
+            r"/w/a\b.rs",
+            r"a\b",
+            r"\a",
+            r"\\",
+            r"\\\x",
+            "c:",
+            r"c:x\y",
+            "/C:/x",
+            "//srv/s",
+        ] {
+            assert!(!is_windows_absolute(posix), "{posix}");
+            assert!(matches!(
+                normalize_path(posix, PathStyle::Posix),
+                Cow::Borrowed(p) if p == posix
+            ));
+        }
+    }
+
+    #[test]
+    fn windows_absolute_forms_get_the_windows_rule_whatever_the_style() {
+        let posix = |p| normalize_path(p, PathStyle::Posix);
+        assert_eq!(posix(r"C:\game\main.lua"), "C:/game/main.lua");
+        assert_eq!(posix("c:/x"), "C:/x");
+        assert_eq!(posix(r"\\srv\share\f.lua"), "//srv/share/f.lua");
+        assert_eq!(posix(r"\\?\C:\x"), "C:/x");
+        assert!(matches!(posix("C:/game"), Cow::Borrowed("C:/game")));
+        assert_eq!(
+            file_uri(&posix(r"C:\game\main.lua")),
+            "file:///C:/game/main.lua"
+        );
+    }
+
+    #[test]
+    fn a_drive_uri_read_as_posix_falls_back_to_its_drive_path() {
+        assert_eq!(
+            posix_drive_fallback("/C:/game/a.lua"),
+            Some("C:/game/a.lua")
+        );
+        assert_eq!(posix_drive_fallback("/C:"), None);
+        assert_eq!(posix_drive_fallback("/w/C:/x"), None);
+        assert_eq!(posix_drive_fallback("C:/x"), None);
     }
 
     #[test]

@@ -10,7 +10,9 @@ use std::borrow::Cow;
 use super::answer::{Answer, DiagnosticFiles, TabFacts};
 use super::args::Args;
 use super::catalog::ToolName;
-use super::path::{PathStyle, normalize_path, path_from_uri, path_from_uri_undecoded};
+use super::path::{
+    PathStyle, normalize_path, path_from_uri, path_from_uri_undecoded, posix_drive_fallback,
+};
 use super::state::EditorState;
 
 /// The `uri` argument of `getDiagnostics`, if any, as its raw and its percent-decoded path,
@@ -35,7 +37,8 @@ pub(crate) fn diagnostics_uri(
 
 /// `getDiagnostics {uri?}`: `[{uri, diagnostics:[..]}]`. With `uri`, exactly that file (with
 /// an empty list when it has none); the raw spelling is looked up before the percent-decoded
-/// one. Without, every file that has diagnostics, ordered by path.
+/// one, and on the POSIX style both before the drive path `/C:/x` stands for (`C:/x`, what
+/// an editor on Windows that kept the default style stores). Without, every file that has diagnostics, ordered by path.
 pub(crate) fn get_diagnostics<'s>(
     args: &mut Args,
     state: &'s EditorState,
@@ -44,9 +47,14 @@ pub(crate) fn get_diagnostics<'s>(
     let Some((raw, decoded)) = diagnostics_uri(args, state.path_style())? else {
         return Ok(Answer::Diagnostics(DiagnosticFiles::All(all)));
     };
-    let file = match (all.get(&raw), all.get(&decoded)) {
-        (Some(found), _) => (Cow::Owned(raw), found),
-        (None, found) => (Cow::Owned(decoded), found.unwrap_or_default()),
+    let drive = posix_drive_fallback(&decoded)
+        .filter(|_| state.path_style() == PathStyle::Posix)
+        .and_then(|drive| all.get(drive).map(|found| (drive.to_owned(), found)));
+    let file = match (all.get(&raw), all.get(&decoded), drive) {
+        (Some(found), _, _) => (Cow::Owned(raw), found),
+        (None, Some(found), _) => (Cow::Owned(decoded), found),
+        (None, None, Some((drive, found))) => (Cow::Owned(drive), found),
+        (None, None, None) => (Cow::Owned(decoded), Default::default()),
     };
     Ok(Answer::Diagnostics(DiagnosticFiles::Listed(vec![file])))
 }

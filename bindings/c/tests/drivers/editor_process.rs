@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 /// How long one expected line may take.
 const LINE_DEADLINE: Duration = Duration::from_secs(20);
 
+/// The program that runs frame_editor when it is not a program of this machine: ctest of a
+/// Windows build sets it to wine64 (tests/CMakeLists.txt).
+pub const EMULATOR_VAR: &str = "IDELINK_EDITOR_EMULATOR";
+
 /// A serving frame_editor: the process, its port and its lock file.
 pub struct Serving {
     /// The process.
@@ -65,10 +69,25 @@ pub struct EditorProcess {
 }
 
 impl EditorProcess {
-    /// Starts `program <args…>` with piped stdin and stdout; stderr is inherited.
+    /// Starts `program <args…>` with piped stdin and stdout; stderr is inherited. With
+    /// [`EMULATOR_VAR`] set (a Windows build's ctest: wine64), `program` runs under it.
     pub fn start(program: &Path, args: &[&str]) -> EditorProcess {
-        let mut child = Command::new(program)
+        Self::start_with_env(program, args, &[])
+    }
+
+    /// [`start`](Self::start) with `env` added to the editor's environment.
+    pub fn start_with_env(program: &Path, args: &[&str], env: &[(&str, &str)]) -> EditorProcess {
+        let mut command = match std::env::var_os(EMULATOR_VAR) {
+            Some(emulator) => {
+                let mut command = Command::new(emulator);
+                command.arg(program);
+                command
+            }
+            None => Command::new(program),
+        };
+        let mut child = command
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

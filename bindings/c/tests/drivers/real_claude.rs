@@ -15,7 +15,6 @@
 mod frame_editor;
 
 use idelink_real_claude::fake_api::FINAL_TEXT;
-use idelink_real_claude::ide::NamedProgram;
 use idelink_real_claude::scene::{EDITED, FILE_NAME, ORIGINAL, Scene};
 use idelink_real_claude::{claude, wait};
 use std::path::PathBuf;
@@ -39,7 +38,7 @@ fn main() {
 }
 
 /// Connects, checks the session line and `/status`, and accepts the diff.
-fn accepted(claude: claude::Claude, editor: NamedProgram) {
+fn accepted(claude: claude::Claude, editor: frame_editor::FrameEditor) {
     let mut scene = Scene::new("c-accept", claude, Box::new(editor));
     let port = scene.serve_terminal("accept");
     scene.start_claude(port);
@@ -55,7 +54,7 @@ fn accepted(claude: claude::Claude, editor: NamedProgram) {
 }
 
 /// Connects and rejects the diff: the CLI says so and leaves the file alone.
-fn rejected(claude: claude::Claude, editor: NamedProgram) {
+fn rejected(claude: claude::Claude, editor: frame_editor::FrameEditor) {
     let mut scene = Scene::new("c-reject", claude, Box::new(editor));
     let port = scene.serve_terminal("reject");
     scene.start_claude(port);
