@@ -14,6 +14,13 @@
 
 /// What the OS said about the listener's owner.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    not(any(target_os = "linux", windows)),
+    expect(
+        dead_code,
+        reason = "only Linux and Windows are asked who owns a listener"
+    )
+)]
 pub enum Owner {
     /// Every listener on the port belongs to the lock's pid.
     Verified,
