@@ -6,8 +6,9 @@
 //! [`PathStyle`], and, whatever the style, a path spelled as an absolute Windows path (a drive
 //! `X:\` / `X:/`, a UNC `\\server\share`, a verbatim `\\?\`) is a Windows path: no absolute
 //! POSIX path has that form (they all start with `/`), so an editor on Windows that left the
-//! style at its default still publishes `C:/game` and POSIX names are never touched. URIs are built the way the CLI builds them:
-//! `file://` followed by the raw path, never percent-encoded.
+//! style at its default still publishes `C:/game` and POSIX names are never touched. URIs are
+//! built the way the CLI builds them: `file://` followed by the raw path, never
+//! percent-encoded.
 
 use std::borrow::Cow;
 
