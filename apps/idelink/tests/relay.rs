@@ -387,6 +387,19 @@ fn descriptors_of(pid: u32) -> usize {
         .count()
 }
 
+/// The lowest descriptor number process `pid` does not hold: the one its next `open` or
+/// `accept` would get. `RLIMIT_NOFILE` bounds descriptor *numbers*, so a limit of exactly this
+/// makes the next one fail with `EMFILE` even when the process also holds a higher number (a
+/// descriptor inherited from the test harness, such as cargo's jobserver pipe).
+#[cfg(target_os = "linux")]
+fn lowest_free_descriptor(pid: u32) -> usize {
+    let held: std::collections::BTreeSet<usize> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    (0..).find(|fd| !held.contains(fd)).unwrap()
+}
+
 /// This test process may hold as many descriptors as its hard limit allows (thousands of
 /// client sockets).
 #[cfg(target_os = "linux")]
@@ -500,7 +513,8 @@ fn with_no_descriptor_left_and_none_to_evict_a_connection_is_closed_at_once() {
         .map(|_| Client::connect_initialized(relay.claude_port, &token).unwrap())
         .collect();
     let held = descriptors_of(pid);
-    set_limit_of(pid, held);
+    let limit = lowest_free_descriptor(pid);
+    set_limit_of(pid, limit);
     let mut shed = TcpStream::connect(("127.0.0.1", relay.claude_port)).unwrap();
     shed.set_read_timeout(Some(DEADLINE)).unwrap();
     let started = Instant::now();
@@ -516,7 +530,7 @@ fn with_no_descriptor_left_and_none_to_evict_a_connection_is_closed_at_once() {
     );
     assert!(took < WITHIN, "closed after {took:?}");
     assert_eq!(descriptors_of(pid), held, "the spare is back");
-    set_limit_of(pid, held + 16);
+    set_limit_of(pid, limit + 16);
     Client::connect_initialized(relay.claude_port, &token).unwrap();
     drop(sessions);
     relay.stop();
