@@ -11,7 +11,6 @@ use idelink_mio::sockets::{Read, SocketTable, Write};
 use mio::net::TcpStream;
 use mio::{Registry, Token};
 use std::collections::BTreeMap;
-use std::time::Instant;
 
 /// Bytes the page may queue for one claude connection that does not read; then it is closed.
 const CLAUDE_OUT_CAP_BYTES: usize = 128 << 20;
@@ -31,10 +30,10 @@ pub trait Uplink {
     fn linked(&self) -> bool;
     /// Bytes queued toward the page and not yet written.
     fn queued(&self) -> usize;
-    /// Sends a text message to the linked page.
-    fn send(&mut self, message: &ToPage);
-    /// Sends a binary message (see [`data_message`]) to the linked page.
-    fn send_binary(&mut self, message: &[u8]);
+    /// Sends a text message to the linked page at `now`.
+    fn send(&mut self, now: Timestamp, message: &ToPage);
+    /// Sends a binary message (see [`data_message`]) to the linked page at `now`.
+    fn send_binary(&mut self, now: Timestamp, message: &[u8]);
 }
 
 /// What the relay keeps of one claude connection (the socket is in the table).
@@ -52,14 +51,14 @@ struct ClaudeConn {
 /// Every claude connection, keyed by its mio token (which is also its id on the link). The
 /// sockets, reads, writes, pauses and lingers are `idelink_mio`'s [`SocketTable`], under core's
 /// [`PumpPolicy`]: reads pause while the page link holds `pause_reads_at_bytes` unsent and
-/// resume below `resume_reads_below_bytes`, as in every host.
+/// resume below `resume_reads_below_bytes`, as in every host. Time is the relay loop's clock,
+/// handed in with every call that may close a connection or reach the page.
 pub struct ClaudeConns {
     table: SocketTable,
     conns: BTreeMap<usize, ClaudeConn>,
     read_buf: Box<[u8]>,
     /// Reused for every data message to the page.
     scratch: Vec<u8>,
-    clock: Instant,
 }
 
 impl ClaudeConns {
@@ -70,7 +69,6 @@ impl ClaudeConns {
             conns: BTreeMap::new(),
             read_buf: vec![0; policy.read_chunk_bytes].into_boxed_slice(),
             scratch: Vec::with_capacity(policy.read_chunk_bytes + 4),
-            clock: Instant::now(),
         }
     }
 
@@ -90,13 +88,14 @@ impl ClaudeConns {
     pub fn accept(
         &mut self,
         registry: &Registry,
+        now: Timestamp,
         stream: TcpStream,
         token: usize,
         link: &mut impl Uplink,
     ) {
         let budget = HandshakeBudget::new(MAX_UNANSWERED_CLAUDE_CONNS);
         for _ in 0..budget.evictions_to_admit(self.unanswered().count()) {
-            self.evict_oldest_unanswered(registry, link);
+            self.evict_oldest_unanswered(registry, now, link);
         }
         let id = u32::try_from(token).ok().filter(|_| link.linked());
         if self.table.insert(registry, Token(token), stream).is_err() {
@@ -112,7 +111,7 @@ impl ClaudeConns {
             Some(id) => {
                 tracing::debug!(conn = id, "claude connection accepted");
                 println!("claude connected (#{id})");
-                link.send(&ToPage::Open { conn: id });
+                link.send(now, &ToPage::Open { conn: id });
             }
             None => {
                 conn.out = format!(
@@ -121,12 +120,12 @@ impl ClaudeConns {
                     NO_PAGE.len()
                 )
                 .into_bytes();
-                self.table.close(Token(token), self.now());
+                self.table.close(Token(token), now);
             }
         }
         self.conns.insert(token, conn);
-        self.writable(registry, token, link);
-        self.readable(registry, token, link);
+        self.writable(registry, now, token, link);
+        self.readable(registry, now, token, link);
     }
 
     /// The connections no page answered yet, or closing, oldest first.
@@ -140,12 +139,17 @@ impl ClaudeConns {
     /// Closes the oldest connection no page answered yet (or closing), at once, telling the
     /// page; false when there is none. (Also how the relay frees a descriptor when none is
     /// left.)
-    pub fn evict_oldest_unanswered(&mut self, registry: &Registry, link: &mut impl Uplink) -> bool {
+    pub fn evict_oldest_unanswered(
+        &mut self,
+        registry: &Registry,
+        now: Timestamp,
+        link: &mut impl Uplink,
+    ) -> bool {
         let Some(token) = self.unanswered().next() else {
             return false;
         };
         tracing::debug!(token, "claude connection evicted: too many unanswered");
-        self.gone(registry, token, link);
+        self.gone(registry, now, token, link);
         true
     }
 
@@ -153,22 +157,29 @@ impl ClaudeConns {
     pub fn ready(
         &mut self,
         registry: &Registry,
+        now: Timestamp,
         event: &mio::event::Event,
         link: &mut impl Uplink,
     ) {
         let token = event.token().0;
         let ready = self.table.handle_event(event);
         if ready.writable {
-            self.writable(registry, token, link);
+            self.writable(registry, now, token, link);
         }
         if ready.readable {
-            self.readable(registry, token, link);
+            self.readable(registry, now, token, link);
         }
     }
 
     /// Reads `token` until it would block, forwarding to the page; pauses while the link is
     /// backed up; on end of stream tells the page. A closing connection's input is discarded.
-    fn readable(&mut self, registry: &Registry, token: usize, link: &mut impl Uplink) {
+    fn readable(
+        &mut self,
+        registry: &Registry,
+        now: Timestamp,
+        token: usize,
+        link: &mut impl Uplink,
+    ) {
         loop {
             let Some(conn) = self.conns.get(&token) else {
                 return;
@@ -185,12 +196,12 @@ impl ClaudeConns {
             ) {
                 (Read::Data(n), Some(id)) if !closing => {
                     data_message(id, &self.read_buf[..n], &mut self.scratch);
-                    link.send_binary(&self.scratch);
+                    link.send_binary(now, &self.scratch);
                 }
                 (Read::Data(_), _) => {}
                 (Read::WouldBlock | Read::Paused, _) => return,
                 (Read::Gone, _) => {
-                    self.gone(registry, token, link);
+                    self.gone(registry, now, token, link);
                     return;
                 }
             }
@@ -199,7 +210,13 @@ impl ClaudeConns {
 
     /// Writes what the page queued for `token`; once a closing connection's bytes all went,
     /// sends our end of stream and waits (the table's linger) for claude's.
-    fn writable(&mut self, registry: &Registry, token: usize, link: &mut impl Uplink) {
+    fn writable(
+        &mut self,
+        registry: &Registry,
+        now: Timestamp,
+        token: usize,
+        link: &mut impl Uplink,
+    ) {
         let Some(conn) = self.conns.get_mut(&token) else {
             return;
         };
@@ -208,7 +225,7 @@ impl ClaudeConns {
                 conn.out.drain(..n);
             }
             Write::Gone => {
-                self.gone(registry, token, link);
+                self.gone(registry, now, token, link);
                 return;
             }
         }
@@ -222,7 +239,14 @@ impl ClaudeConns {
 
     /// Bytes from the page for claude connection `conn` (dropped when it is already gone:
     /// the page learns that from the `closed` message on its way).
-    pub fn write(&mut self, registry: &Registry, conn: u32, bytes: &[u8], link: &mut impl Uplink) {
+    pub fn write(
+        &mut self,
+        registry: &Registry,
+        now: Timestamp,
+        conn: u32,
+        bytes: &[u8],
+        link: &mut impl Uplink,
+    ) {
         let token = conn as usize;
         let closing = self.table.is_closing(Token(token));
         let Some(c) = self.conns.get_mut(&token).filter(|c| c.id.is_some()) else {
@@ -233,43 +257,46 @@ impl ClaudeConns {
         }
         if c.out.len() + bytes.len() > CLAUDE_OUT_CAP_BYTES {
             tracing::warn!(conn, "claude does not read its answers: closing it");
-            self.gone(registry, token, link);
+            self.gone(registry, now, token, link);
             return;
         }
         c.answered = true;
         c.out.extend_from_slice(bytes);
-        self.writable(registry, token, link);
+        self.writable(registry, now, token, link);
     }
 
     /// The page asked to close claude connection `conn` once its bytes are written.
-    pub fn close(&mut self, registry: &Registry, conn: u32, link: &mut impl Uplink) {
+    pub fn close(
+        &mut self,
+        registry: &Registry,
+        now: Timestamp,
+        conn: u32,
+        link: &mut impl Uplink,
+    ) {
         let token = conn as usize;
         if self.conns.get(&token).is_some_and(|c| c.id.is_some()) {
-            self.table.close(Token(token), self.now());
-            self.writable(registry, token, link);
+            self.table.close(Token(token), now);
+            self.writable(registry, now, token, link);
         }
     }
 
     /// Resumes reading the connections paused while the link was backed up, once it drained.
-    pub fn resume(&mut self, registry: &Registry, link: &mut impl Uplink) {
+    pub fn resume(&mut self, registry: &Registry, now: Timestamp, link: &mut impl Uplink) {
         for token in self.table.paused() {
             if self.table.resume(token, link.queued()) {
-                self.readable(registry, token.0, link);
+                self.readable(registry, now, token.0, link);
             }
         }
     }
 
     /// When the next linger runs out, if a connection is closing.
-    pub fn next_deadline(&self) -> Option<std::time::Duration> {
-        let at = self.table.next_deadline()?;
-        Some(std::time::Duration::from_millis(
-            at.millis_since(self.now()),
-        ))
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        self.table.next_deadline()
     }
 
-    /// Drops the connections whose linger ran out.
-    pub fn timers(&mut self, registry: &Registry) {
-        for token in self.table.expired(self.now()) {
+    /// Drops the connections whose linger ran out at `now`.
+    pub fn timers(&mut self, registry: &Registry, now: Timestamp) {
+        for token in self.table.expired(now) {
             self.remove(registry, token.0);
         }
     }
@@ -289,7 +316,7 @@ impl ClaudeConns {
 
     /// Connection `token` ended on claude's side (or failed): forgotten, and the page told
     /// unless it had asked to close it.
-    fn gone(&mut self, registry: &Registry, token: usize, link: &mut impl Uplink) {
+    fn gone(&mut self, registry: &Registry, now: Timestamp, token: usize, link: &mut impl Uplink) {
         let closing = self.table.is_closing(Token(token));
         let told = self
             .conns
@@ -298,7 +325,7 @@ impl ClaudeConns {
             .filter(|_| !closing);
         self.remove(registry, token);
         if let Some(conn) = told {
-            link.send(&ToPage::Closed { conn });
+            link.send(now, &ToPage::Closed { conn });
         }
     }
 
@@ -310,11 +337,5 @@ impl ClaudeConns {
         {
             println!("claude disconnected (#{token})");
         }
-    }
-
-    /// The clock of the lingers.
-    fn now(&self) -> Timestamp {
-        let millis = u64::try_from(self.clock.elapsed().as_millis()).unwrap_or(u64::MAX);
-        Timestamp::from_millis(millis)
     }
 }

@@ -2,12 +2,11 @@
 //! page holds), restored when deleted, removed when the page goes (and on exit, by the guard's
 //! drop).
 
-use idelink_core::AuthToken;
 use idelink_core::host_rules::PumpPolicy;
 use idelink_core::lockfile::LockFile;
+use idelink_core::{AuthToken, Timestamp};
 use idelink_host::lock::LockFileGuard;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 /// What the lock file says, kept to write it whenever a page links.
 pub struct LockSpec {
@@ -25,9 +24,10 @@ pub struct LockSpec {
 pub struct LinkLock {
     spec: LockSpec,
     guard: Option<LockFileGuard>,
-    checked: Instant,
+    /// When the lock file was last written or checked, on the relay loop's clock.
+    checked: Timestamp,
     /// How often the lock file is checked for deletion while a page is linked.
-    check_every: Duration,
+    check_every_ms: u64,
 }
 
 impl LinkLock {
@@ -36,15 +36,15 @@ impl LinkLock {
         LinkLock {
             spec,
             guard: None,
-            checked: Instant::now(),
-            check_every: Duration::from_millis(policy.lock_check_interval_ms),
+            checked: Timestamp::ZERO,
+            check_every_ms: policy.lock_check_interval_ms,
         }
     }
 
-    /// Writes the lock for a linked page whose engine checks `auth_token` (replacing a lock
-    /// written before in place, atomically, token and all); Err says why it could not, for the
-    /// user.
-    pub fn write(&mut self, auth_token: &AuthToken) -> Result<(), String> {
+    /// Writes the lock at `now` for a linked page whose engine checks `auth_token` (replacing
+    /// a lock written before in place, atomically, token and all); Err says why it could not,
+    /// for the user.
+    pub fn write(&mut self, now: Timestamp, auth_token: &AuthToken) -> Result<(), String> {
         let contents = LockFile {
             pid: std::process::id(),
             workspace_folders: vec![self.spec.workspace.clone()],
@@ -62,7 +62,7 @@ impl LinkLock {
             guard.path().display()
         );
         self.guard = Some(guard);
-        self.checked = Instant::now();
+        self.checked = now;
         Ok(())
     }
 
@@ -73,12 +73,13 @@ impl LinkLock {
         }
     }
 
-    /// Restores the lock file when it was deleted (checked at the policy's interval).
-    pub fn check(&mut self) {
-        if self.checked.elapsed() < self.check_every {
+    /// Restores the lock file when it was deleted (checked at the policy's interval from the
+    /// last check, `now` being the time of this call).
+    pub fn check(&mut self, now: Timestamp) {
+        if now.millis_since(self.checked) < self.check_every_ms {
             return;
         }
-        self.checked = Instant::now();
+        self.checked = now;
         if let Some(Err(e)) = self.guard.as_mut().map(LockFileGuard::restore_if_missing) {
             eprintln!("idelink: cannot restore the lock file: {e}");
         }

@@ -14,6 +14,11 @@
 //! - multiplexes claude connections onto the link as open / bytes / close messages
 //!   ([`link`]), parsing none of claude's bytes.
 //!
+//! The page port's connections are a sans-IO state machine on the relay's one clock
+//! ([`page_link`]), which a thin pump ([`page`]) feeds from the sockets; the loop
+//! ([`server`]) reads the clock once a turn and carries the machine's events to claude's side
+//! ([`claude`]) and the lock ([`lock`]).
+//!
 //! The link is authenticated on its own ([`hello`]; the protocol: docs/relay.md). The secret
 //! (128 bits of OS entropy) travels in the URL fragment, which browsers never send over HTTP;
 //! the link socket's upgrade must come from the relay's own page or an allowed origin (`Origin`,
@@ -37,6 +42,7 @@ mod origin;
 mod page;
 mod page_dir;
 mod page_http;
+mod page_link;
 mod server;
 mod session;
 
@@ -48,8 +54,9 @@ use idelink_core::AuthToken;
 use idelink_core::host_rules::PumpPolicy;
 use idelink_host::lock::default_lock_dir;
 use lock::{LinkLock, LockSpec};
-use page::PageLink;
+use page::PagePump;
 use page_dir::PageDir;
+use page_link::PageLink;
 use server::{Relay, bind};
 use session::{Session, Welcome};
 use std::error::Error;
@@ -137,16 +144,10 @@ pub fn run(args: RelayArgs) -> Result<(), Box<dyn Error>> {
         welcome,
         Workspace::new(dir),
     );
-    let page = PageLink::new(
-        policy,
-        poll.registry().try_clone()?,
-        http_port,
-        session,
-        assets,
-        allowed_origins,
-    );
+    let page = PageLink::new(http_port, session, assets, allowed_origins, entropy);
     let url = page.url();
     let allowed_urls = page.allowed_urls();
+    let page = PagePump::new(policy, poll.registry().try_clone()?, page);
     let mut relay = Relay::new(policy, poll, claude, http, page, lock)?;
     let stop = signals::install(relay.waker())?;
     println!("idelink relay: serving {folder}; claude port {claude_port}");
