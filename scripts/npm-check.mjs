@@ -14,7 +14,7 @@
 // named idelink-<platform> and idelink-wasm in the temporary folder's parent of the project) that
 // must never run; then, with idelink-wasm removed too, the bundle must fail naming the folders it
 // looked in. With --real-claude (the idelink-node example
-// `real_claude`, bindings/node/tests/drivers), each run is followed by the pinned claude CLI
+// `npm_real_claude`, bindings/node/tests/drivers), each run is followed by the pinned claude CLI
 // connecting to the bundle and having its diff accepted (skipped loudly without the CLI, failing
 // with CI=true). Fails on the first difference. About 20 s, and 15 s per real-CLI run.
 

@@ -12,7 +12,7 @@ use idelink_benches::measure::{ROUND, emit, time_op};
 use idelink_benches::wire;
 use idelink_core::ide::{Position, Range, Severity};
 use idelink_core::snapshot::{
-    ActiveView, DiagnosticCode, DiagnosticView, DocumentView, FileDiagnostics, Snapshot,
+    ActiveView, DiagnosticCode, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot,
 };
 use idelink_core::{AuthToken, Config, Engine, Output, Timestamp};
 
@@ -49,10 +49,10 @@ fn main() {
             code: Some(DiagnosticCode::Text("-Wunused-variable")),
         })
         .collect();
-    let diagnostics: Vec<FileDiagnostics<'_>> = paths
+    let diagnostics: Vec<FileDiagnosticsView<'_>> = paths
         .iter()
         .step_by(10)
-        .map(|path| FileDiagnostics {
+        .map(|path| FileDiagnosticsView {
             path,
             diagnostics: &warnings,
         })

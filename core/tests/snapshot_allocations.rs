@@ -5,7 +5,7 @@
 use allocation_counter::measure;
 use idelink_core::ide::{Position, Range, Severity};
 use idelink_core::snapshot::{
-    ActiveView, DiagnosticCode, DiagnosticView, DocumentView, FileDiagnostics, Snapshot,
+    ActiveView, DiagnosticCode, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot,
 };
 use idelink_core::{AuthToken, Config, Engine, Timestamp};
 
@@ -56,10 +56,10 @@ fn an_unchanged_200_document_snapshot_allocates_nothing() {
             code: Some(DiagnosticCode::Text("-Wunused-variable")),
         })
         .collect();
-    let diagnostics: Vec<FileDiagnostics<'_>> = paths
+    let diagnostics: Vec<FileDiagnosticsView<'_>> = paths
         .iter()
         .step_by(10)
-        .map(|path| FileDiagnostics {
+        .map(|path| FileDiagnosticsView {
             path,
             diagnostics: &warnings,
         })

@@ -13,7 +13,7 @@ use crate::status::IdelinkStatus;
 use idelink_core::SnapshotChanges;
 use idelink_core::ide::{Position, Range, Severity};
 use idelink_core::snapshot::{
-    ActiveView, DiagnosticCode, DiagnosticView, DocumentView, FileDiagnostics, Snapshot,
+    ActiveView, DiagnosticCode, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot,
 };
 use std::cell::RefCell;
 use std::ffi::c_char;
@@ -165,7 +165,7 @@ type ArgResult<T> = Result<T, (IdelinkStatus, String)>;
 struct Lists {
     documents: Vec<DocumentView<'static>>,
     diagnostics: Vec<DiagnosticView<'static>>,
-    files: Vec<FileDiagnostics<'static>>,
+    files: Vec<FileDiagnosticsView<'static>>,
     folders: Vec<&'static str>,
 }
 
@@ -198,7 +198,7 @@ pub(crate) unsafe fn read<R>(
     let mut folders: Vec<&str> = recycle(taken.folders);
     // SAFETY: forwarded: the pointers inside `snapshot` are valid (caller's obligation).
     let filled = unsafe { fill(snapshot, &mut documents, &mut diagnostics, &mut folders) };
-    let mut files: Vec<FileDiagnostics<'_>> = recycle(taken.files);
+    let mut files: Vec<FileDiagnosticsView<'_>> = recycle(taken.files);
     // The files' lists are slices of `diagnostics`, complete now.
     let result = filled
         .and_then(|active| {
@@ -285,7 +285,7 @@ unsafe fn fill<'a>(
 unsafe fn file_views<'a>(
     snapshot: &'a IdelinkSnapshot,
     diagnostics: &'a [DiagnosticView<'a>],
-    files: &mut Vec<FileDiagnostics<'a>>,
+    files: &mut Vec<FileDiagnosticsView<'a>>,
 ) -> ArgResult<()> {
     // SAFETY: the arrays hold their counts of valid entries and every string is NULL (where
     // allowed) or NUL-terminated (the caller's obligation, stated on `IdelinkSnapshot`).
@@ -294,7 +294,7 @@ unsafe fn file_views<'a>(
         let mut start = 0;
         for (i, file) in raw.iter().enumerate() {
             let end = start + file.diagnostic_count;
-            files.push(FileDiagnostics {
+            files.push(FileDiagnosticsView {
                 path: required(file.path, "files[].path", i)?,
                 diagnostics: &diagnostics[start..end],
             });

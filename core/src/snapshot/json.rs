@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ActiveView, DiagnosticView, DocumentView, FileDiagnostics, Snapshot};
+use super::{ActiveView, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot};
 use crate::ide::{self, Range};
 
 /// The editor's whole visible state at once, in its JSON form (owning its strings); each call
@@ -96,11 +96,11 @@ impl EditorSnapshot {
             .iter()
             .map(|f| f.diagnostics.iter().map(DiagnosticView::of).collect())
             .collect();
-        let diagnostics: Vec<FileDiagnostics<'_>> = self
+        let diagnostics: Vec<FileDiagnosticsView<'_>> = self
             .diagnostics
             .iter()
             .zip(&views)
-            .map(|(file, views)| FileDiagnostics {
+            .map(|(file, views)| FileDiagnosticsView {
                 path: &file.path,
                 diagnostics: views,
             })

@@ -55,7 +55,7 @@ pub struct Snapshot<'a> {
     pub active: Option<ActiveView<'a>>,
     /// The diagnostics of each file that has some (a file left out, or with an empty list, has
     /// none).
-    pub diagnostics: &'a [FileDiagnostics<'a>],
+    pub diagnostics: &'a [FileDiagnosticsView<'a>],
     /// The workspace folders, absolute paths.
     pub workspace_folders: &'a [&'a str],
 }
@@ -86,7 +86,7 @@ pub struct ActiveView<'a> {
 
 /// The diagnostics of one file.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FileDiagnostics<'a> {
+pub struct FileDiagnosticsView<'a> {
     /// The file's path.
     pub path: &'a str,
     /// Its complete list.

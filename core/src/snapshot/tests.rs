@@ -221,11 +221,11 @@ fn diagnostics_are_replaced_per_file_and_cleared_when_gone_or_empty() {
         ..warning("shadowed")
     }];
     let files = [
-        FileDiagnostics {
+        FileDiagnosticsView {
             path: "/w/a.cpp",
             diagnostics: &one,
         },
-        FileDiagnostics {
+        FileDiagnosticsView {
             path: "/w/b.cpp",
             diagnostics: &one,
         },
@@ -244,11 +244,11 @@ fn diagnostics_are_replaced_per_file_and_cleared_when_gone_or_empty() {
     );
     assert!(events(&mut tracker, &snapshot(&files)).0.is_empty());
     let next = [
-        FileDiagnostics {
+        FileDiagnosticsView {
             path: "/w/b.cpp",
             diagnostics: &[],
         },
-        FileDiagnostics {
+        FileDiagnosticsView {
             path: "/w/c.cpp",
             diagnostics: &other,
         },

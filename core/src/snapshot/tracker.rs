@@ -1,7 +1,7 @@
 //! The previous snapshot, kept in reused storage, and the difference to the next one as
 //! editor events (the order is the module docs').
 
-use super::{ActiveView, DiagnosticView, DocumentView, FileDiagnostics, Snapshot, opened};
+use super::{ActiveView, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot, opened};
 use crate::ide::{Diagnostic, EditorEvent, Range};
 use serde::{Deserialize, Serialize};
 
@@ -155,7 +155,7 @@ impl SnapshotTracker {
             && self.documents().iter().zip(next).all(|(s, d)| s.matches(d))
     }
 
-    fn files_match(&self, next: &[FileDiagnostics<'_>]) -> bool {
+    fn files_match(&self, next: &[FileDiagnosticsView<'_>]) -> bool {
         self.file_count == next.len()
             && self
                 .files()
@@ -242,7 +242,7 @@ impl SnapshotTracker {
     /// Step 5; stores `next`. Returns whether an event was applied.
     fn apply_diagnostics(
         &mut self,
-        next: &[FileDiagnostics<'_>],
+        next: &[FileDiagnosticsView<'_>],
         apply: &mut impl FnMut(EditorEvent),
     ) -> bool {
         let mut changed = false;

@@ -6,7 +6,7 @@
 //!
 //! `scripts/npm-check.mjs --real-claude <this driver>` runs it in the fresh project it installs
 //! the tarballs into, once on the native addon and once on the WebAssembly fallback:
-//! `real_claude <node> <the bundled extension.js>`. Without the CLI it skips loudly, and with
+//! `npm_real_claude <node> <the bundled extension.js>`. Without the CLI it skips loudly, and with
 //! `CI=true` it fails, like the alarm (docs/compatibility.md).
 #![allow(
     clippy::expect_used,
