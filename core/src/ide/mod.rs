@@ -30,7 +30,6 @@ mod state;
 mod write_tools;
 
 pub(crate) use answer::Answer;
-pub(crate) use args::decode_string as decode_json_string;
 pub use catalog::{ToolName, tools_json};
 pub use diagnostics::DiagnosticsByFile;
 pub use event::{Diagnostic, EditorEvent, Position, Range, Severity};
