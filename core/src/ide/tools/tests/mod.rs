@@ -10,27 +10,52 @@ use crate::ide::{EditorState, PathStyle, ReadSource, ToolPlan, plan};
 mod reads;
 mod writes;
 
-/// Every transcript vector's text, for the tools they call.
-fn vectors() -> String {
+/// Every transcript vector's text, one per file.
+fn vectors() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    let mut all = String::new();
+    let mut all = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|ext| ext == "json") {
-            all.push_str(&std::fs::read_to_string(path).unwrap());
+            all.push(std::fs::read_to_string(path).unwrap());
         }
     }
     all
+}
+
+/// The tools of the requests the vectors expect the engine to hand to the editor (their
+/// `toolCall` events).
+fn pulled_in_vectors(vectors: &[String]) -> Vec<String> {
+    fn walk(value: &serde_json::Value, found: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if map.get("event").and_then(|e| e.as_str()) == Some("toolCall")
+                    && let Some(tool) = map["request"]["tool"].as_str()
+                {
+                    found.push(tool.to_owned());
+                }
+                map.values().for_each(|v| walk(v, found));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for text in vectors {
+        walk(&serde_json::from_str(text).unwrap(), &mut found);
+    }
+    found
 }
 
 /// What a tool must provide, checked for every entry of the catalog: a wire name that parses
 /// back to it, a description and a schema with unique argument names of JSON types, a plan
 /// for a call without arguments that neither panics nor is refused for a reason other than
 /// its own arguments, a pulled request exactly when it is a read tool (whose request is its
-/// own), and a transcript vector that calls it.
+/// own), and a transcript vector that calls it (and, for a read tool, one that pulls it).
 #[test]
 fn every_tool_provides_what_a_tool_must() {
     let vectors = vectors();
+    let pulled = pulled_in_vectors(&vectors);
     let state = EditorState::new(PathStyle::Posix, vec!["/w".into()]);
     let empty = RawValue::from_string("{}".to_owned()).unwrap();
     for tool in ToolName::ALL {
@@ -82,11 +107,17 @@ fn every_tool_provides_what_a_tool_must() {
                 "{name}: no read tool, yet pulling changes its plan"
             ),
         }
+        let call = format!(r#"\"method\":\"tools/call\",\"params\":{{\"name\":\"{name}\""#);
         assert!(
-            vectors.contains(&format!(r#""name":"{name}""#))
-                || vectors.contains(&format!(r#"\"name\":\"{name}\""#)),
+            vectors.iter().any(|vector| vector.contains(&call)),
             "{name}: no transcript vector calls it"
         );
+        if entry.read {
+            assert!(
+                pulled.iter().any(|tool| tool == name),
+                "{name}: no transcript vector pulls it from the editor"
+            );
+        }
     }
 }
 
