@@ -12,7 +12,7 @@
 //! - [`scan`]: the [`Reader`], validating (a message as it arrives) or trusted (a raw value
 //!   already accepted).
 //! - [`string`]: [`decode`], a string's text.
-//! - [`members`]: [`members`] of an object and [`elements`] of an array.
+//! - [`mod@members`]: [`members()`] of an object and [`elements`] of an array.
 //! - [`escape`]: [`escape_into`], [`escape_twice_into`], [`push_string`] and [`push_u64`], as
 //!   serde_json writes.
 

@@ -164,7 +164,7 @@ impl<'a> Reader<'a> {
     ///
     /// RFC 8259 §7: any character may appear except `"`, `\` and U+0000 through U+001F, which
     /// MUST be escaped; an escape is one of `\" \\ \/ \b \f \n \r \t` or `\u` and four hex
-    /// digits. A `\u` escape is not checked for surrogate pairing here ([`decode`] does that
+    /// digits. A `\u` escape is not checked for surrogate pairing here ([`super::decode`] does that
     /// for the strings that are decoded).
     pub(crate) fn string(&mut self) -> Result<Str, NotJson> {
         self.expect(b'"')?;

@@ -18,7 +18,7 @@
 //!   `error`, no `method`) is ever answered, however broken: answering a broken response
 //!   could start an error ping-pong between two peers.
 //!
-//! The text is read in one pass by the crate's JSON scanner ([`crate::json`]), with serde_json's verdicts: what it
+//! The text is read in one pass by the crate's JSON scanner (`crate::json`), with serde_json's verdicts: what it
 //! calls not JSON is a parse error here too, and the tests hold the two to the same answers.
 
 mod envelope;
