@@ -130,9 +130,10 @@
 //!
 //! ## Layers
 //!
-//! Bottom to top, each usable and tested alone: [`http`] (upgrade) → [`ws`] (RFC 6455 server
-//! codec) → [`rpc`] (JSON-RPC 2.0 envelope) → [`mcp`] (session) → [`ide`] (tools, editor
-//! state, result shapes, paths) → [`engine`] (connections, routing, timers); [`lockfile`] is the
+//! Bottom to top, each usable and tested alone: `json` (the one JSON scanner, string decoder
+//! and escaper, RFC 8259; crate-private) → [`http`] (upgrade) → [`ws`] (RFC 6455 server
+//! codec) → [`rpc`] (JSON-RPC 2.0 envelope) → [`mcp`] (session) → [`ide`] (tools, one module
+//! each, editor state, result shapes, paths) → [`engine`] (connections, routing, timers); [`lockfile`] is the
 //! lock file model, with no file system; [`host_rules`] are the hosts' rules that need no system
 //! call (socket pump policy, lock directories, the lock file's life).
 //!

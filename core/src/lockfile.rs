@@ -43,23 +43,23 @@ impl LockFile {
     pub fn to_json(&self) -> String {
         let mut out = Vec::with_capacity(128);
         out.extend_from_slice(b"{\"pid\":");
-        out.extend_from_slice(self.pid.to_string().as_bytes());
+        crate::json::push_u64(&mut out, self.pid.into());
         out.extend_from_slice(b",\"workspaceFolders\":[");
         for (at, folder) in self.workspace_folders.iter().enumerate() {
             if at > 0 {
                 out.push(b',');
             }
-            string_into(&mut out, &normalize_path(folder, PathStyle::Posix));
+            crate::json::push_string(&mut out, &normalize_path(folder, PathStyle::Posix));
         }
         out.extend_from_slice(b"],\"ideName\":");
-        string_into(&mut out, &self.ide_name);
+        crate::json::push_string(&mut out, &self.ide_name);
         // docs/protocol.md §1: transport MUST be "ws"; anything else selects legacy SSE.
         out.extend_from_slice(b",\"transport\":\"ws\"");
         if self.running_in_windows {
             out.extend_from_slice(b",\"runningInWindows\":true");
         }
         out.extend_from_slice(b",\"authToken\":");
-        string_into(&mut out, &self.auth_token);
+        crate::json::push_string(&mut out, &self.auth_token);
         out.push(b'}');
         // Escaping cuts and joins only at ASCII bytes: the text stays UTF-8, nothing is lost.
         String::from_utf8_lossy(&out).into_owned()
@@ -137,14 +137,6 @@ impl LockFile {
         let port: u16 = digits.parse().ok()?;
         (port != 0 && LockFile::file_name(port) == name).then_some(port)
     }
-}
-
-/// Appends `text` as a JSON string, escaped as serde_json escapes (written by hand: the wasm
-/// module then carries no serializer for the lock body).
-fn string_into(out: &mut Vec<u8>, text: &str) {
-    out.push(b'"');
-    crate::json::escape_into(out, text.as_bytes());
-    out.push(b'"');
 }
 
 fn required<'a>(object: &'a Loose, field: &'static str) -> Result<&'a Loose, LockFileError> {

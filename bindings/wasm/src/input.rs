@@ -10,7 +10,7 @@ use crate::js::Obj;
 use idelink_core::engine::SessionPolicy;
 use idelink_core::ide::{
     Diagnostic, FileDiagnostics, OpenTab, PathStyle, Position, Range, ReadSource, ReadSources,
-    Severity,
+    Severity, ToolName,
 };
 use idelink_core::mcp::ServerInfo;
 use idelink_core::rpc::RpcLimits;
@@ -139,33 +139,21 @@ pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
     Ok(c)
 }
 
-/// `ReadSources`: `"state"` or `"editor"` per read tool, every field optional, unknown refused.
+/// `ReadSources`: `"state"` or `"editor"` per read tool (core's catalog says which tools
+/// those are), every field optional, unknown refused.
 fn read_sources(reads: &Obj) -> Result<ReadSources, JsError> {
-    const TOOLS: [&str; 6] = [
-        "getDiagnostics",
-        "getCurrentSelection",
-        "getLatestSelection",
-        "getOpenEditors",
-        "getWorkspaceFolders",
-        "checkDocumentDirty",
-    ];
-    reads.deny_unknown(&TOOLS)?;
+    let tools = ToolName::ALL.into_iter().filter(|tool| tool.is_read());
+    let names: Vec<&str> = tools.clone().map(ToolName::as_str).collect();
+    reads.deny_unknown(&names)?;
     let mut sources = ReadSources::default();
-    let slots = [
-        &mut sources.get_diagnostics,
-        &mut sources.get_current_selection,
-        &mut sources.get_latest_selection,
-        &mut sources.get_open_editors,
-        &mut sources.get_workspace_folders,
-        &mut sources.check_document_dirty,
-    ];
-    for (name, slot) in TOOLS.into_iter().zip(slots) {
-        if let Some(source) = reads.opt_string(name)? {
-            *slot = match source.as_str() {
+    for tool in tools {
+        if let Some(source) = reads.opt_string(tool.as_str())? {
+            let source = match source.as_str() {
                 "state" => ReadSource::State,
                 "editor" => ReadSource::Editor,
                 other => return Err(reads.unknown_variant(other, &["state", "editor"])),
             };
+            sources.set(tool, source);
         }
     }
     Ok(sources)

@@ -5,7 +5,6 @@ use super::config::Config;
 use super::output::ConnId;
 use super::service::{Effect, Service};
 use super::writer::{Reply, Writer};
-use crate::ide;
 use crate::json;
 use crate::mcp::{self, ClientInfo, Dispatch};
 use crate::rpc;
@@ -144,12 +143,18 @@ impl Client {
 }
 
 /// The `pid` of an `ide_connected` notification (`{"pid": 1234}`), if well-formed: an object
-/// whose `pid` (the last one, if given twice) is an integer from 0 to `u32::MAX`. Read with
-/// the byte scan of [`json::members`]: a serde deserializer here would link serde's error
-/// messages, and with them the standard library's float formatting, into the wasm module.
+/// whose `pid` (the last one, if given twice) is an integer from 0 to `u32::MAX`, and no
+/// member name of which holds a lone surrogate escape. Read with [`json::members`]: a serde
+/// deserializer here would link serde's error messages, and with them the standard
+/// library's float formatting, into the wasm module.
 fn ide_connected_pid(params: &serde_json::value::RawValue) -> Option<u32> {
-    let members = json::members(params.get(), ide::decode_json_string).ok()?;
-    let (_, pid) = members.iter().rev().find(|(name, _)| name == "pid")?;
+    let mut pid = None;
+    for member in json::members(params.get()) {
+        if member.name.text().ok()? == "pid" {
+            pid = Some(member.value);
+        }
+    }
+    let pid = pid?;
     // JSON integers have no sign but `-` and no leading zeros: digits alone are the u32 ones.
     pid.bytes()
         .all(|byte| byte.is_ascii_digit())

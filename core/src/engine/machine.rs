@@ -281,11 +281,9 @@ impl Engine {
                     self.send_call_reply(&call, &Reply::Error(read_deadline_error(waited)));
                 } else {
                     let outcome = ide::deadline_outcome(&call.request, waited);
-                    if let Ok(result) = ide::format_outcome_with_style(
-                        &call.request,
-                        &outcome,
-                        self.config.path_style,
-                    ) {
+                    if let Ok(result) =
+                        ide::format_outcome(&call.request, &outcome, self.config.path_style)
+                    {
                         self.send_call_reply(&call, &Reply::Tool(&result));
                     }
                 }

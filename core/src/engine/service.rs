@@ -87,21 +87,21 @@ impl Service {
             writer.reply(call.id, &unknown());
             return Effect::None;
         };
-        let pulled = match config.reads.source(tool) {
-            ReadSource::Editor => ide::plan_pull(tool, call.arguments, self.state.path_style()),
-            ReadSource::State => None,
-        };
-        let plan = match pulled {
-            Some(plan) => plan,
-            None => {
-                // The selection tools are answered from a rendering of the current state.
-                if let Some(json) = self.selection.get(tool, &self.state) {
-                    writer.reply(call.id, &Reply::Rendered(json));
-                    return Effect::Served(tool);
-                }
-                ide::plan_answer(tool, call.arguments, &self.state, config.execute_code)
-            }
-        };
+        let source = config.reads.source(tool);
+        // The selection tools are answered from a rendering of the current state.
+        if source == ReadSource::State
+            && let Some(json) = self.selection.get(tool, &self.state)
+        {
+            writer.reply(call.id, &Reply::Rendered(json));
+            return Effect::Served(tool);
+        }
+        let plan = ide::plan(
+            tool,
+            call.arguments,
+            &self.state,
+            source,
+            config.execute_code,
+        );
         match plan {
             ToolPlan::Reply(answer) => {
                 writer.reply(call.id, &Reply::Answer(&answer));
@@ -241,7 +241,7 @@ impl Service {
         for id in ids {
             if let Some(call) = self.calls.remove(*id)
                 && let Ok(result) =
-                    ide::format_outcome_with_style(&call.request, &ToolOutcome::DiffRejected, style)
+                    ide::format_outcome(&call.request, &ToolOutcome::DiffRejected, style)
             {
                 writer.reply(call.rpc_id.as_borrowed(), &Reply::Tool(&result));
             }

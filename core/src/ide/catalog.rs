@@ -1,101 +1,40 @@
-//! The tool catalog: wire names and the `tools/list` descriptors (docs/protocol.md §3–§4).
+//! The tool catalog's `tools/list` descriptors (docs/protocol.md §3–§4), written from the
+//! tool modules' names, descriptions and schemas ([`super::tools`]).
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeStruct, Serializer};
 
-/// A tool the server offers, by its wire name (which is also its serialized form).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ToolName {
-    /// `openFile`: open a file, optionally selecting text.
-    OpenFile,
-    /// `openDiff`: show a proposed edit and block until the user accepts or rejects it.
-    OpenDiff,
-    /// `close_tab`: close a tab (a diff) by its name.
-    CloseTab,
-    /// `closeAllDiffTabs`: close every diff this server opened for the calling client.
-    CloseAllDiffTabs,
-    /// `getDiagnostics`: diagnostics of one file or all files.
-    GetDiagnostics,
-    /// `getCurrentSelection`: the active editor's selection.
-    GetCurrentSelection,
-    /// `getLatestSelection`: the last selection seen in any editor.
-    GetLatestSelection,
-    /// `getOpenEditors`: the open tabs.
-    GetOpenEditors,
-    /// `getWorkspaceFolders`: the workspace folders.
-    GetWorkspaceFolders,
-    /// `checkDocumentDirty`: whether an open document has unsaved changes.
-    CheckDocumentDirty,
-    /// `saveDocument`: save an open document.
-    SaveDocument,
-    /// `executeCode`: run code in the editor's kernel (only when the host enables it).
-    ExecuteCode,
-}
-
-impl ToolName {
-    /// Every tool, in `tools/list` order.
-    pub const ALL: [ToolName; 12] = [
-        ToolName::OpenFile,
-        ToolName::OpenDiff,
-        ToolName::CloseTab,
-        ToolName::CloseAllDiffTabs,
-        ToolName::GetDiagnostics,
-        ToolName::GetCurrentSelection,
-        ToolName::GetLatestSelection,
-        ToolName::GetOpenEditors,
-        ToolName::GetWorkspaceFolders,
-        ToolName::CheckDocumentDirty,
-        ToolName::SaveDocument,
-        ToolName::ExecuteCode,
-    ];
-
-    /// The tool with wire name `name` (case-sensitive), if any.
-    pub fn parse(name: &str) -> Option<ToolName> {
-        ToolName::ALL.into_iter().find(|tool| tool.as_str() == name)
-    }
-
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolName::OpenFile => "openFile",
-            ToolName::OpenDiff => "openDiff",
-            ToolName::CloseTab => "close_tab",
-            ToolName::CloseAllDiffTabs => "closeAllDiffTabs",
-            ToolName::GetDiagnostics => "getDiagnostics",
-            ToolName::GetCurrentSelection => "getCurrentSelection",
-            ToolName::GetLatestSelection => "getLatestSelection",
-            ToolName::GetOpenEditors => "getOpenEditors",
-            ToolName::GetWorkspaceFolders => "getWorkspaceFolders",
-            ToolName::CheckDocumentDirty => "checkDocumentDirty",
-            ToolName::SaveDocument => "saveDocument",
-            ToolName::ExecuteCode => "executeCode",
-        }
-    }
-}
+use super::tools::Entry;
+pub use super::tools::ToolName;
 
 /// The JSON array of tool descriptors that answers `tools/list`: each
 /// `{"name","description","inputSchema":{"type":"object","properties":{..},"required"?:[..]}}`.
-/// Never an `outputSchema` (it makes the CLI demand `structuredContent`). `executeCode` is
-/// listed only when `execute_code_enabled`. Extra arguments are tolerated, so no schema sets
+/// Never an `outputSchema` (it makes the CLI demand `structuredContent`). A tool that opts in
+/// (`executeCode`) is listed only when `execute_code_enabled`. Extra arguments are tolerated, so no schema sets
 /// `additionalProperties`.
 pub fn tools_json(execute_code_enabled: bool) -> String {
-    let listed: Vec<&ToolSpec> = CATALOG
+    let listed: Vec<ToolSpec> = ToolName::ALL
         .iter()
-        .filter(|spec| execute_code_enabled || spec.tool != ToolName::ExecuteCode)
+        .map(|tool| ToolSpec(tool.entry()))
+        .filter(|spec| execute_code_enabled || !spec.0.opt_in)
         .collect();
     // Serializing static strings into a String cannot fail; an empty list is the fallback.
     serde_json::to_string(&listed).unwrap_or_else(|_| String::from("[]"))
 }
 
 /// One argument in a tool's input schema.
-struct Param {
+pub(crate) struct Param {
+    pub(crate) name: &'static str,
+    pub(crate) kind: &'static str,
+    description: &'static str,
+    pub(crate) required: bool,
+}
+
+pub(crate) const fn param(
     name: &'static str,
     kind: &'static str,
     description: &'static str,
-    required: bool,
-}
-
-const fn param(name: &'static str, kind: &'static str, description: &'static str) -> Param {
+) -> Param {
     Param {
         name,
         kind,
@@ -104,7 +43,11 @@ const fn param(name: &'static str, kind: &'static str, description: &'static str
     }
 }
 
-const fn required(name: &'static str, kind: &'static str, description: &'static str) -> Param {
+pub(crate) const fn required(
+    name: &'static str,
+    kind: &'static str,
+    description: &'static str,
+) -> Param {
     Param {
         name,
         kind,
@@ -113,136 +56,15 @@ const fn required(name: &'static str, kind: &'static str, description: &'static 
     }
 }
 
-struct ToolSpec {
-    tool: ToolName,
-    description: &'static str,
-    params: &'static [Param],
-}
-
-const FILE_PATH_TO_CHECK: &[Param] = &[required(
-    "filePath",
-    "string",
-    "Absolute path of the document",
-)];
-
-/// The catalog, in `tools/list` order (the order of [`ToolName::ALL`]).
-const CATALOG: &[ToolSpec] = &[
-    ToolSpec {
-        tool: ToolName::OpenFile,
-        description: "Open a file in the editor, optionally selecting a range of its text",
-        params: &[
-            required("filePath", "string", "Absolute path of the file to open"),
-            param(
-                "preview",
-                "boolean",
-                "Open it as a preview tab (default false)",
-            ),
-            param(
-                "startText",
-                "string",
-                "Select from the first occurrence of this text",
-            ),
-            param(
-                "endText",
-                "string",
-                "Extend the selection to the end of the first occurrence of this text after startText",
-            ),
-            param(
-                "selectToEndOfLine",
-                "boolean",
-                "Extend the selection to the end of the line where it ends (default false)",
-            ),
-            param(
-                "makeFrontmost",
-                "boolean",
-                "Make the file the active editor (default true); when false the answer is a JSON object describing the file",
-            ),
-        ],
-    },
-    ToolSpec {
-        tool: ToolName::OpenDiff,
-        description: "Show a proposed change to a file as a diff and wait until the user accepts or rejects it",
-        params: &[
-            required(
-                "old_file_path",
-                "string",
-                "Absolute path of the current file",
-            ),
-            required(
-                "new_file_path",
-                "string",
-                "Absolute path the new contents are for",
-            ),
-            required(
-                "new_file_contents",
-                "string",
-                "The complete proposed contents of the file",
-            ),
-            required("tab_name", "string", "Unique name of the diff tab"),
-        ],
-    },
-    ToolSpec {
-        tool: ToolName::CloseTab,
-        description: "Close a tab by its name; unknown or already closed tabs are fine",
-        params: &[required("tab_name", "string", "Name of the tab to close")],
-    },
-    ToolSpec {
-        tool: ToolName::CloseAllDiffTabs,
-        description: "Close every diff tab opened for this session",
-        params: &[],
-    },
-    ToolSpec {
-        tool: ToolName::GetDiagnostics,
-        description: "Get the language diagnostics (errors, warnings, infos, hints) the editor shows, for one file or for every file that has any",
-        params: &[param(
-            "uri",
-            "string",
-            "file:// URI of one file; leave out for all files",
-        )],
-    },
-    ToolSpec {
-        tool: ToolName::GetCurrentSelection,
-        description: "Get the selection in the active editor",
-        params: &[],
-    },
-    ToolSpec {
-        tool: ToolName::GetLatestSelection,
-        description: "Get the most recent selection, even if its editor is no longer active",
-        params: &[],
-    },
-    ToolSpec {
-        tool: ToolName::GetOpenEditors,
-        description: "List the open editor tabs in tab order",
-        params: &[],
-    },
-    ToolSpec {
-        tool: ToolName::GetWorkspaceFolders,
-        description: "List the workspace folders open in the editor",
-        params: &[],
-    },
-    ToolSpec {
-        tool: ToolName::CheckDocumentDirty,
-        description: "Check whether an open document has unsaved changes",
-        params: FILE_PATH_TO_CHECK,
-    },
-    ToolSpec {
-        tool: ToolName::SaveDocument,
-        description: "Save an open document",
-        params: FILE_PATH_TO_CHECK,
-    },
-    ToolSpec {
-        tool: ToolName::ExecuteCode,
-        description: "Run code in the editor's kernel or runtime for the active notebook or file and return its output. The user confirms every call. State persists between calls, so avoid changing it unless the user asks",
-        params: &[required("code", "string", "The code to run")],
-    },
-];
+/// One tool's descriptor.
+struct ToolSpec(&'static Entry);
 
 impl Serialize for ToolSpec {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut desc = serializer.serialize_struct("Tool", 3)?;
-        desc.serialize_field("name", self.tool.as_str())?;
-        desc.serialize_field("description", self.description)?;
-        desc.serialize_field("inputSchema", &InputSchema(self.params))?;
+        desc.serialize_field("name", self.0.name)?;
+        desc.serialize_field("description", self.0.description)?;
+        desc.serialize_field("inputSchema", &InputSchema(self.0.params))?;
         desc.end()
     }
 }
@@ -346,8 +168,6 @@ mod tests {
 
     #[test]
     fn catalog_lists_every_tool_in_order() {
-        let catalog: Vec<ToolName> = CATALOG.iter().map(|spec| spec.tool).collect();
-        assert_eq!(catalog, ToolName::ALL);
         let names: Vec<Value> = listed(true).iter().map(|t| t["name"].clone()).collect();
         let expected: Vec<Value> = ToolName::ALL.iter().map(|t| t.as_str().into()).collect();
         assert_eq!(names, expected);

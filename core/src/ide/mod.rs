@@ -10,8 +10,10 @@
 //! [`ToolRequest`] to the editor and later formats its [`ToolOutcome`] with
 //! [`format_outcome`] (or [`deadline_outcome`] when the editor stays silent), or does the
 //! diff bookkeeping for `close_tab` / `closeAllDiffTabs` itself. A read tool the
-//! [`ReadSources`] pull from the editor goes to [`plan_pulled_read`] instead and becomes a
-//! request like a write tool.
+//! [`ReadSources`] pull from the editor becomes a request like a write tool.
+//!
+//! Each tool is one module of `tools` (its name, schema, arguments, plan, pulled request and
+//! outcome formatting); the catalog is the list of those modules.
 
 mod answer;
 mod args;
@@ -23,26 +25,22 @@ mod outcome;
 mod path;
 mod plan;
 mod pull;
-mod read_tools;
 mod request;
 mod result;
 mod state;
-mod write_tools;
+mod tools;
 
 pub(crate) use answer::Answer;
-pub(crate) use args::decode_string as decode_json_string;
 pub use catalog::{ToolName, tools_json};
 pub use diagnostics::DiagnosticsByFile;
 pub use event::{Diagnostic, EditorEvent, Position, Range, Severity};
 pub use notification::{AtMentioned, NoFileSelected, SelectionChanged, SelectionRange};
 pub(crate) use outcome::{Answered, answer_outcome};
-pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome, format_outcome_with_style};
+pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome};
 pub use path::{PathStyle, file_name, file_uri, normalize_path, path_from_uri};
-pub(crate) use plan::plan_answer;
-pub use plan::{ToolPlan, plan_tool_call};
-pub(crate) use pull::plan_pull;
-pub use pull::{ReadSource, ReadSources, plan_pulled_read};
-pub use read_tools::{SelectionResult, selection_result};
+pub(crate) use plan::plan;
+pub use plan::{SelectionResult, ToolPlan, plan_tool_call, selection_result};
+pub use pull::{ReadSource, ReadSources};
 pub use request::{FileDiagnostics, OpenTab, ToolOutcome, ToolRequest};
 pub use result::ToolResult;
 pub use state::{EditorState, OpenDocument, StateChange, StateLimits};

@@ -1,14 +1,13 @@
 //! Turning the editor's [`ToolOutcome`] for a [`ToolRequest`] into the exact `tools/call`
 //! result the CLI expects (docs/protocol.md §4), and answering for an editor that never replied.
+//! Each tool's pairing of request and outcome is its module's ([`super::tools`]); a `failed`
+//! outcome answers every request alike.
 
 use std::fmt;
 
-use serde::Serialize;
-
-use super::answer::{Answer, UNKNOWN_LANGUAGE};
+use super::answer::Answer;
 use super::catalog::ToolName;
 use super::path::PathStyle;
-use super::pull;
 use super::request::{ToolOutcome, ToolRequest};
 use super::result::ToolResult;
 
@@ -36,36 +35,8 @@ impl fmt::Display for OutcomeMismatch {
 
 impl std::error::Error for OutcomeMismatch {}
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OpenedInBackground<'a> {
-    success: bool,
-    file_path: &'a str,
-    language_id: &'a str,
-    line_count: Option<u32>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Saved<'a> {
-    success: bool,
-    file_path: &'a str,
-    saved: bool,
-    message: &'a str,
-}
-
-/// [`format_outcome_with_style`] for an editor with POSIX paths.
-///
-/// # Errors
-/// [`OutcomeMismatch`] when `outcome` does not answer `request`.
-pub fn format_outcome(
-    request: &ToolRequest,
-    outcome: &ToolOutcome,
-) -> Result<ToolResult, OutcomeMismatch> {
-    format_outcome_with_style(request, outcome, PathStyle::Posix)
-}
-
-/// The `tools/call` result for `request` answered by `outcome`:
+/// The `tools/call` result for `request` answered by `outcome`, the editor's paths
+/// normalized with `style` (the [`EditorState`](super::EditorState)'s):
 /// - `openFile` + `fileOpened`: text `Opened file: <path>`; with `makeFrontmost: false`
 ///   JSON `{"success":true,"filePath","languageId","lineCount"}` (`languageId` `plaintext`
 ///   and `lineCount` `null` when unknown).
@@ -76,13 +47,12 @@ pub fn format_outcome(
 /// - `executeCode` + `codeExecuted`: one text item per output (none for no output).
 /// - a pulled read ([`super::ReadSources`]) + its outcome (`diagnostics`, `selection` /
 ///   `noSelection`, `openEditors`, `workspaceFolders`, `documentDirty` / `documentNotOpen`):
-///   the answer the engine gives from its state for the same editor state, byte for byte,
-///   the editor's paths normalized with `style`.
+///   the answer the engine gives from its state for the same editor state, byte for byte.
 /// - any request + `failed`: an error result holding the message.
 ///
 /// # Errors
 /// [`OutcomeMismatch`] for any other pairing (a `selection` for a `getDiagnostics`, say).
-pub fn format_outcome_with_style(
+pub fn format_outcome(
     request: &ToolRequest,
     outcome: &ToolOutcome,
     style: PathStyle,
@@ -93,7 +63,7 @@ pub fn format_outcome_with_style(
     })
 }
 
-/// The answer [`format_outcome_with_style`] formats, a pulled read's left unwritten.
+/// The answer [`format_outcome`] formats, a pulled read's left unwritten.
 pub(crate) enum Answered<'a> {
     /// A pulled read's answer, borrowed from the request and the outcome.
     Read(Answer<'a>),
@@ -101,8 +71,8 @@ pub(crate) enum Answered<'a> {
     Tool(ToolResult),
 }
 
-/// [`format_outcome_with_style`], a pulled read's answer borrowed from `request` and
-/// `outcome` and left unwritten.
+/// [`format_outcome`], a pulled read's answer borrowed from `request` and `outcome` and left
+/// unwritten (the engine writes it straight into the reply).
 ///
 /// # Errors
 /// [`OutcomeMismatch`] when `outcome` does not answer `request`.
@@ -111,63 +81,14 @@ pub(crate) fn answer_outcome<'a>(
     outcome: &'a ToolOutcome,
     style: PathStyle,
 ) -> Result<Answered<'a>, OutcomeMismatch> {
-    let mismatch = || OutcomeMismatch {
-        tool: request.tool(),
+    if let ToolOutcome::Failed { message } = outcome {
+        return Ok(Answered::Tool(ToolResult::error(message.as_str())));
+    }
+    let tool = request.tool();
+    (tool.entry().answer)(request, outcome, style).ok_or(OutcomeMismatch {
+        tool,
         outcome: outcome.name(),
-    };
-    Ok(Answered::Tool(match (request, outcome) {
-        (_, ToolOutcome::Failed { message }) => ToolResult::error(message.as_str()),
-        (request, _) if request.is_read() => {
-            return pull::format_pulled(request, outcome, style)
-                .map(Answered::Read)
-                .ok_or_else(mismatch);
-        }
-        (
-            ToolRequest::OpenFile {
-                path,
-                make_frontmost,
-                ..
-            },
-            ToolOutcome::FileOpened {
-                language_id,
-                line_count,
-            },
-        ) => {
-            if *make_frontmost {
-                ToolResult::text(format!("Opened file: {path}"))
-            } else {
-                ToolResult::json(&OpenedInBackground {
-                    success: true,
-                    file_path: path,
-                    language_id: language_id.as_deref().unwrap_or(UNKNOWN_LANGUAGE),
-                    line_count: *line_count,
-                })
-            }
-        }
-        // PROTOCOL §4: accept MUST carry the final text as a second item, or the CLI
-        // abandons the IDE diff.
-        (ToolRequest::OpenDiff { .. }, ToolOutcome::DiffSaved { final_text }) => ToolResult {
-            texts: vec![String::from("FILE_SAVED"), final_text.clone()],
-            is_error: false,
-        },
-        (ToolRequest::OpenDiff { tab_name, .. }, ToolOutcome::DiffRejected) => ToolResult {
-            texts: vec![String::from("DIFF_REJECTED"), tab_name.clone()],
-            is_error: false,
-        },
-        (ToolRequest::SaveDocument { path }, ToolOutcome::DocumentSaved) => {
-            ToolResult::json(&Saved {
-                success: true,
-                file_path: path,
-                saved: true,
-                message: "Document saved successfully",
-            })
-        }
-        (ToolRequest::ExecuteCode { .. }, ToolOutcome::CodeExecuted { outputs }) => ToolResult {
-            texts: outputs.clone(),
-            is_error: false,
-        },
-        _ => return Err(mismatch()),
-    }))
+    })
 }
 
 /// The outcome the engine reports for `request` when the editor has not answered after
@@ -218,7 +139,7 @@ mod tests {
     }
 
     fn wire(request: &ToolRequest, outcome: &ToolOutcome) -> String {
-        serde_json::to_string(&format_outcome(request, outcome).unwrap()).unwrap()
+        serde_json::to_string(&format_outcome(request, outcome, PathStyle::Posix).unwrap()).unwrap()
     }
 
     fn opened(language_id: Option<&str>, line_count: Option<u32>) -> ToolOutcome {
@@ -316,7 +237,7 @@ mod tests {
             ),
         ];
         for (request, outcome, name) in cases {
-            let err = format_outcome(&request, &outcome).unwrap_err();
+            let err = format_outcome(&request, &outcome, PathStyle::Posix).unwrap_err();
             assert_eq!(
                 err,
                 OutcomeMismatch {
@@ -325,7 +246,12 @@ mod tests {
                 }
             );
         }
-        let err = format_outcome(&open_file(false), &ToolOutcome::DiffRejected).unwrap_err();
+        let err = format_outcome(
+            &open_file(false),
+            &ToolOutcome::DiffRejected,
+            PathStyle::Posix,
+        )
+        .unwrap_err();
         assert_eq!(
             err.to_string(),
             "outcome diffRejected does not answer tool openFile"

@@ -1,18 +1,16 @@
-//! The entry point for a `tools/call`: decide, from the tool name, its arguments and the
-//! editor state, whether to answer now, hand a request to the editor, or refuse.
-
-use std::borrow::Cow;
+//! The entry point for a `tools/call`: decide, from the tool name, its arguments, where its
+//! answer comes from and the editor state, whether to answer now, hand a request to the
+//! editor, or refuse. What each tool does is its module's ([`super::tools`]).
 
 use serde_json::value::RawValue;
 
 use super::answer::Answer;
 use super::args::Args;
 use super::catalog::ToolName;
-use super::read_tools;
+use super::pull::ReadSource;
 use super::request::ToolRequest;
 use super::result::ToolResult;
 use super::state::EditorState;
-use super::write_tools;
 
 /// What the engine does with a `tools/call`. `R` is the answer of a read tool: a
 /// [`ToolResult`] for [`plan_tool_call`]; the engine plans with the answer borrowed from the
@@ -65,59 +63,66 @@ pub fn plan_tool_call(
     state: &EditorState,
     execute_code_enabled: bool,
 ) -> ToolPlan {
-    plan_answer(tool, arguments, state, execute_code_enabled)
-        .map_reply(|answer| answer.to_tool_result())
+    plan(
+        tool,
+        arguments,
+        state,
+        ReadSource::State,
+        execute_code_enabled,
+    )
+    .map_reply(|answer| answer.to_tool_result())
 }
 
-/// [`plan_tool_call`] with a read tool's answer borrowed from `state` and `arguments`,
-/// unwritten.
-pub(crate) fn plan_answer<'s>(
+/// [`plan_tool_call`] for a read tool answered from `source` (a pulled read becomes a
+/// [`ToolPlan::Request`], its arguments checked as for an answer from the state: the same
+/// [`ToolPlan::InvalidArguments`] for the same arguments), the answer borrowed from `state`
+/// and `arguments` and unwritten. `source` does not matter for a tool that is no read tool.
+pub(crate) fn plan<'s>(
     tool: ToolName,
     arguments: Option<&'s RawValue>,
     state: &'s EditorState,
+    source: ReadSource,
     execute_code_enabled: bool,
 ) -> ToolPlan<Answer<'s>> {
-    if tool == ToolName::ExecuteCode && !execute_code_enabled {
+    let entry = tool.entry();
+    if entry.opt_in && !execute_code_enabled {
         return ToolPlan::UnknownTool;
     }
     let mut args = match Args::parse(arguments) {
         Ok(args) => args,
         Err(message) => return ToolPlan::InvalidArguments(message),
     };
-    let args = &mut args;
-    let planned = match tool {
-        ToolName::OpenFile => write_tools::open_file(args, state).map(ToolPlan::Request),
-        ToolName::OpenDiff => write_tools::open_diff(args, state).map(ToolPlan::Request),
-        ToolName::CloseTab => args
-            .string("tab_name")
-            .map(|tab_name| ToolPlan::CloseTab { tab_name }),
-        ToolName::CloseAllDiffTabs => Ok(ToolPlan::CloseAllDiffTabs),
-        ToolName::GetDiagnostics => read_tools::get_diagnostics(args, state).map(ToolPlan::Reply),
-        ToolName::GetCurrentSelection => {
-            Ok(ToolPlan::Reply(read_tools::get_current_selection(state)))
-        }
-        ToolName::GetLatestSelection => {
-            Ok(ToolPlan::Reply(read_tools::get_latest_selection(state)))
-        }
-        ToolName::GetOpenEditors => Ok(ToolPlan::Reply(read_tools::get_open_editors(state))),
-        ToolName::GetWorkspaceFolders => {
-            Ok(ToolPlan::Reply(read_tools::get_workspace_folders(state)))
-        }
-        ToolName::CheckDocumentDirty => {
-            read_tools::check_document_dirty(args, state).map(ToolPlan::Reply)
-        }
-        ToolName::SaveDocument => write_tools::save_document(args, state).map(|request| {
-            match request {
-                // `{"success":false,"message":"Document not open: <path>"}`.
-                ToolRequest::SaveDocument { path } if state.document(&path).is_none() => {
-                    ToolPlan::Reply(Answer::NotOpen(Cow::Owned(path)))
-                }
-                request => ToolPlan::Request(request),
-            }
-        }),
-        ToolName::ExecuteCode => write_tools::execute_code(args).map(ToolPlan::Request),
+    let pulled = match source {
+        ReadSource::Editor => (entry.pull)(&mut args, state.path_style()),
+        ReadSource::State => None,
+    };
+    let planned = match pulled {
+        Some(request) => request.map(ToolPlan::Request),
+        None => (entry.plan)(&mut args, state),
     };
     planned.unwrap_or_else(ToolPlan::InvalidArguments)
+}
+
+/// The answer of `getCurrentSelection` or `getLatestSelection`, borrowed from the state.
+#[derive(Debug)]
+pub struct SelectionResult<'s>(Answer<'s>);
+
+/// For the tools that read nothing but the selection, `getCurrentSelection` and
+/// `getLatestSelection`: their answer borrowed from `state`, to be written with
+/// [`SelectionResult::write`] without copying the state (steady-state traffic allocates
+/// nothing). `None` for every other tool. Arguments are not read: the caller has checked that
+/// they are an object or absent, as decoding a `tools/call` does; with anything else,
+/// [`plan_tool_call`] refuses them.
+pub fn selection_result(tool: ToolName, state: &EditorState) -> Option<SelectionResult<'_>> {
+    (tool.entry().in_place)(state).map(SelectionResult)
+}
+
+impl SelectionResult<'_> {
+    /// Appends the tool result to `out`: the same bytes as the [`ToolResult`] that
+    /// [`plan_tool_call`] answers with for the same tool and state.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        self.0.write_result(out);
+    }
 }
 
 #[cfg(test)]

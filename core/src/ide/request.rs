@@ -170,15 +170,7 @@ impl ToolRequest {
     /// Whether this is a read tool pulled from the editor (`getDiagnostics`, ...), rather
     /// than a write the editor carries out.
     pub fn is_read(&self) -> bool {
-        matches!(
-            self,
-            ToolRequest::GetDiagnostics { .. }
-                | ToolRequest::GetCurrentSelection
-                | ToolRequest::GetLatestSelection
-                | ToolRequest::GetOpenEditors
-                | ToolRequest::GetWorkspaceFolders
-                | ToolRequest::CheckDocumentDirty { .. }
-        )
+        self.tool().is_read()
     }
 
     /// Bytes of text the request carries (paths, proposed contents, selection bounds, code):

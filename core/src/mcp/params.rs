@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 
 use super::negotiate_version;
+use crate::json;
 use crate::rpc::{self, ParamsMembers, RequestId};
 
 /// Who connected, from the `initialize` request.
@@ -54,14 +55,14 @@ pub(super) fn client_info(params: Option<&RawValue>) -> Option<ClientInfo> {
     let params = params?.get();
     let [protocol_version, client_info] = named(
         params,
-        rpc::members(params),
+        json::members(params),
         ["protocolVersion", "clientInfo"],
     )?;
-    let protocol_version = rpc::decode_string(protocol_version?)?;
+    let protocol_version = json::decode(protocol_version?).ok()?;
     let [name, version] = implementation(client_info?)?;
     Some(ClientInfo {
-        name: rpc::decode_string(name)?.into_owned(),
-        version: rpc::decode_string(version)?.into_owned(),
+        name: json::decode(name).ok()?.into_owned(),
+        version: json::decode(version).ok()?.into_owned(),
         protocol_version: negotiate_version(&protocol_version),
     })
 }
@@ -70,11 +71,11 @@ pub(super) fn client_info(params: Option<&RawValue>) -> Option<ClientInfo> {
 /// object, or the elements of an array of exactly two (serde reads a struct from either).
 fn implementation(value: &str) -> Option<[&str; 2]> {
     if value.starts_with('[') {
-        let mut elements = rpc::elements(value);
+        let mut elements = json::elements(value);
         let fields = [elements.next()?, elements.next()?];
         return elements.next().is_none().then_some(fields);
     }
-    let [name, version] = named(value, rpc::members(value), ["name", "version"])?;
+    let [name, version] = named(value, json::members(value), ["name", "version"])?;
     Some([name?, version?])
 }
 
@@ -96,17 +97,17 @@ pub(super) fn tool_call<'a>(
     let params = params?.get();
     let [name, arguments, meta] =
         named(params, members.iter(params), ["name", "arguments", "_meta"])?;
-    let name = rpc::decode_string(name?)?;
+    let name = json::decode(name?).ok()?;
     let arguments = arguments.filter(|&arguments| arguments != "null");
     // MCP tools/call: `arguments` is an object mapping argument names to values.
     if arguments.is_some_and(|arguments| !arguments.starts_with('{')) {
         return None;
     }
     let tool_use_id = meta
-        .and_then(|meta| named(meta, rpc::members(meta), ["claudecode/toolUseId"]))
+        .and_then(|meta| named(meta, json::members(meta), ["claudecode/toolUseId"]))
         .and_then(|[tool_use_id]| tool_use_id)
         .filter(|&tool_use_id| tool_use_id != "null")
-        .and_then(rpc::decode_string);
+        .and_then(|tool_use_id| json::decode(tool_use_id).ok());
     Some(ToolCall {
         id,
         name,
@@ -120,7 +121,7 @@ pub(super) fn tool_call<'a>(
 /// member twice, or has a member name that does not decode.
 fn named<'a, const N: usize>(
     object: &str,
-    members: impl Iterator<Item = rpc::Member<'a>>,
+    members: impl Iterator<Item = json::Member<'a>>,
     names: [&str; N],
 ) -> Option<[Option<&'a str>; N]> {
     if !object.starts_with('{') {
@@ -128,7 +129,7 @@ fn named<'a, const N: usize>(
     }
     let mut values = [None; N];
     for member in members {
-        let name = member.name.text()?;
+        let name = member.name.text().ok()?;
         if let Some(at) = names.iter().position(|&known| known == name)
             && values[at].replace(member.value).is_some()
         {
@@ -146,10 +147,10 @@ pub(super) fn cancelled(
     params: Option<&RawValue>,
 ) -> Option<(RequestId<'_>, Option<Cow<'_, str>>)> {
     let params = params?.get();
-    let [request_id, reason] = named(params, rpc::members(params), ["requestId", "reason"])?;
+    let [request_id, reason] = named(params, json::members(params), ["requestId", "reason"])?;
     let request_id = RequestId::from_raw(rpc::raw_value(request_id?))?;
     let reason = match reason.filter(|&reason| reason != "null") {
-        Some(reason) => Some(rpc::decode_string(reason)?),
+        Some(reason) => Some(json::decode(reason).ok()?),
         None => None,
     };
     Some((request_id, reason))

@@ -1,8 +1,8 @@
 //! The top-level value of a message, read in one pass: the grammar checked, the nesting
 //! measured, and the envelope's members kept as raw text.
 
-use super::syntax::{NotJson, Reader, decode};
 use super::{ParamsMembers, number};
+use crate::json::{NotJson, Reader, decode};
 
 /// The top-level JSON value, reduced to what the envelope rules need.
 pub(super) enum Shape<'a> {
@@ -64,7 +64,7 @@ fn envelope<'a>(reader: &mut Reader<'a>, text: &'a str) -> Result<Envelope<'a>, 
         return Ok(envelope);
     }
     loop {
-        let name = reader.name(text)?.text().ok_or(NotJson)?;
+        let name = reader.name(text)?.text().map_err(|_| NotJson)?;
         let value = if name == "params" && reader.peek() == Some(b'{') {
             let (value, members) = params_members(reader, text)?;
             envelope.params_members = members;
@@ -128,7 +128,7 @@ fn params_members<'a>(
 /// (see [`number`]), so the boundary falls where it always did.
 fn scalar(raw: &str) -> Result<(), NotJson> {
     let readable = match raw.as_bytes().first() {
-        Some(b'"') => decode(raw).is_some(),
+        Some(b'"') => decode(raw).is_ok(),
         Some(b'-' | b'0'..=b'9') => number::in_range(raw),
         _ => true,
     };

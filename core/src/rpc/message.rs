@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 
 use super::envelope::{self, Envelope, Shape};
-use super::syntax::decode;
 use super::{ParamsMembers, RequestId, RpcError, raw};
+use crate::json::decode;
 
 /// One incoming JSON-RPC message, borrowed from the text it was parsed from.
 #[derive(Debug, Clone)]
@@ -117,7 +117,7 @@ fn classify<'a>(
     too_deep: bool,
     max_depth: usize,
 ) -> Result<Message<'a>, Invalid<'a>> {
-    let method = envelope.method.map(decode);
+    let method = envelope.method.map(|method| decode(method).ok());
     let result = envelope.result.map(raw::borrowed);
     let error = envelope.error.map(raw::borrowed);
     let has_outcome = result.is_some() || error.is_some();
@@ -146,7 +146,7 @@ fn classify<'a>(
     // JSON-RPC 2.0 §4: "jsonrpc" MUST be exactly "2.0".
     if envelope
         .jsonrpc
-        .and_then(decode)
+        .and_then(|version| decode(version).ok())
         .is_none_or(|version| version != "2.0")
     {
         return fail("\"jsonrpc\" must be \"2.0\"".into());

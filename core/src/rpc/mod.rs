@@ -18,7 +18,7 @@
 //!   `error`, no `method`) is ever answered, however broken: answering a broken response
 //!   could start an error ping-pong between two peers.
 //!
-//! The text is read by hand in one pass (`syntax`), with serde_json's verdicts: what it
+//! The text is read in one pass by the crate's JSON scanner (`crate::json`), with serde_json's verdicts: what it
 //! calls not JSON is a parse error here too, and the tests hold the two to the same answers.
 
 mod envelope;
@@ -28,7 +28,6 @@ mod message;
 mod number;
 mod params;
 mod raw;
-mod syntax;
 mod write;
 
 pub use error::RpcError;
@@ -36,5 +35,4 @@ pub use id::{OwnedRequestId, RequestId};
 pub use message::{Invalid, Message, RpcLimits, parse};
 pub use params::ParamsMembers;
 pub(crate) use raw::borrowed as raw_value;
-pub(crate) use syntax::{Member, decode as decode_string, elements, members};
 pub use write::{write_error, write_notification, write_result, write_result_with};

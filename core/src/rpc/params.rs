@@ -1,6 +1,6 @@
 //! The members of an object `params`, recorded while the envelope is read.
 
-use super::syntax::{Member, Name, members};
+use crate::json::{Member, Name, members};
 
 /// Members recorded inline: the Claude Code CLI's `tools/call` carries three.
 const RECORDED: usize = 3;

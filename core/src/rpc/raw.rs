@@ -1,4 +1,4 @@
-//! Borrowed `RawValue`s made from text the reader of [`super::syntax`] already accepted.
+//! Borrowed `RawValue`s made from text the JSON scanner (`crate::json`) already accepted.
 
 use std::fmt;
 

@@ -47,7 +47,7 @@ pub fn write_error(out: &mut Vec<u8>, id: Option<RequestId<'_>>, error: &RpcErro
     out.extend_from_slice(b",\"error\":{\"code\":");
     push_i32(out, error.code);
     out.extend_from_slice(b",\"message\":");
-    push_json_str(out, &error.message);
+    crate::json::push_string(out, &error.message);
     out.extend_from_slice(b"}}");
 }
 
@@ -62,7 +62,7 @@ pub fn write_notification<T: Serialize + ?Sized>(
 ) -> Result<(), serde_json::Error> {
     let start = out.len();
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
-    push_json_str(out, method);
+    crate::json::push_string(out, method);
     out.extend_from_slice(b",\"params\":");
     match serde_json::to_writer(&mut *out, params) {
         Ok(()) => {
@@ -90,13 +90,6 @@ fn push_i32(out: &mut Vec<u8>, value: i32) {
         out.push(b'-');
     }
     crate::json::push_u64(out, u64::from(value.unsigned_abs()));
-}
-
-/// Appends `text` as a JSON string, escaped exactly as serde_json escapes it; infallible.
-fn push_json_str(out: &mut Vec<u8>, text: &str) {
-    out.push(b'"');
-    crate::json::escape_into(out, text.as_bytes());
-    out.push(b'"');
 }
 
 #[cfg(test)]
@@ -244,7 +237,7 @@ mod tests {
             input in prop_oneof![any::<String>(), "[\\x00-\\x1f\\x7f\"\\\\/a\u{e9}\u{2028}]*"],
         ) {
             let mut out = Vec::new();
-            push_json_str(&mut out, &input);
+            crate::json::push_string(&mut out, &input);
             prop_assert_eq!(text(out), serde_json::to_string(&input).unwrap());
         }
 

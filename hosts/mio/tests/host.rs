@@ -229,7 +229,10 @@ fn a_headless_run_serves_nothing_unless_it_opts_in() {
 #[test]
 fn a_pulled_read_is_answered_by_the_editor_through_the_host() {
     let mut config = config("pulled");
-    config.engine.reads.get_diagnostics = idelink_core::ReadSource::Editor;
+    config.engine.reads.set(
+        idelink_core::ide::ToolName::GetDiagnostics,
+        idelink_core::ReadSource::Editor,
+    );
     let host = Running::start(config);
     let mut client = Client::connect_initialized(host.port, &host.token).unwrap();
     let answer = client

@@ -242,7 +242,10 @@ async fn only_the_departing_clients_diff_is_cancelled() {
 async fn a_pulled_read_is_answered_through_its_oneshot_after_a_refused_wrong_kind() {
     let dir = TempDir::new("pulled");
     let mut config = config(&dir);
-    config.engine.reads.check_document_dirty = idelink_core::ReadSource::Editor;
+    config.engine.reads.set(
+        idelink_core::ide::ToolName::CheckDocumentDirty,
+        idelink_core::ReadSource::Editor,
+    );
     let (host, mut events) = Host::start(config).unwrap();
     let (port, token) = (host.port(), host.auth_token().as_str().to_owned());
     let answer = tokio::task::spawn_blocking(move || {

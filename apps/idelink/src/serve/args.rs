@@ -3,6 +3,7 @@
 use crate::stdio::StdioFraming;
 use crate::terminal::DiffPolicy;
 use clap::ValueEnum;
+use idelink_core::ide::ToolName;
 use idelink_core::{ReadSource, ReadSources};
 use std::path::PathBuf;
 
@@ -87,15 +88,16 @@ impl PulledRead {
     /// Sends this read tool (or every one) to the editor.
     pub fn apply(self, reads: &mut ReadSources) {
         let editor = ReadSource::Editor;
-        match self {
-            PulledRead::All => *reads = ReadSources::all(editor),
-            PulledRead::GetDiagnostics => reads.get_diagnostics = editor,
-            PulledRead::GetCurrentSelection => reads.get_current_selection = editor,
-            PulledRead::GetLatestSelection => reads.get_latest_selection = editor,
-            PulledRead::GetOpenEditors => reads.get_open_editors = editor,
-            PulledRead::GetWorkspaceFolders => reads.get_workspace_folders = editor,
-            PulledRead::CheckDocumentDirty => reads.check_document_dirty = editor,
-        }
+        let tool = match self {
+            PulledRead::All => return *reads = ReadSources::all(editor),
+            PulledRead::GetDiagnostics => ToolName::GetDiagnostics,
+            PulledRead::GetCurrentSelection => ToolName::GetCurrentSelection,
+            PulledRead::GetLatestSelection => ToolName::GetLatestSelection,
+            PulledRead::GetOpenEditors => ToolName::GetOpenEditors,
+            PulledRead::GetWorkspaceFolders => ToolName::GetWorkspaceFolders,
+            PulledRead::CheckDocumentDirty => ToolName::CheckDocumentDirty,
+        };
+        reads.set(tool, editor);
     }
 }
 

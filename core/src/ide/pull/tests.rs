@@ -3,10 +3,24 @@ use serde_json::value::RawValue;
 
 use super::*;
 use crate::ide::{
-    EditorEvent, EditorState, OutcomeMismatch, Position, Range, Severity,
-    format_outcome_with_style, plan_tool_call,
+    EditorEvent, EditorState, OutcomeMismatch, PathStyle, Position, Range, SelectionChanged,
+    Severity, ToolOutcome, ToolPlan, ToolRequest, format_outcome, plan, plan_tool_call,
 };
 use crate::ide::{FileDiagnostics, OpenTab};
+
+/// The plan of read tool `tool` pulled from an editor with paths of `style`; `None` for a
+/// tool that is no read tool.
+fn plan_pulled_read(
+    tool: ToolName,
+    arguments: Option<&RawValue>,
+    style: PathStyle,
+) -> Option<ToolPlan> {
+    let state = EditorState::new(style, vec![]);
+    tool.is_read().then(|| {
+        plan(tool, arguments, &state, ReadSource::Editor, false)
+            .map_reply(|answer| answer.to_tool_result())
+    })
+}
 
 fn raw(arguments: Option<&str>) -> Option<Box<RawValue>> {
     arguments.map(|a| RawValue::from_string(a.to_owned()).unwrap())
@@ -82,7 +96,7 @@ fn both_ways(state: &EditorState, tool: ToolName, arguments: Option<&str>) -> (S
             let outcome = editor_answer(&request, state);
             let json = serde_json::to_string(&outcome).unwrap();
             let outcome: ToolOutcome = serde_json::from_str(&json).unwrap();
-            let result = format_outcome_with_style(&request, &outcome, state.path_style()).unwrap();
+            let result = format_outcome(&request, &outcome, state.path_style()).unwrap();
             serde_json::to_string(&result).unwrap()
         }
         other => format!("{other:?}"),
@@ -212,7 +226,7 @@ fn pulled_files_are_sorted_by_path_and_a_path_given_twice_keeps_its_last_diagnos
         let request = ToolRequest::GetDiagnostics {
             path: path.map(str::to_owned),
         };
-        let result = format_outcome_with_style(&request, &outcome, PathStyle::Posix).unwrap();
+        let result = format_outcome(&request, &outcome, PathStyle::Posix).unwrap();
         let listed: serde_json::Value = serde_json::from_str(&result.texts[0]).unwrap();
         listed
             .as_array()
@@ -258,7 +272,7 @@ fn windows_paths_from_the_editor_are_normalized_as_events_are() {
             diagnostics: state.diagnostics().get("C:/w/a.rs").unwrap().to_vec(),
         }],
     };
-    let pulled = format_outcome_with_style(&request, &spelled, PathStyle::Windows).unwrap();
+    let pulled = format_outcome(&request, &spelled, PathStyle::Windows).unwrap();
     let (pushed, _) = both_ways(&state, ToolName::GetDiagnostics, None);
     assert_eq!(serde_json::to_string(&pulled).unwrap(), pushed);
     let selection = ToolOutcome::Selection {
@@ -275,7 +289,7 @@ fn windows_paths_from_the_editor_are_normalized_as_events_are() {
             },
         },
     };
-    let pulled = format_outcome_with_style(
+    let pulled = format_outcome(
         &ToolRequest::GetCurrentSelection,
         &selection,
         PathStyle::Windows,
@@ -285,7 +299,7 @@ fn windows_paths_from_the_editor_are_normalized_as_events_are() {
     let folders = ToolOutcome::WorkspaceFolders {
         folders: vec![r"c:\w".into(), "C:/w".into()],
     };
-    let pulled = format_outcome_with_style(
+    let pulled = format_outcome(
         &ToolRequest::GetWorkspaceFolders,
         &folders,
         PathStyle::Windows,
@@ -425,14 +439,14 @@ fn an_outcome_of_the_wrong_kind_is_a_host_error() {
     ];
     for (request, outcome) in cases {
         assert_eq!(
-            format_outcome_with_style(&request, &outcome, PathStyle::Posix),
+            format_outcome(&request, &outcome, PathStyle::Posix),
             Err(OutcomeMismatch {
                 tool: request.tool(),
                 outcome: outcome.name(),
             })
         );
     }
-    let err = format_outcome_with_style(
+    let err = format_outcome(
         &ToolRequest::GetDiagnostics { path: None },
         &ToolOutcome::NoSelection,
         PathStyle::Posix,
@@ -451,10 +465,8 @@ fn a_failed_pull_answers_an_error_result_and_only_reads_are_reads() {
         message: "the language server is starting".into(),
     };
     assert_eq!(
-        serde_json::to_string(
-            &format_outcome_with_style(&request, &failed, PathStyle::Posix).unwrap()
-        )
-        .unwrap(),
+        serde_json::to_string(&format_outcome(&request, &failed, PathStyle::Posix).unwrap())
+            .unwrap(),
         r#"{"content":[{"type":"text","text":"the language server is starting"}],"isError":true}"#
     );
     for tool in ToolName::ALL {
@@ -468,4 +480,80 @@ fn a_failed_pull_answers_an_error_result_and_only_reads_are_reads() {
     }
     assert!(!ToolRequest::SaveDocument { path: "/a".into() }.is_read());
     assert!(!ToolRequest::ExecuteCode { code: "1".into() }.is_read());
+}
+
+/// `ReadSources` as it was: one field per read tool, derived (the oracle of the keyed form).
+#[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+struct Fields {
+    get_diagnostics: ReadSource,
+    get_current_selection: ReadSource,
+    get_latest_selection: ReadSource,
+    get_open_editors: ReadSource,
+    get_workspace_folders: ReadSource,
+    check_document_dirty: ReadSource,
+}
+
+impl Fields {
+    fn keyed(&self) -> ReadSources {
+        let mut sources = ReadSources::default();
+        for (tool, source) in [
+            (ToolName::GetDiagnostics, self.get_diagnostics),
+            (ToolName::GetCurrentSelection, self.get_current_selection),
+            (ToolName::GetLatestSelection, self.get_latest_selection),
+            (ToolName::GetOpenEditors, self.get_open_editors),
+            (ToolName::GetWorkspaceFolders, self.get_workspace_folders),
+            (ToolName::CheckDocumentDirty, self.check_document_dirty),
+        ] {
+            sources.set(tool, source);
+        }
+        sources
+    }
+}
+
+proptest! {
+    #[test]
+    fn read_sources_read_and_write_as_their_fields_did(
+        members in prop::collection::vec(
+            (
+                prop_oneof![
+                    prop::sample::select(ToolName::ALL.map(ToolName::as_str).to_vec()),
+                    Just("getdiagnostics"),
+                ],
+                prop_oneof![Just("\"state\""), Just("\"editor\""), Just("\"pull\""), Just("1")],
+            ),
+            0..5,
+        ),
+    ) {
+        let text = format!(
+            "{{{}}}",
+            members
+                .iter()
+                .map(|(name, value)| format!("\"{name}\":{value}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let ours = serde_json::from_str::<ReadSources>(&text).map_err(|e| e.to_string());
+        let theirs = serde_json::from_str::<Fields>(&text).map_err(|e| e.to_string());
+        prop_assert_eq!(&ours, &theirs.as_ref().map(Fields::keyed).map_err(Clone::clone));
+        if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
+            prop_assert_eq!(
+                serde_json::to_string(&ours).unwrap(),
+                serde_json::to_string(&theirs).unwrap()
+            );
+        }
+    }
+}
+
+#[test]
+fn only_read_tools_are_pulled() {
+    let mut sources = ReadSources::all(ReadSource::Editor);
+    for tool in ToolName::ALL {
+        let pulled = sources.source(tool) == ReadSource::Editor;
+        assert_eq!(pulled, tool.is_read(), "{}", tool.as_str());
+    }
+    sources.set(ToolName::GetDiagnostics, ReadSource::State);
+    assert_eq!(sources.source(ToolName::GetDiagnostics), ReadSource::State);
+    sources.set(ToolName::OpenDiff, ReadSource::Editor);
+    assert_eq!(sources.source(ToolName::OpenDiff), ReadSource::State);
 }

@@ -415,7 +415,7 @@ fn verdict(text: &str, result: Result<Message<'_>, Invalid<'_>>) -> String {
         }) => {
             // The recorded members are the members of `params`, read again.
             if let Some(p) = params {
-                let again: Vec<_> = crate::rpc::members(p.get()).collect();
+                let again: Vec<_> = crate::json::members(p.get()).collect();
                 let recorded: Vec<_> = params_members.iter(p.get()).collect();
                 assert_eq!(recorded, again, "{text}");
             }

@@ -1,0 +1,33 @@
+//! JSON (RFC 8259) at the bottom floor: the one scanner, the one string decoder, the member
+//! and element walks and the writer's escaping, for every layer above (`rpc`, `mcp`, `ide`,
+//! `engine`, `lockfile`). It knows nothing of those layers.
+//!
+//! serde_json stays the reference: the tests hold the scanner to serde_json's verdicts, the
+//! decoder to its strings, the walks to its maps and the escaping to its output, byte for
+//! byte. What serde_json does not offer is why this exists: values kept as byte ranges of
+//! the message (no tree built, a big string never copied to be skipped), nesting measured
+//! without recursion, and strings crossed a word or a `memchr` at a time, so a message that
+//! is mostly one long string (an `openDiff` of a big file) costs little.
+//!
+//! - [`scan`]: the [`Reader`], validating (a message as it arrives) or trusted (a raw value
+//!   already accepted).
+//! - [`string`]: [`decode`], a string's text.
+//! - [`mod@members`]: [`members()`] of an object and [`elements`] of an array.
+//! - [`escape`]: [`escape_into`], [`escape_twice_into`], [`push_string`] and [`push_u64`], as
+//!   serde_json writes.
+
+mod escape;
+mod members;
+mod scan;
+mod string;
+
+pub(crate) use escape::{escape_into, escape_twice_into, push_string, push_u64};
+pub(crate) use members::{Member, Name, elements, members};
+pub(crate) use scan::{NotJson, Reader};
+pub(crate) use string::decode;
+
+#[cfg(test)]
+pub(crate) use scan::string_end;
+
+#[cfg(test)]
+mod tests;
