@@ -18,7 +18,7 @@ use idelink_test_client::Client;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A second client must be initialized within this while the first one's call reads a FIFO.
@@ -159,23 +159,13 @@ fn a_fifo_named_by_the_model_does_not_freeze_the_engine() {
             json!({"name": "checkDocumentDirty", "arguments": {"filePath": pipe}}),
         )
         .unwrap();
-    let (port, token) = (editor.port, editor.token.clone());
-    let (done, served) = mpsc::channel();
-    let started = Instant::now();
-    std::thread::spawn(move || {
-        let _ = done.send(Client::connect_initialized(port, &token).map(drop));
-    });
-    match served.recv_timeout(SERVED_WITHIN) {
-        Ok(result) => result.unwrap(),
-        Err(_) => panic!(
+    let Some(took) = Client::initialized_within(editor.port, &editor.token, SERVED_WITHIN) else {
+        panic!(
             "a second client was not initialized within {SERVED_WITHIN:?} while the editor \
              checked the FIFO {pipe}: the engine is frozen"
-        ),
-    }
-    eprintln!(
-        "second client initialized in {:?} during the FIFO's check",
-        started.elapsed()
-    );
+        )
+    };
+    eprintln!("second client initialized in {took:?} during the FIFO's check");
     let answer = first.response(dirty).unwrap();
     let answered: Value = serde_json::from_str(&texts(&answer).concat()).unwrap();
     assert_eq!(

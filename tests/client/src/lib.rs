@@ -128,6 +128,23 @@ impl Client {
         Ok(client)
     }
 
+    /// [`connect_initialized`](Self::connect_initialized) on a thread of its own, waited for
+    /// at most `within`: how long it took, or `None` when it did not finish in time (the
+    /// server's loop is stalled). Panics when the session fails rather than stalls.
+    pub fn initialized_within(port: u16, token: &str, within: Duration) -> Option<Duration> {
+        let (done, finished) = std::sync::mpsc::channel();
+        let token = token.to_owned();
+        let started = std::time::Instant::now();
+        std::thread::spawn(move || {
+            let _ = done.send(Client::connect_initialized(port, &token).map(drop));
+        });
+        let result = finished.recv_timeout(within).ok()?;
+        if let Err(e) = result {
+            panic!("the second session failed instead of stalling: {e}");
+        }
+        Some(started.elapsed())
+    }
+
     /// Sends a request and waits for the response with its id (notifications in between are
     /// dropped). Returns the whole response object.
     pub fn call(&mut self, method: &str, params: Value) -> io::Result<Value> {

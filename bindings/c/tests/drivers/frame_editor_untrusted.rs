@@ -17,8 +17,7 @@ use editor_process::EditorProcess;
 use idelink_test_client::Client;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A second client must be initialized within this after the FIFO was named: the frame loop
 /// polls 60 times a second when nothing stalls it.
@@ -143,22 +142,14 @@ fn fifo(program: &Path) {
         )
         .unwrap();
 
-    let (port, token) = (session.port, session.token.clone());
-    let (done, served) = mpsc::channel();
-    let started = Instant::now();
-    std::thread::spawn(move || {
-        let _ = done.send(Client::connect_initialized(port, &token).map(drop));
-    });
-    match served.recv_timeout(SERVED_WITHIN) {
-        Ok(result) => result.unwrap(),
-        Err(_) => panic!(
+    let Some(took) = Client::initialized_within(session.port, &session.token, SERVED_WITHIN) else {
+        panic!(
             "a second client was not initialized within {SERVED_WITHIN:?} after openFile \
              named the FIFO {pipe}: the frame loop is stalled"
-        ),
-    }
+        )
+    };
     println!(
-        "frame_editor_untrusted: a second client initialized {:?} after openFile named a FIFO",
-        started.elapsed()
+        "frame_editor_untrusted: a second client initialized {took:?} after openFile named a FIFO"
     );
     let answer = session.client.response(opened).unwrap();
     assert!(
