@@ -163,7 +163,7 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     found
 }
 
-// Unix only: /proc and file modes (Windows: hosts/mio/src/windows/tests.rs).
+// Unix only: /proc and file modes (Windows: hosts/host/src/windows/tests.rs).
 #[cfg(unix)]
 #[test]
 fn an_unusable_lock_directory_is_a_clear_error() {

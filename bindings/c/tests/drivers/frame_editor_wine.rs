@@ -142,7 +142,7 @@ fn main() {
 /// entry allowing this user alone (`D:P(A;OICI;FA;;;<user>)` for the folder,
 /// `D:P(A;;FA;;;<user>)` for the file: docs/c.md, "Windows"). Wine keeps no security descriptor
 /// for files and answers with one derived from the Unix mode (never protected, SYSTEM always
-/// in it; idelink_mio::windows::acl_unverifiable): there the lock file's must still grant
+/// in it; idelink_host::windows::acl_unverifiable): there the lock file's must still grant
 /// nobody but this user and SYSTEM (no Everyone, Users or Authenticated Users entry: the
 /// owner-only descriptor reached the mode as 0700-like bits), and the folder's cannot be judged
 /// (Wine 8 turns an owner-only DACL set on a folder into mode 0775): said, not passed.
