@@ -529,6 +529,12 @@ fn with_no_descriptor_left_and_none_to_evict_a_connection_is_closed_at_once() {
         "{end:?} after {took:?}"
     );
     assert!(took < WITHIN, "closed after {took:?}");
+    // The relay closes the shed socket (which ends the read above) before it can open its
+    // spare again: the spare comes back just after, so its return is waited for.
+    let deadline = Instant::now() + WITHIN;
+    while descriptors_of(pid) != held && Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
     assert_eq!(descriptors_of(pid), held, "the spare is back");
     set_limit_of(pid, limit + 16);
     Client::connect_initialized(relay.claude_port, &token).unwrap();
