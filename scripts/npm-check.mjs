@@ -87,7 +87,8 @@ const sh = (command, options = {}) => execFileSync('sh', ['-c', command], { cwd:
 
 /** Runs the bundle, serves one session to a WebSocket client, stops it; returns its engine line. */
 async function serveOneSession() {
-  const proc = spawn(process.execPath, [join(project, 'dist', 'extension.js'), project], {
+  // --diff accept: the example rejects every diff unless told otherwise.
+  const proc = spawn(process.execPath, [join(project, 'dist', 'extension.js'), '--diff', 'accept', project], {
     cwd: project,
     env,
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -18,6 +18,18 @@ const folder = process.cwd();
 const file = resolve(process.argv[2] ?? 'README.md');
 const terminal = createInterface({ input: process.stdin, output: process.stdout });
 
+/**
+ * `text` from claude or the model made safe to print: C0/C1 controls, DEL, bidi controls and
+ * invisible format characters become visible `<U+XXXX>` markers (newlines and tabs kept when
+ * `multiline`), as `idelink serve`'s review shows them. Tool arguments are untrusted text.
+ */
+function shown(text, multiline = false) {
+  const hidden = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/gu;
+  return String(text).replace(hidden, (c) =>
+    multiline && (c === '\n' || c === '\t') ? c : `<U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}>`,
+  );
+}
+
 /** Asks until the answer is y or n; rejects when `signal` aborts (the CLI moved on). */
 async function confirm(question, signal) {
   for (;;) {
@@ -31,28 +43,28 @@ const server = await startServer({
   ideName: 'Miniature Editor',
   onEvent(event) {
     if (event.event === 'sessionReady') {
-      console.log(`claude ${event.client.version} connected (pid ${event.clientPid ?? '?'})`);
+      console.log(`claude ${shown(event.client.version)} connected (pid ${event.clientPid ?? '?'})`);
     } else if (event.event === 'closed') {
       console.log(`connection ${event.conn} closed: ${event.reason.kind}`);
     } else if (event.event === 'toolCallCancelled') {
-      console.log(`\nrequest ${event.id} withdrawn (${event.reason})`);
+      console.log(`\nrequest ${event.id} withdrawn (${shown(event.reason)})`);
     }
   },
   async onToolCall(request, { signal }) {
     switch (request.tool) {
       case 'openDiff': {
-        console.log(`\n--- proposed ${request.newFilePath} (${request.tabName})`);
-        console.log(request.newFileContents);
+        console.log(`\n--- proposed ${shown(request.newFilePath)} (${shown(request.tabName)})`);
+        console.log(shown(request.newFileContents, true));
         const accept = await confirm('accept this change? (y/n) ', signal);
         return accept
           ? { outcome: 'diffSaved', finalText: request.newFileContents }
           : { outcome: 'diffRejected' };
       }
       case 'openFile':
-        console.log(`(would open ${request.path})`);
+        console.log(`(would open ${shown(request.path)})`);
         return { outcome: 'fileOpened' };
       case 'saveDocument':
-        console.log(`(would save ${request.path})`);
+        console.log(`(would save ${shown(request.path)})`);
         return { outcome: 'documentSaved' };
       default:
         return { outcome: 'failed', message: `the miniature editor cannot ${request.tool}` };

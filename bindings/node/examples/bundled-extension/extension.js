@@ -8,7 +8,8 @@
 //
 // The last line runs it outside an editor, until SIGINT / SIGTERM: serving FOLDER (default: the
 // current one) as NAME (default "Bundled Example"), its lock file in DIR (default: where the CLI
-// looks), accepting every diff as proposed (default) or rejecting it. It prints what happens.
+// looks), rejecting every diff (default) or accepting it as proposed (--diff accept, for a
+// scripted test). It prints what happens, every text from claude shown inert.
 //
 // The bundle holds idelink's JavaScript; the engine is loaded at run time from the extension's
 // own node_modules (between the bundle and the nearest package.json above it, never a parent
@@ -21,11 +22,24 @@ const { binding, startServer, terminalEnv } = require('idelink');
 let server = null;
 
 /**
+ * `text` from claude or the model made safe to print: C0/C1 controls, DEL, bidi controls and
+ * invisible format characters become visible `<U+XXXX>` markers (newlines and tabs kept when
+ * `multiline`), as `idelink serve`'s review shows them. Tool arguments are untrusted text.
+ */
+function shown(text, multiline = false) {
+  const hidden = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/gu;
+  return String(text).replace(hidden, (c) =>
+    multiline && (c === '\n' || c === '\t') ? c : `<U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}>`,
+  );
+}
+
+/**
  * Starts serving `folder`; `editor` gives the selection and carries out the tool calls.
- * `settings` (optional): `ideName`, `lockDir` (see `startServer`) and `acceptDiffs` (default true).
+ * `settings` (optional): `ideName`, `lockDir` (see `startServer`) and `acceptDiffs` (default
+ * false: a real editor shows the diff and lets the user decide; never accept unseen).
  */
 async function activate(folder, editor, settings = {}) {
-  const { ideName = 'Bundled Example', lockDir, acceptDiffs = true } = settings;
+  const { ideName = 'Bundled Example', lockDir, acceptDiffs = false } = settings;
   server = await startServer({
     workspaceFolders: [folder],
     ideName,
@@ -34,20 +48,20 @@ async function activate(folder, editor, settings = {}) {
       if (event.event === 'sessionReady') {
         const { name, version, protocolVersion } = event.client;
         const pid = event.clientPid === null ? '' : `, pid ${event.clientPid}`;
-        editor.log(`session ready: ${name} ${version}${pid} (MCP ${protocolVersion})`);
+        editor.log(`session ready: ${shown(name)} ${shown(version)}${pid} (MCP ${shown(protocolVersion)})`);
       }
     },
     async onToolCall(request) {
       switch (request.tool) {
         case 'openFile':
-          editor.log(`open ${request.path}`);
+          editor.log(`open ${shown(request.path)}`);
           return { outcome: 'fileOpened' };
         case 'openDiff':
           if (!acceptDiffs) {
-            editor.log(`diff for ${request.newFilePath} rejected`);
+            editor.log(`diff for ${shown(request.newFilePath)} rejected`);
             return { outcome: 'diffRejected' };
           }
-          editor.log(`diff for ${request.newFilePath} accepted as proposed`);
+          editor.log(`diff for ${shown(request.newFilePath)} accepted as proposed`);
           return { outcome: 'diffSaved', finalText: request.newFileContents };
         default:
           return { outcome: 'failed', message: `this example cannot ${request.tool}` };
@@ -77,7 +91,7 @@ function commandLine(args) {
     if (positionals.length > 1) throw new Error(`one FOLDER at most, got ${positionals.join(' ')}`);
     return {
       folder: positionals[0] ?? process.cwd(),
-      settings: { ideName: values.name, lockDir: values['lock-dir'], acceptDiffs: values.diff !== 'reject' },
+      settings: { ideName: values.name, lockDir: values['lock-dir'], acceptDiffs: values.diff === 'accept' },
     };
   } catch (error) {
     console.error(`${error.message}\nusage: extension.js [--name NAME] [--lock-dir DIR] [--diff accept|reject] [FOLDER]`);

@@ -26,7 +26,8 @@ const IDE_NAME: &str = "Bundled Example";
 /// What the user types.
 const PROMPT: &str = "Please change hello to goodbye in greeting.txt";
 
-/// The bundled extension run by Node: `node <script> <harness args> --name --lock-dir FOLDER`.
+/// The bundled extension run by Node: `node <script> <harness args> --diff accept --name NAME
+/// --lock-dir DIR FOLDER`.
 struct BundledExtension {
     node: PathBuf,
     script: PathBuf,
@@ -42,7 +43,8 @@ impl IdeSide for BundledExtension {
         command
             .arg(&self.script)
             .args(args)
-            .args(["--name", IDE_NAME, "--lock-dir"])
+            // The example rejects every diff unless told to accept (the scene accepts one).
+            .args(["--diff", "accept", "--name", IDE_NAME, "--lock-dir"])
             .arg(lock_dir)
             .arg(workspace);
         command
