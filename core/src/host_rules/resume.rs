@@ -268,13 +268,19 @@ impl fmt::Display for NotResumed {
                 age_ms / 1_000
             ),
             NotResumed::FromTheFuture => {
-                write!(f, "the resume record is dated in the future (the clock moved back)")
+                write!(
+                    f,
+                    "the resume record is dated in the future (the clock moved back)"
+                )
             }
             NotResumed::OwnerRunning { pid } => {
                 write!(f, "the session's host (pid {pid}) is still serving")
             }
             NotResumed::LockHeld { port } => {
-                write!(f, "the lock of port {port} belongs to a live process or another editor")
+                write!(
+                    f,
+                    "the lock of port {port} belongs to a live process or another editor"
+                )
             }
             NotResumed::BadToken => write!(f, "the resume record's token is not a token"),
             NotResumed::PortBusy { port } => write!(f, "port {port} is in use"),

@@ -55,7 +55,13 @@ fn only_bodies_a_host_writes_parse() {
 fn record_names_sit_beside_lock_names_and_are_never_locks() {
     assert_eq!(ResumeRecord::file_name(5555), "5555.resume");
     assert_eq!(ResumeRecord::port_from_file_name("5555.resume"), Some(5555));
-    for name in ["5555.lock", "05555.resume", "0.resume", "x.resume", ".5555.resume.1.0.tmp"] {
+    for name in [
+        "5555.lock",
+        "05555.resume",
+        "0.resume",
+        "x.resume",
+        ".5555.resume.1.0.tmp",
+    ] {
         assert_eq!(ResumeRecord::port_from_file_name(name), None, "{name}");
     }
     assert_eq!(LockFile::port_from_file_name("5555.resume"), None);
@@ -78,13 +84,21 @@ fn a_record_is_for_the_same_editor_and_the_same_folders() {
 fn the_window_covers_the_clis_redials_and_a_heartbeat() {
     assert_eq!(CLI_RECONNECT_SPAN_MS, 18_750);
     let stopped = |age| record(RecordState::Stopped, NOW - age);
-    assert_eq!(may_resume(&stopped(0), NOW, false, LockAtPort::Missing), Ok(()));
+    assert_eq!(
+        may_resume(&stopped(0), NOW, false, LockAtPort::Missing),
+        Ok(())
+    );
     assert_eq!(
         may_resume(&stopped(RESUME_WINDOW_MS), NOW, false, LockAtPort::Missing),
         Ok(())
     );
     assert_eq!(
-        may_resume(&stopped(RESUME_WINDOW_MS + 1), NOW, false, LockAtPort::Missing),
+        may_resume(
+            &stopped(RESUME_WINDOW_MS + 1),
+            NOW,
+            false,
+            LockAtPort::Missing
+        ),
         Err(NotResumed::Expired {
             age_ms: RESUME_WINDOW_MS + 1
         })
@@ -103,7 +117,10 @@ fn a_live_running_host_is_never_taken_over_and_a_crashed_or_stopped_one_is() {
         may_resume(&running, NOW, true, LockAtPort::Missing),
         Err(NotResumed::OwnerRunning { pid: 42 })
     );
-    assert_eq!(may_resume(&running, NOW, false, LockAtPort::OursStale), Ok(()));
+    assert_eq!(
+        may_resume(&running, NOW, false, LockAtPort::OursStale),
+        Ok(())
+    );
     let stopped = record(RecordState::Stopped, NOW - 1_000);
     assert_eq!(may_resume(&stopped, NOW, true, LockAtPort::Missing), Ok(()));
 }
@@ -126,8 +143,14 @@ fn a_lock_held_by_someone_else_or_a_bad_token_is_refused() {
 #[test]
 fn only_a_private_regular_file_of_this_user_is_read() {
     let file = |kind, owner, mode| FileFacts { kind, owner, mode };
-    assert_eq!(judge_record_file(file(FileKind::Regular, 7, 0o600), 7), Ok(()));
-    assert_eq!(judge_record_file(file(FileKind::Regular, 7, 0o400), 7), Ok(()));
+    assert_eq!(
+        judge_record_file(file(FileKind::Regular, 7, 0o600), 7),
+        Ok(())
+    );
+    assert_eq!(
+        judge_record_file(file(FileKind::Regular, 7, 0o400), 7),
+        Ok(())
+    );
     assert_eq!(
         judge_record_file(file(FileKind::Symlink, 7, 0o600), 7),
         Err(NotResumed::RecordIsSymlink)
@@ -138,7 +161,11 @@ fn only_a_private_regular_file_of_this_user_is_read() {
     );
     let other = judge_record_file(file(FileKind::Regular, 0, 0o600), 7).unwrap_err();
     assert_eq!(other, NotResumed::RecordOwnedByOther { owner: 0, me: 7 });
-    assert!(other.to_string().contains("belongs to uid 0, not to this user (uid 7)"));
+    assert!(
+        other
+            .to_string()
+            .contains("belongs to uid 0, not to this user (uid 7)")
+    );
     for mode in [0o640, 0o604, 0o660, 0o666] {
         assert_eq!(
             judge_record_file(file(FileKind::Regular, 7, mode), 7),
@@ -161,12 +188,27 @@ fn the_newest_record_is_tried() {
 fn leftovers_of_ours_go_and_live_hosts_and_other_editors_stay() {
     let folders = ["/w".to_owned()];
     let stopped = record(RecordState::Stopped, NOW);
-    assert_eq!(leftover(&stopped, "Vim", &folders, NOW, false), Leftover::Remove);
-    assert_eq!(leftover(&stopped, "Vim", &folders, NOW, true), Leftover::Remove);
-    assert_eq!(leftover(&stopped, "Emacs", &folders, NOW, false), Leftover::Keep);
+    assert_eq!(
+        leftover(&stopped, "Vim", &folders, NOW, false),
+        Leftover::Remove
+    );
+    assert_eq!(
+        leftover(&stopped, "Vim", &folders, NOW, true),
+        Leftover::Remove
+    );
+    assert_eq!(
+        leftover(&stopped, "Emacs", &folders, NOW, false),
+        Leftover::Keep
+    );
     let running = record(RecordState::Running, NOW - RESUME_WINDOW_MS - 1);
-    assert_eq!(leftover(&running, "Vim", &folders, NOW, true), Leftover::Keep);
-    assert_eq!(leftover(&running, "Vim", &folders, NOW, false), Leftover::Remove);
+    assert_eq!(
+        leftover(&running, "Vim", &folders, NOW, true),
+        Leftover::Keep
+    );
+    assert_eq!(
+        leftover(&running, "Vim", &folders, NOW, false),
+        Leftover::Remove
+    );
     let other_workspace = ["/v".to_owned()];
     assert_eq!(
         leftover(&stopped, "Vim", &other_workspace, NOW, false),

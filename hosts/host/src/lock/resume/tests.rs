@@ -1,0 +1,42 @@
+//! A record another user owns is never read, whatever it says.
+#![expect(
+    clippy::unwrap_used,
+    reason = "a test: any failure must stop it loudly"
+)]
+
+use super::*;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+
+#[test]
+fn a_record_of_another_user_is_refused_and_left_alone() {
+    let base = std::env::temp_dir().join(format!("idelink-resume-owner-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&base);
+    fs::create_dir(&base).unwrap();
+    fs::set_permissions(&base, fs::Permissions::from_mode(0o700)).unwrap();
+    let me = rustix::process::geteuid().as_raw();
+    let dir = LockDir::open(&base.join("ide")).unwrap();
+    let lock = LockFile {
+        pid: std::process::id(),
+        workspace_folders: vec!["/w".into()],
+        ide_name: "ResumeTest".into(),
+        auth_token: "0123456789abcdef0123456789abcdef".into(),
+        running_in_windows: false,
+    };
+    let mut keeper = RecordKeeper::start(&dir, 5999, &lock).unwrap();
+    keeper.stop(&dir);
+    let folders = ["/w".to_owned()];
+    let ours = find_in(&dir, "ResumeTest", &folders, me).unwrap();
+    assert_eq!((ours.port, ours.state), (5999, RecordState::Stopped));
+
+    let other = me + 1;
+    let refused = find_in(&dir, "ResumeTest", &folders, other).unwrap_err();
+    assert_eq!(
+        refused,
+        NotResumed::RecordOwnedByOther {
+            owner: me,
+            me: other
+        }
+    );
+    assert!(dir.exists(&ResumeRecord::file_name(5999)).unwrap());
+}
