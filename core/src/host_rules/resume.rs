@@ -184,6 +184,19 @@ pub enum FileKind {
     Other,
 }
 
+impl FileKind {
+    /// The kind a JS host names (`"regular"`, `"symlink"`, `"other"`), as the Node and wasm
+    /// bindings pass it; `None` for any other name.
+    pub fn named(name: &str) -> Option<FileKind> {
+        match name {
+            "regular" => Some(FileKind::Regular),
+            "symlink" => Some(FileKind::Symlink),
+            "other" => Some(FileKind::Other),
+            _ => None,
+        }
+    }
+}
+
 /// What the host learnt about a record file. On Windows, where there are no uids or modes, the
 /// host sets `owner` to `me` and `mode` to `0o600` only when the file's DACL grants the current
 /// user alone (the check the lock directory gets), and `mode` to `0o666` otherwise.
@@ -322,6 +335,19 @@ pub enum LockAtPort {
     Other,
 }
 
+impl LockAtPort {
+    /// The finding a JS host names (`"missing"`, `"oursStale"`, `"other"`); `None` for any
+    /// other name.
+    pub fn named(name: &str) -> Option<LockAtPort> {
+        match name {
+            "missing" => Some(LockAtPort::Missing),
+            "oursStale" => Some(LockAtPort::OursStale),
+            "other" => Some(LockAtPort::Other),
+            _ => None,
+        }
+    }
+}
+
 /// May `record` (already judged by [`judge_record_file`], and [`ResumeRecord::is_for`] this
 /// editor and workspace) be resumed at `now_unix_ms`? `owner_alive` is whether its pid is alive,
 /// `lock` what sits at its port's lock. A host that gets `Ok` binds exactly the record's port;
@@ -399,6 +425,8 @@ pub fn heartbeat_due(written_unix_ms: u64, now_unix_ms: u64) -> bool {
         .checked_sub(written_unix_ms)
         .is_none_or(|age| age >= RESUME_HEARTBEAT_MS)
 }
+
+pub mod text;
 
 #[cfg(test)]
 mod tests;

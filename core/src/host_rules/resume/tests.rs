@@ -234,3 +234,15 @@ fn debug_redacts_the_token() {
     let shown = format!("{:?}", record(RecordState::Running, 7));
     assert!(!shown.contains("0123456789abcdef"), "{shown}");
 }
+
+#[test]
+fn js_hosts_name_file_kinds_and_lock_findings() {
+    assert_eq!(FileKind::named("regular"), Some(FileKind::Regular));
+    assert_eq!(FileKind::named("symlink"), Some(FileKind::Symlink));
+    assert_eq!(FileKind::named("other"), Some(FileKind::Other));
+    assert_eq!(FileKind::named("directory"), None);
+    assert_eq!(LockAtPort::named("missing"), Some(LockAtPort::Missing));
+    assert_eq!(LockAtPort::named("oursStale"), Some(LockAtPort::OursStale));
+    assert_eq!(LockAtPort::named("other"), Some(LockAtPort::Other));
+    assert_eq!(LockAtPort::named("held"), None);
+}
