@@ -182,8 +182,9 @@ export interface ServerOptions {
    * folders when it closed or crashed at most 25 s ago and its port is free, so a `claude` still
    * redialling it (the CLI redials the same URL and token for about 15 s and never re-reads the
    * lock) rejoins without `/ide`. Otherwise the server starts fresh; {@link IdeServer.resumed}
-   * and {@link IdeServer.resumeNote} say which and why. Needs a lock directory. On Windows a
-   * Node server cannot check a record's ACL, so it always starts fresh there.
+   * and {@link IdeServer.resumeNote} say which and why. Needs a lock directory and the native
+   * addon (on the WebAssembly fallback the server starts fresh and says so). On Windows a Node
+   * server cannot check a record's ACL, so it always starts fresh there.
    */
   resume?: boolean;
   /** For a Windows editor serving a CLI inside WSL. */

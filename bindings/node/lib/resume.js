@@ -11,9 +11,14 @@
 // or others, judged on the opened handle (O_NOFOLLOW: a link is refused, never followed). Where
 // there are no uids (Windows) Node cannot read a file's ACL, so every record counts as not
 // private there and a Node host on Windows always starts fresh.
+//
+// The rules come from the native addon only: the WebAssembly fallback (./wasm.js) does not carry
+// them (every browser page downloads that module, and its size budget has no room for rules only
+// a Node host uses), so a server on the fallback starts fresh and says so.
 
 const fs = require('node:fs');
 const path = require('node:path');
+const addon = require('./addon.js');
 const {
   judgeResumeFile,
   lockFileJson,
@@ -26,7 +31,7 @@ const {
   resumeRecordJson,
   resumeRecordPort,
   staleLockOwner,
-} = require('./addon.js');
+} = addon;
 const { pidIsAlive, writeAtomically } = require('./lock.js');
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
@@ -183,4 +188,10 @@ class ResumeRecordKeeper {
   }
 }
 
-module.exports = { ResumeRecordKeeper, findResumable };
+/** Why this process cannot resume, or null when it can (the native addon carries the rules). */
+const resumeUnsupported =
+  typeof resumeRecordPort === 'function'
+    ? null
+    : `resume needs the native addon; this process runs the ${addon.binding.kind} engine (${addon.binding.reason})`;
+
+module.exports = { ResumeRecordKeeper, findResumable, resumeUnsupported };

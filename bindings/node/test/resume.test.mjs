@@ -2,8 +2,9 @@
 // 33 §2): a server closed and started again for the same editor and folders comes back on its
 // port with its token (an upgrade with the old token is accepted); a live server's record, a
 // record readable by others or a symbolic link, and a busy port start fresh and say why; with
-// resume off no record is kept. Every wait has a deadline; nothing sleeps. Unix: the records
-// planted here have Unix modes (a Node server on Windows always starts fresh).
+// resume off no record is kept; on the WebAssembly fallback a server starts fresh and says why.
+// Every wait has a deadline; nothing sleeps. Unix: the records planted here have Unix modes (a
+// Node server on Windows always starts fresh).
 
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,8 @@ const DEADLINE_MS = 5000;
 const DEAD_PID = 2 ** 31 - 1;
 const TOKEN = '0123456789abcdef0123456789abcdef';
 const unix = process.platform !== 'win32';
+/** The rules are the native addon's; on the WebAssembly fallback a server starts fresh. */
+const native = addon.binding.kind === 'native';
 
 const base = mkdtempSync(join(tmpdir(), 'idelink-resume-'));
 after(() => rmSync(base, { recursive: true, force: true }));
@@ -75,7 +78,7 @@ function plant(dir, port, { running = false, pid = DEAD_PID, mode = 0o600 } = {}
   return file;
 }
 
-test('a server closed and started again takes back its port and token', { skip: !unix }, async () => {
+test('a server closed and started again takes back its port and token', { skip: !unix || !native }, async () => {
   const dir = lockDir();
   const first = await startServer(options(dir));
   assert.equal(first.resumed, false);
@@ -99,19 +102,19 @@ test('a server closed and started again takes back its port and token', { skip: 
 
 test('without resume no record is kept and none is used', { skip: !unix }, async () => {
   const dir = lockDir();
-  plant(dir, await freePort());
+  if (native) plant(dir, await freePort());
   const server = await startServer({ ...options(dir), resume: false });
   try {
     assert.equal(server.resumed, false);
     assert.equal(server.resumeNote, 'resume is off');
     assert.notEqual(server.revealAuthToken(), TOKEN);
-    assert.equal(existsSync(join(dir, addon.resumeRecordFileName(server.port))), false);
+    assert.equal(existsSync(join(dir, `${server.port}.resume`)), false);
   } finally {
     await server.close(0);
   }
 });
 
-test('a live server, a record others can read, a link and a busy port start fresh', { skip: !unix }, async () => {
+test('a live server, a record others can read, a link and a busy port start fresh', { skip: !unix || !native }, async () => {
   const cases = [
     [(dir, port) => plant(dir, port, { running: true, pid: process.pid }), `(pid ${process.pid}) is still serving`],
     [(dir, port) => plant(dir, port, { mode: 0o644 }), 'readable by others (mode 0644)'],
@@ -150,5 +153,15 @@ test('a live server, a record others can read, a link and a busy port start fres
   } finally {
     await server.close(0);
     await new Promise((resolve) => taken.close(resolve));
+  }
+});
+
+test('on the WebAssembly engine a server with resume starts fresh and says why', { skip: native }, async () => {
+  const server = await startServer(options(lockDir()));
+  try {
+    assert.equal(server.resumed, false);
+    assert.match(server.resumeNote, /^started a new session \(resume needs the native addon; this process runs the wasm engine/);
+  } finally {
+    await server.close(0);
   }
 });
