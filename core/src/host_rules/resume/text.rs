@@ -107,7 +107,11 @@ mod tests {
             refusal(&body, 2_000, false, "other").as_deref(),
             Some("the lock of port 5555 belongs to a live process or another editor")
         );
-        assert_eq!(refusal(&body, 2_000, false, "held").is_some(), true);
+        assert_eq!(
+            refusal(&body, 2_000, false, "held"),
+            refusal(&body, 2_000, false, "other"),
+            "an unknown finding counts as another's lock"
+        );
         assert_eq!(
             refusal("{}", 2_000, false, "missing").as_deref(),
             Some("not a resume record")
