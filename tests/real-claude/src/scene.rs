@@ -118,6 +118,23 @@ impl Scene {
     /// one's banner, which it prints once it listens).
     pub fn restart_terminal_with(&mut self, policy: &str, args: &[&str]) -> (u16, Duration) {
         drop(self.ide.take());
+        self.serve_terminal_again(policy, args)
+    }
+
+    /// [`restart_terminal_with`](Self::restart_terminal_with) after a crash: the IDE is killed
+    /// (SIGKILL), so it leaves its lock and everything else behind.
+    pub fn crash_and_restart_terminal_with(
+        &mut self,
+        policy: &str,
+        args: &[&str],
+    ) -> (u16, Duration) {
+        if let Some(ide) = self.ide.take() {
+            ide.crash();
+        }
+        self.serve_terminal_again(policy, args)
+    }
+
+    fn serve_terminal_again(&mut self, policy: &str, args: &[&str]) -> (u16, Duration) {
         let stopped = Instant::now();
         let port = self.serve_terminal_with(policy, args);
         (port, stopped.elapsed())

@@ -394,14 +394,40 @@ fn a_resumed_host_is_rejoined_by_the_same_claude_without_ide() {
     else {
         return;
     };
-    let mut scene = Scene::new("resume", claude, Box::new(Serve));
+    rejoined_after_restart(
+        Scene::new("resume", claude, Box::new(Serve)),
+        Scene::restart_terminal_with,
+    );
+}
+
+/// [`a_resumed_host_is_rejoined_by_the_same_claude_without_ide`] after a crash: the host is
+/// killed (SIGKILL), so its lock stays behind and its record still says running; its pid is
+/// dead, so the host started again takes the port and token back all the same.
+#[test]
+fn a_crashed_host_is_rejoined_by_the_same_claude_without_ide() {
+    let Some(claude) = claude::locate("a_crashed_host_is_rejoined_by_the_same_claude_without_ide")
+    else {
+        return;
+    };
+    rejoined_after_restart(
+        Scene::new("resume-crash", claude, Box::new(Serve)),
+        Scene::crash_and_restart_terminal_with,
+    );
+}
+
+/// Serves with `--resume`, connects claude, restarts the host with `restart` within a second,
+/// and checks that the same claude rejoins and completes an accepted `openDiff`.
+fn rejoined_after_restart(
+    mut scene: Scene,
+    restart: fn(&mut Scene, &str, &[&str]) -> (u16, Duration),
+) {
     let port = scene.serve_terminal_with("accept", &["--resume"]);
     scene.start_claude(port);
     scene.wait_connected();
     scene.check_session_line();
     let pid = scene.claude_pid();
 
-    let (again, gap) = scene.restart_terminal_with("accept", &["--resume"]);
+    let (again, gap) = restart(&mut scene, "accept", &["--resume"]);
     assert_eq!(
         again, port,
         "the restarted host must listen on the same port"
@@ -413,12 +439,13 @@ fn a_resumed_host_is_rejoined_by_the_same_claude_without_ide() {
     scene
         .ide()
         .wait_line(0, &format!("resumed the last session on port {port}"));
-    wait::until("claude's debug log to say the IDE reconnected", || {
+    let rejoined = wait::until("claude's debug log to say the IDE reconnected", || {
         let log = scene.debug_log();
         log.lines()
             .find(|l| l.contains("MCP server \"ide\"") && l.contains("reconnection successful"))
             .map(str::to_owned)
     });
+    eprintln!("the host was back {gap:?} after it stopped; claude: {rejoined}");
     // Each redial that found no listener (refused), or the old host still closing (reset).
     scene.expect_ide_errors_so_far(|e| e.contains("ECONNREFUSED") || e.contains("ECONNRESET"));
     let (_, ready) = scene.ide().wait_line(0, "session ready:");

@@ -40,3 +40,44 @@ fn a_record_of_another_user_is_refused_and_left_alone() {
     );
     assert!(dir.exists(&ResumeRecord::file_name(5999)).unwrap());
 }
+
+#[test]
+fn a_due_heartbeat_and_a_lock_rewrite_write_the_record_again() {
+    let base = std::env::temp_dir().join(format!("idelink-resume-beat-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&base);
+    fs::create_dir(&base).unwrap();
+    fs::set_permissions(&base, fs::Permissions::from_mode(0o700)).unwrap();
+    let dir = LockDir::open(&base.join("ide")).unwrap();
+    let lock = LockFile {
+        pid: std::process::id(),
+        workspace_folders: vec!["/w".into()],
+        ide_name: "ResumeTest".into(),
+        auth_token: "0123456789abcdef0123456789abcdef".into(),
+        running_in_windows: false,
+    };
+    let read = || {
+        let text = dir.read_private("5998.resume", rustix::process::geteuid().as_raw());
+        ResumeRecord::parse(&text.unwrap().unwrap()).unwrap()
+    };
+    let mut keeper = RecordKeeper::start(&dir, 5998, &lock).unwrap();
+    let started = read().at_unix_ms;
+    keeper.refresh(&dir).unwrap();
+    assert_eq!(read().at_unix_ms, started, "not due yet: not written");
+    // The record as a heartbeat long ago left it.
+    keeper.record.at_unix_ms = 1;
+    write_atomically(&dir, "5998.resume", &keeper.record.to_json()).unwrap();
+    keeper.refresh(&dir).unwrap();
+    let beat = read();
+    assert!(
+        beat.at_unix_ms >= started,
+        "a due heartbeat writes the time now: {beat:?}"
+    );
+    assert_eq!(beat.state, RecordState::Running);
+
+    let moved = LockFile {
+        workspace_folders: vec!["/v".into()],
+        ..lock
+    };
+    keeper.relock(&dir, &moved).unwrap();
+    assert_eq!(read().lock.workspace_folders, ["/v"]);
+}
