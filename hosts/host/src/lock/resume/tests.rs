@@ -1,4 +1,5 @@
-//! A record another user owns is never read, whatever it says.
+//! A record another user owns is never read, whatever it says; a running host's record is
+//! written again by a due heartbeat and by a lock rewrite.
 #![expect(
     clippy::unwrap_used,
     reason = "a test: any failure must stop it loudly"
@@ -8,22 +9,31 @@ use super::*;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-#[test]
-fn a_record_of_another_user_is_refused_and_left_alone() {
-    let base = std::env::temp_dir().join(format!("idelink-resume-owner-{}", std::process::id()));
+/// A fresh lock directory, open, under a 0700 config directory of ours.
+fn open_dir(name: &str) -> LockDir {
+    let base = std::env::temp_dir().join(format!("idelink-resume-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&base);
     fs::create_dir(&base).unwrap();
     fs::set_permissions(&base, fs::Permissions::from_mode(0o700)).unwrap();
-    let me = rustix::process::geteuid().as_raw();
-    let dir = LockDir::open(&base.join("ide")).unwrap();
-    let lock = LockFile {
+    LockDir::open(&base.join("ide")).unwrap()
+}
+
+/// The lock of a host of ResumeTest on `/w`, run by this process.
+fn lock() -> LockFile {
+    LockFile {
         pid: std::process::id(),
         workspace_folders: vec!["/w".into()],
         ide_name: "ResumeTest".into(),
         auth_token: "0123456789abcdef0123456789abcdef".into(),
         running_in_windows: false,
-    };
-    let mut keeper = RecordKeeper::start(&dir, 5999, &lock).unwrap();
+    }
+}
+
+#[test]
+fn a_record_of_another_user_is_refused_and_left_alone() {
+    let me = rustix::process::geteuid().as_raw();
+    let dir = open_dir("owner");
+    let mut keeper = RecordKeeper::start(&dir, 5999, &lock()).unwrap();
     keeper.stop(&dir);
     let folders = ["/w".to_owned()];
     let ours = find_in(&dir, "ResumeTest", &folders, me).unwrap();
@@ -43,18 +53,8 @@ fn a_record_of_another_user_is_refused_and_left_alone() {
 
 #[test]
 fn a_due_heartbeat_and_a_lock_rewrite_write_the_record_again() {
-    let base = std::env::temp_dir().join(format!("idelink-resume-beat-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&base);
-    fs::create_dir(&base).unwrap();
-    fs::set_permissions(&base, fs::Permissions::from_mode(0o700)).unwrap();
-    let dir = LockDir::open(&base.join("ide")).unwrap();
-    let lock = LockFile {
-        pid: std::process::id(),
-        workspace_folders: vec!["/w".into()],
-        ide_name: "ResumeTest".into(),
-        auth_token: "0123456789abcdef0123456789abcdef".into(),
-        running_in_windows: false,
-    };
+    let dir = open_dir("beat");
+    let lock = lock();
     let read = || {
         let text = dir.read_private("5998.resume", rustix::process::geteuid().as_raw());
         ResumeRecord::parse(&text.unwrap().unwrap()).unwrap()
