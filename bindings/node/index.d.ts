@@ -176,6 +176,17 @@ export interface ServerOptions {
   lockDir?: string | null;
   /** The port on 127.0.0.1. Default 0: one the OS picks. */
   port?: number;
+  /**
+   * Opt in to resume (default false): keep a record of this session beside the lock, and at
+   * start take back the port and token of this editor's last session on the same workspace
+   * folders when it closed or crashed at most 25 s ago and its port is free, so a `claude` still
+   * redialling it (the CLI redials the same URL and token for about 15 s and never re-reads the
+   * lock) rejoins without `/ide`. Otherwise the server starts fresh; {@link IdeServer.resumed}
+   * and {@link IdeServer.resumeNote} say which and why. Needs a lock directory and the native
+   * addon (on the WebAssembly fallback the server starts fresh and says so). On Windows a Node
+   * server cannot check a record's ACL, so it always starts fresh there.
+   */
+  resume?: boolean;
   /** For a Windows editor serving a CLI inside WSL. */
   runningInWindows?: boolean;
   /** Engine configuration; `port` and `workspaceFolders` are set by the server. */
@@ -199,6 +210,13 @@ export interface IdeServer {
   revealAuthToken(): string;
   /** The lock file's path, or `null` when started with `lockDir: null`. */
   readonly lockPath: string | null;
+  /** True when {@link ServerOptions.resume} took back the last session's port and token. */
+  readonly resumed: boolean;
+  /**
+   * How the server came to its port and token, for a log line: `resumed the last session on
+   * port …`, `started a new session (why)`, or `resume is off`. It holds no token.
+   */
+  readonly resumeNote: string;
   /** The caret or selection moved; sent to clients as `selection_changed` after a debounce. */
   selectionChanged(selection: Omit<SelectionChangedEvent, 'type'>): void;
   /** Any editor event; `workspaceFoldersChanged` also rewrites the lock file. Throws when malformed. */

@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::ide::{PathStyle, normalize_path};
 
-mod loose;
+pub(crate) mod loose;
 
 use loose::Loose;
 

@@ -412,3 +412,46 @@ fn pull_needs_stdio_and_names_a_read_tool() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("getDiagnostics"), "{stderr}");
 }
+
+/// `serve --stdio --resume`: a sidecar whose stdin closed (the editor quit) and that is started
+/// again for the same folder comes back on the same port with the same token, and its
+/// `idelink/ready` says `"resumed": true`; the first start says false. Unix: under Wine a
+/// record's owner-only DACL cannot be read back (scripts/wine/unix-only.tsv).
+#[cfg(unix)]
+#[test]
+fn a_sidecar_started_again_with_resume_comes_back_on_its_port() {
+    let dir = temp_dir("resume");
+    let work = dir.join("work").canonicalize().unwrap();
+    let lock_dir = dir.join("ide");
+    let start = || {
+        let mut child = idelink(&["serve", "--stdio", "--resume", "--lock-dir"])
+            .arg(&lock_dir)
+            .arg(&work)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let from_sidecar = frames(child.stdout.take().unwrap());
+        let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
+        let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
+        (
+            child,
+            from_sidecar,
+            ready["params"].clone(),
+            token_from_lock(&lock),
+        )
+    };
+    let (mut first, _out, ready, token) = start();
+    assert_eq!(ready["resumed"], false, "{ready}");
+    drop(first.stdin.take());
+    assert!(wait_exit(&mut first).success());
+
+    let (mut second, _out, again, same_token) = start();
+    assert_eq!(again["resumed"], true, "{again}");
+    assert_eq!(again["port"], ready["port"]);
+    assert_eq!(same_token, token);
+    let port = u16::try_from(again["port"].as_u64().unwrap()).unwrap();
+    Client::connect_initialized(port, &token).unwrap();
+    drop(second.stdin.take());
+    assert!(wait_exit(&mut second).success());
+}

@@ -391,8 +391,10 @@ enum IdelinkStatus idelink_language_id(const char *path, char **language_id);
 // `"lock":"default"|"none"|{"dir":"/path"}`, `"port":0|40000|[40000,40100]`,
 // `"headless":true` (an automated run: then nothing is opened and the call returns
 // `IDELINK_ERROR_HEADLESS` unless `"serveWhenHeadless":true`), `"runningInWindows"`, `"pid"`,
-// `"pauseReadsAtBytes"`, `"engine":{…}` (the engine configuration's JSON form).
-// On success `*out` receives the handle.
+// `"pauseReadsAtBytes"`, `"resume":true` (take back the port and token of this editor's
+// session on these folders that stopped or crashed within 25 s, so a claude still
+// reconnecting rejoins: see `idelink_host_resumed`), `"engine":{…}` (the engine
+// configuration's JSON form). On success `*out` receives the handle.
 //
 // **Ownership:** the caller owns the handle and frees it with `idelink_host_free` (which
 // removes the lock file). The string is only read during the call.
@@ -420,6 +422,26 @@ void idelink_host_free(struct IdelinkHost *host);
 // `host` is a live handle not in use on another thread; `port` points to a writable
 // `uint16_t`.
 enum IdelinkStatus idelink_host_port(struct IdelinkHost *host, uint16_t *port);
+
+// `*resumed` receives true when the host took back the last session's port and token
+// (`"resume":true` in its configuration, and a session of this editor on these folders that
+// stopped or crashed within 25 s, its port free), false when it started fresh. The message
+// saying which, and why not, is `idelink_host_resume_note`'s.
+//
+// # Safety
+// `host` is a live handle not in use on another thread; `resumed` points to a writable `bool`.
+enum IdelinkStatus idelink_host_resumed(struct IdelinkHost *host, bool *resumed);
+
+// `*note` receives how the host came to its port and token, in words for a log ("resumed the
+// last session on port 40123 …", "started a new session (port 40123 is in use)", "resume is
+// off"). It holds no token and nothing a peer sent.
+//
+// **Ownership:** the text is library-owned: free it with `idelink_string_free`.
+//
+// # Safety
+// `host` is a live handle not in use on another thread; `note` points to writable storage
+// for one pointer.
+enum IdelinkStatus idelink_host_resume_note(struct IdelinkHost *host, char **note);
 
 // Serves the sockets: waits at most `timeout_ms` for activity or the engine's next deadline
 // (0: do not wait, the per-frame call; negative: until something happens, for a dedicated

@@ -12,7 +12,7 @@ use crate::host_config;
 use crate::snapshot::{IdelinkSnapshot, IdelinkSnapshotChanges};
 use crate::status::{IdelinkStatus, fail};
 use idelink_core::{EditorEvent, Event, ToolCallId, ToolOutcome};
-use idelink_mio::{Host, HostError, Waker};
+use idelink_mio::{Host, HostError, ResumeOutcome, Waker};
 use std::collections::VecDeque;
 use std::ffi::c_char;
 use std::sync::Arc;
@@ -75,8 +75,10 @@ unsafe fn on(
 /// `"lock":"default"|"none"|{"dir":"/path"}`, `"port":0|40000|[40000,40100]`,
 /// `"headless":true` (an automated run: then nothing is opened and the call returns
 /// `IDELINK_ERROR_HEADLESS` unless `"serveWhenHeadless":true`), `"runningInWindows"`, `"pid"`,
-/// `"pauseReadsAtBytes"`, `"engine":{…}` (the engine configuration's JSON form).
-/// On success `*out` receives the handle.
+/// `"pauseReadsAtBytes"`, `"resume":true` (take back the port and token of this editor's
+/// session on these folders that stopped or crashed within 25 s, so a claude still
+/// reconnecting rejoins: see `idelink_host_resumed`), `"engine":{…}` (the engine
+/// configuration's JSON form). On success `*out` receives the handle.
 ///
 /// **Ownership:** the caller owns the handle and frees it with `idelink_host_free` (which
 /// removes the lock file). The string is only read during the call.
@@ -140,6 +142,50 @@ pub unsafe extern "C" fn idelink_host_port(
     unsafe {
         on(host, |s| {
             *place(port, "port")? = s.host.port();
+            Ok(())
+        })
+    }
+}
+
+/// `*resumed` receives true when the host took back the last session's port and token
+/// (`"resume":true` in its configuration, and a session of this editor on these folders that
+/// stopped or crashed within 25 s, its port free), false when it started fresh. The message
+/// saying which, and why not, is `idelink_host_resume_note`'s.
+///
+/// # Safety
+/// `host` is a live handle not in use on another thread; `resumed` points to a writable `bool`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn idelink_host_resumed(
+    host: *mut IdelinkHost,
+    resumed: *mut bool,
+) -> IdelinkStatus {
+    // SAFETY: the caller's obligations, stated above.
+    unsafe {
+        on(host, |s| {
+            *place(resumed, "resumed")? = matches!(s.host.resume(), ResumeOutcome::Resumed { .. });
+            Ok(())
+        })
+    }
+}
+
+/// `*note` receives how the host came to its port and token, in words for a log ("resumed the
+/// last session on port 40123 …", "started a new session (port 40123 is in use)", "resume is
+/// off"). It holds no token and nothing a peer sent.
+///
+/// **Ownership:** the text is library-owned: free it with `idelink_string_free`.
+///
+/// # Safety
+/// `host` is a live handle not in use on another thread; `note` points to writable storage
+/// for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn idelink_host_resume_note(
+    host: *mut IdelinkHost,
+    note: *mut *mut c_char,
+) -> IdelinkStatus {
+    // SAFETY: the caller's obligations, stated above.
+    unsafe {
+        on(host, |s| {
+            *place(note, "note")? = owned_string(s.host.resume().to_string());
             Ok(())
         })
     }

@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 /// `{"ideName":"My Editor","workspaceFolders":["/p"],"lock":"default"|"none"|{"dir":"/d"},
 /// "port":0|40000|[40000,40100],"headless":false,"serveWhenHeadless":false,
-/// "runningInWindows":false,"pid":1234,"engine":{…}}`. Only `ideName` and `workspaceFolders`
+/// "runningInWindows":false,"pid":1234,"resume":false,"engine":{…}}`. Only `ideName` and `workspaceFolders`
 /// are required; an unknown field is an error naming it.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -22,6 +22,8 @@ struct HostConfigJson {
     serve_when_headless: bool,
     #[serde(default)]
     running_in_windows: bool,
+    #[serde(default)]
+    resume: bool,
     pid: Option<u32>,
     pause_reads_at_bytes: Option<usize>,
     engine: Option<serde_json::Value>,
@@ -63,6 +65,7 @@ pub(crate) fn parse(text: &str) -> Result<HostConfig, String> {
     config.headless = json.headless;
     config.serve_when_headless = json.serve_when_headless;
     config.running_in_windows = json.running_in_windows;
+    config.resume = json.resume;
     if let Some(pid) = json.pid {
         config.pid = pid;
     }
@@ -85,7 +88,7 @@ mod tests {
         let config = parse(
             r#"{"ideName":"Ed","workspaceFolders":["/p"],"lock":{"dir":"/tmp/l"},
                 "port":[41000,41010],"headless":true,"serveWhenHeadless":true,
-                "runningInWindows":true,"pid":7,"pauseReadsAtBytes":1024,
+                "runningInWindows":true,"pid":7,"pauseReadsAtBytes":1024,"resume":true,
                 "engine":{"readyDelayMs":0}}"#,
         );
         let config = config.unwrap_or_else(|e| panic!("{e}"));
@@ -94,6 +97,7 @@ mod tests {
         assert_eq!(config.lock, LockPlacement::At("/tmp/l".into()));
         assert_eq!(config.port, PortChoice::Range(41000, 41010));
         assert!(config.headless && config.serve_when_headless && config.running_in_windows);
+        assert!(config.resume);
         assert_eq!((config.pid, config.pump.pause_reads_at_bytes), (7, 1024));
         assert_eq!(config.engine.ready_delay_ms, 0);
     }
@@ -104,7 +108,7 @@ mod tests {
         let config = config.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(config.lock, LockPlacement::Default);
         assert_eq!(config.port, PortChoice::Ephemeral);
-        assert!(!config.headless);
+        assert!(!config.headless && !config.resume);
         let config = parse(r#"{"ideName":"Ed","workspaceFolders":[],"lock":"none","port":4100}"#);
         let config = config.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(config.lock, LockPlacement::None);

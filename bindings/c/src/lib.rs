@@ -48,9 +48,9 @@ pub use helpers::{idelink_language_id, idelink_terminal_env};
 pub use host::idelink_host_snapshot;
 pub use host::{
     IdelinkHost, IdelinkWaker, idelink_host_editor_event, idelink_host_free,
-    idelink_host_next_event, idelink_host_poll, idelink_host_port, idelink_host_shutdown,
-    idelink_host_start, idelink_host_tool_outcome, idelink_host_waker, idelink_waker_free,
-    idelink_waker_wake,
+    idelink_host_next_event, idelink_host_poll, idelink_host_port, idelink_host_resume_note,
+    idelink_host_resumed, idelink_host_shutdown, idelink_host_start, idelink_host_tool_outcome,
+    idelink_host_waker, idelink_waker_free, idelink_waker_wake,
 };
 pub use snapshot::{
     IdelinkActiveDocument, IdelinkDiagnostic, IdelinkDocument, IdelinkFileDiagnostics,

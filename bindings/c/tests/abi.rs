@@ -297,3 +297,56 @@ fn a_pulled_read_reaches_the_editor_and_a_wrong_kind_of_outcome_is_misuse() {
     unsafe { idelink_host_free(host) };
     let _ = std::fs::remove_dir_all(&locks);
 }
+
+/// `"resume":true`: a host freed and started again for the same editor and folders comes back
+/// on its port (and says so); with resume off it says so too.
+#[test]
+fn a_resumed_host_comes_back_on_its_port_and_says_so() {
+    let locks = temp_dir("resume");
+    let dir = locks.to_string_lossy().into_owned();
+    let config = format!(
+        r#"{{"ideName":"Ed","workspaceFolders":["/p"],"resume":true,"lock":{{"dir":"{dir}"}}}}"#
+    );
+    let resumed = |host| {
+        let mut resumed = true;
+        let status = unsafe { idelink_host_resumed(host, &mut resumed) };
+        assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
+        let mut note = null_mut();
+        let status = unsafe { idelink_host_resume_note(host, &mut note) };
+        assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
+        let text = unsafe { CStr::from_ptr(note) }
+            .to_string_lossy()
+            .into_owned();
+        unsafe { idelink_string_free(note) };
+        (resumed, text)
+    };
+    let port_of = |host| {
+        let mut port = 0_u16;
+        assert_eq!(
+            unsafe { idelink_host_port(host, &mut port) },
+            IdelinkStatus::IdelinkOk
+        );
+        port
+    };
+
+    let (status, first) = start(&config);
+    assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
+    let (was, note) = resumed(first);
+    assert!(!was && note.starts_with("started a new session"), "{note}");
+    let port = port_of(first);
+    unsafe { idelink_host_free(first) };
+
+    let (status, second) = start(&config);
+    assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
+    let (was, note) = resumed(second);
+    assert!(was, "{note}");
+    assert!(note.contains(&format!("on port {port}")), "{note}");
+    assert_eq!(port_of(second), port);
+    unsafe { idelink_host_free(second) };
+
+    let (status, off) = start(&config.replace(r#""resume":true"#, r#""resume":false"#));
+    assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
+    assert_eq!(resumed(off), (false, "resume is off".to_owned()));
+    unsafe { idelink_host_free(off) };
+    let _ = std::fs::remove_dir_all(&locks);
+}

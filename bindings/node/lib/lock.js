@@ -238,4 +238,4 @@ class LockFileGuard {
   }
 }
 
-module.exports = { LockFileGuard, defaultLockDir, pidIsAlive, sweepStale };
+module.exports = { LockFileGuard, defaultLockDir, pidIsAlive, prepareDir, sweepStale, writeAtomically };

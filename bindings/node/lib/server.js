@@ -1,6 +1,7 @@
 'use strict';
 // startServer: the Node host around the engine, as the mio host is the native one. It owns the
-// loopback listener (`net`), the token (`crypto`), the lock file (./lock.js), the clock
+// loopback listener (`net`), the token (`crypto`), the lock file (./lock.js), with `resume` the
+// resume record (./resume.js), the clock
 // (`performance.now()`) and the timer; it pumps sockets into the engine and drains the engine's
 // outputs after every input. All protocol decisions are the engine's; the pump's (when to stop
 // and resume reading a client, the linger, the lock check period) are core's pump policy, as
@@ -15,7 +16,8 @@ const { performance } = require('node:perf_hooks');
 const util = require('node:util');
 const { lockRewrittenFor, lockRewrittenForSnapshot, pumpPolicy } = require('./addon.js');
 const { Engine } = require('./engine.js');
-const { LockFileGuard, defaultLockDir } = require('./lock.js');
+const { LockFileGuard, defaultLockDir, prepareDir } = require('./lock.js');
+const { ResumeRecordKeeper, findResumable, resumeUnsupported } = require('./resume.js');
 
 function now() {
   return performance.now();
@@ -28,21 +30,56 @@ function now() {
  */
 async function startServer(options) {
   checkOptions(options);
-  const authToken = crypto.randomBytes(16).toString('hex');
-  const listener = net.createServer();
-  await new Promise((resolve, reject) => {
-    listener.once('error', reject);
-    listener.listen({ host: '127.0.0.1', port: options.port ?? 0 }, () => {
-      listener.removeListener('error', reject);
-      resolve();
-    });
-  });
+  const { listener, authToken, resume } = await listen(options);
   try {
-    return new IdeServer(options, listener, authToken);
+    return new IdeServer(options, listener, authToken, resume);
   } catch (err) {
     listener.close();
     throw err;
   }
+}
+
+/** A listener on 127.0.0.1 at `port` (0: ephemeral), or the listen error. */
+async function bound(port) {
+  const listener = net.createServer();
+  await new Promise((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen({ host: '127.0.0.1', port }, () => {
+      listener.removeListener('error', reject);
+      resolve();
+    });
+  });
+  return listener;
+}
+
+/**
+ * The listener and token to serve with: with `resume` on, a resumable record's port (bound
+ * exactly) and token (./resume.js, core's rules); else, or when there is none or its port does
+ * not bind, a fresh token on `options.port`. `resume` says which, and why (the mio host's
+ * `ResumeOutcome`).
+ */
+async function listen(options) {
+  let why = null;
+  if (options.resume && options.lockDir !== null && resumeUnsupported !== null) {
+    why = resumeUnsupported;
+  } else if (options.resume && options.lockDir !== null) {
+    const dir = options.lockDir ?? defaultLockDir();
+    prepareDir(dir);
+    const found = findResumable(dir, options.ideName, options.workspaceFolders);
+    if (found.why === undefined) {
+      try {
+        const note = `resumed the last session on port ${found.port} with its token: a claude still reconnecting to it rejoins`;
+        return { listener: await bound(found.port), authToken: found.authToken, resume: { resumed: true, note } };
+      } catch (err) {
+        why = err.code === 'EADDRINUSE' ? `port ${found.port} is in use` : `port ${found.port}: ${err.code ?? err.message}`;
+      }
+    } else {
+      why = found.why;
+    }
+  }
+  const listener = await bound(options.port ?? 0);
+  const note = why === null ? 'resume is off' : `started a new session (${why})`;
+  return { listener, authToken: crypto.randomBytes(16).toString('hex'), resume: { resumed: false, note } };
 }
 
 function checkOptions(options) {
@@ -81,6 +118,7 @@ class IdeServer {
   #engine;
   #listener;
   #lock = null;
+  #record = null;
   #lockCheck = null;
   #sockets = new Map();
   /** Tool calls handed to onToolCall and not yet answered or cancelled: id → AbortController. */
@@ -93,7 +131,7 @@ class IdeServer {
   /** Core's pump policy (pause and resume marks, linger, lock check period). */
   #pump;
 
-  constructor(options, listener, authToken) {
+  constructor(options, listener, authToken, resume) {
     this.#options = options;
     this.#listener = listener;
     this.#pump = pumpPolicy(options.pauseReadsAtBytes);
@@ -104,14 +142,28 @@ class IdeServer {
     this.#engine = new Engine({ ...options.config, port: this.port, workspaceFolders }, authToken);
     /** The lock file's path, or null when started with `lockDir: null`. */
     this.lockPath = null;
+    /** True when `resume: true` took back the last session's port and token. */
+    this.resumed = resume.resumed;
+    /** How the server came to its port and token, for a log line (no token in it). */
+    this.resumeNote = resume.note;
     if (options.lockDir !== null) {
-      this.#lock = new LockFileGuard(options.lockDir ?? defaultLockDir(), this.port, {
+      const dir = options.lockDir ?? defaultLockDir();
+      const fields = {
         pid: options.pid ?? process.pid,
         workspaceFolders,
         ideName,
         authToken,
         runningInWindows: options.runningInWindows ?? false,
-      });
+      };
+      this.#lock = new LockFileGuard(dir, this.port, fields);
+      if (options.resume && resumeUnsupported === null) {
+        try {
+          this.#record = new ResumeRecordKeeper(dir, this.port, fields);
+        } catch (err) {
+          this.#lock.remove();
+          throw err;
+        }
+      }
       this.lockPath = this.#lock.path;
       this.#lockCheck = setInterval(() => this.#restoreLock(), this.#pump.lockCheckIntervalMs);
       this.#lockCheck.unref();
@@ -157,7 +209,7 @@ class IdeServer {
     this.#engine.handleEditorEvent(now(), event);
     try {
       const rewritten = this.#lock && lockRewrittenFor(this.#lock.fields, event);
-      if (rewritten) this.#lock.rewrite(rewritten);
+      if (rewritten) this.#rewriteLock(rewritten);
     } finally {
       this.#drain();
     }
@@ -176,7 +228,7 @@ class IdeServer {
     try {
       const rewritten =
         changes.workspaceFolders && this.#lock && lockRewrittenForSnapshot(this.#lock.fields, snapshot);
-      if (rewritten) this.#lock.rewrite(rewritten);
+      if (rewritten) this.#rewriteLock(rewritten);
     } finally {
       this.#drain();
     }
@@ -196,6 +248,8 @@ class IdeServer {
 
   async #shutdown(graceMs) {
     clearInterval(this.#lockCheck);
+    // The record first: a server started again once the lock is gone finds it stopped.
+    this.#record?.stop();
     this.#lock?.remove();
     const listening = new Promise((resolve) => this.#listener.close(() => resolve()));
     this.#engine.shutdown(now());
@@ -382,9 +436,16 @@ class IdeServer {
     this.#drain();
   }
 
+  /** Writes new lock fields, and the resume record around them. */
+  #rewriteLock(fields) {
+    this.#lock.rewrite(fields);
+    this.#record?.relock(fields);
+  }
+
   #restoreLock() {
     try {
       this.#lock.restoreIfMissing();
+      this.#record?.refresh();
     } catch (err) {
       this.#report(err);
     }

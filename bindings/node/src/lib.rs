@@ -30,4 +30,5 @@ pub mod helpers;
 pub mod host_rules;
 pub mod lockfile;
 pub mod registry;
+pub mod resume;
 pub mod snapshot;

@@ -15,7 +15,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// One JSON value of a lock body.
-pub(super) enum Loose {
+pub(crate) enum Loose {
     Bool(bool),
     /// An integer from 0 to `u64::MAX` (what `Value::as_u64` reads).
     Unsigned(u64),
@@ -29,7 +29,7 @@ pub(super) enum Loose {
 
 impl Loose {
     /// The value of member `name` (the last one when given twice), for an object.
-    pub(super) fn get(&self, name: &str) -> Option<&Loose> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Loose> {
         let Loose::Object(members) = self else {
             return None;
         };
@@ -40,7 +40,7 @@ impl Loose {
             .map(|(_, value)| value)
     }
 
-    pub(super) fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Loose::Str(text) => Some(text),
             _ => None,

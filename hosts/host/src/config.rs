@@ -52,6 +52,14 @@ pub struct HostConfig {
     /// linger of a closing connection, the lock check period. Default [`PumpPolicy::DEFAULT`]
     /// (pause at 8 MiB unsent, resume below 4 MiB).
     pub pump: PumpPolicy,
+    /// Opt in to resume (default off): keep a record of this session beside the lock, and at
+    /// start take back the port and token of this editor's last session on the same workspace
+    /// folders when it stopped or crashed at most `RESUME_WINDOW_MS` (25 s, core's
+    /// `host_rules::resume`) ago and its port is free, so a claude still redialling it (the CLI
+    /// redials the same URL and token for about 15 s and never re-reads the lock) rejoins
+    /// without `/ide`. Otherwise the host starts fresh; `setup::ResumeOutcome` says which and
+    /// why. Needs a lock directory (nothing is resumed with [`LockPlacement::None`]).
+    pub resume: bool,
     /// The engine's configuration; its `port` and `workspace_folders` are set by the host.
     /// Its `path_style` defaults to this OS's: Windows paths (`C:\\a`) on Windows.
     pub engine: idelink_core::Config,
@@ -69,6 +77,7 @@ impl HostConfig {
             running_in_windows: false,
             headless: false,
             serve_when_headless: false,
+            resume: false,
             pump: PumpPolicy::DEFAULT,
             engine: idelink_core::Config {
                 path_style: if cfg!(windows) {

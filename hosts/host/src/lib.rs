@@ -18,10 +18,12 @@
 //!
 //! A host is a loop that owns one [`idelink_core::Engine`] and its sockets. It:
 //!
-//! 1. calls [`setup::token_for`] (refuses a headless run that did not opt in, before any socket
-//!    or lock exists; mints the token from OS entropy), then [`setup::bind_loopback`] (127.0.0.1
-//!    only, the port [`PortChoice`] names), then [`setup::engine_and_lock`] with the bound port:
-//!    the engine's configuration and the [`lock::LockFileGuard`] announcing it;
+//! 1. calls [`setup::listen`]: [`setup::token_for`] (refuses a headless run that did not opt
+//!    in, before any socket or lock exists; mints the token from OS entropy), then
+//!    [`setup::bind_loopback`] (127.0.0.1 only, the port [`PortChoice`] names), or, with
+//!    [`HostConfig::resume`], the port and token of the session it resumes
+//!    ([`setup::ResumeOutcome`], which the host reports); then [`setup::engine_and_lock`] with
+//!    the bound port: the engine's configuration and the [`lock::LockFileGuard`] announcing it;
 //! 2. pumps: each accepted socket is `Engine::handle_accept`, its bytes `handle_bytes`, its end
 //!    `handle_closed`; after every input it drains `poll_output` (bytes to write, closes, events
 //!    for the editor) and sleeps until `poll_timeout`, reading and writing under
@@ -29,7 +31,8 @@
 //!    its unsent bytes are past the policy's mark, linger on close);
 //! 3. when `PumpPolicy::lock_check_due` says so, calls
 //!    [`lock::LockFileGuard::restore_if_missing`] (a lock another process deleted is written
-//!    again) and, when an editor event changes the folders
+//!    again) and [`lock::LockFileGuard::refresh_record`] (the resume record's heartbeat) and,
+//!    when an editor event changes the folders
 //!    (`idelink_core::host_rules::lock_life::rewritten_for`), [`lock::LockFileGuard::rewrite`];
 //! 4. on stop (and on every exit path: the guard's `Drop`) removes the lock.
 //!
@@ -47,3 +50,4 @@ pub mod windows;
 
 pub use config::{HostConfig, LockPlacement, PortChoice};
 pub use error::HostError;
+pub use setup::ResumeOutcome;

@@ -13,7 +13,11 @@
 //! - at start, stale locks that are ours (our `ideName`, dead pid) are swept; a lock whose pid
 //!   is alive is never deleted;
 //! - restored when someone deletes it (the directory is opened and checked again first);
-//!   removed when the guard drops.
+//!   removed when the guard drops;
+//! - with resume on, a record (`<port>.resume`: the lock body, the port, running or stopped, the
+//!   time) is written beside it the same owner-only way, refreshed by a heartbeat, and marked
+//!   stopped when the guard drops, so a host started again soon can listen on the same port
+//!   with the same token ([`find_resumable`]; core's `host_rules::resume`).
 
 use idelink_core::host_rules::lock_dir::{ConfigDir, DirRefusal, LOCK_SUBDIR};
 use idelink_core::host_rules::lock_life::{self, LockOnDisk, LockUpkeep};
@@ -31,9 +35,12 @@ mod dir;
 mod dir;
 
 mod read;
+mod resume;
 
 use dir::LockDir;
 pub use read::read_lock_file;
+use resume::RecordKeeper;
+pub use resume::find_resumable;
 
 pub use idelink_core::lockfile::MAX_LOCK_BYTES;
 
@@ -171,6 +178,7 @@ pub struct LockFileGuard {
     name: String,
     path: PathBuf,
     lock: LockFile,
+    record: Option<RecordKeeper>,
 }
 
 impl fmt::Debug for LockFileGuard {
@@ -178,6 +186,7 @@ impl fmt::Debug for LockFileGuard {
         f.debug_struct("LockFileGuard")
             .field("path", &self.path)
             .field("lock", &self.lock)
+            .field("record", &self.record)
             .finish()
     }
 }
@@ -186,15 +195,36 @@ impl LockFileGuard {
     /// Opens (creating it if needed) and checks `dir`, sweeps our stale locks and writes the
     /// lock for `port`.
     pub fn create(dir: &Path, port: u16, lock: LockFile) -> Result<Self, LockError> {
+        LockFileGuard::create_with(dir, port, lock, false)
+    }
+
+    /// [`create`](Self::create), and keeps a resume record beside the lock (written now,
+    /// refreshed by [`refresh_record`](Self::refresh_record), marked stopped on drop); the
+    /// leftover records of earlier sessions of this editor and workspace are removed.
+    pub fn create_keeping_record(dir: &Path, port: u16, lock: LockFile) -> Result<Self, LockError> {
+        LockFileGuard::create_with(dir, port, lock, true)
+    }
+
+    fn create_with(
+        dir: &Path,
+        port: u16,
+        lock: LockFile,
+        keep_record: bool,
+    ) -> Result<Self, LockError> {
         let dir = LockDir::open(dir)?;
         sweep_stale(&dir, &lock.ide_name);
         let name = LockFile::file_name(port);
         write_atomically(&dir, &name, &lock.to_json())?;
+        let record = match keep_record {
+            true => Some(RecordKeeper::start(&dir, port, &lock)?),
+            false => None,
+        };
         Ok(LockFileGuard {
             path: dir.path().join(&name),
             dir,
             name,
             lock,
+            record,
         })
     }
 
@@ -212,8 +242,21 @@ impl LockFileGuard {
     /// opened at creation.
     pub fn rewrite(&mut self, lock: LockFile) -> Result<(), LockError> {
         write_atomically(&self.dir, &self.name, &lock.to_json())?;
+        if let Some(record) = self.record.as_mut() {
+            record.relock(&self.dir, &lock)?;
+        }
         self.lock = lock;
         Ok(())
+    }
+
+    /// Writes the resume record's time again when its heartbeat is due (core's
+    /// `resume::heartbeat_due`); nothing without a record. A host calls it with every lock
+    /// check: a crashed host's record then says when it was last seen serving.
+    pub fn refresh_record(&mut self) -> Result<(), LockError> {
+        match self.record.as_mut() {
+            Some(record) => record.refresh(&self.dir),
+            None => Ok(()),
+        }
     }
 
     /// Writes the lock again when it is gone (the CLI deletes locks it thinks stale; a user may
@@ -238,6 +281,10 @@ impl LockFileGuard {
 
 impl Drop for LockFileGuard {
     fn drop(&mut self) {
+        // The record first: a host started again once the lock is gone finds it stopped.
+        if let Some(record) = self.record.as_mut() {
+            record.stop(&self.dir);
+        }
         // Best effort: the file may already be gone, and a drop cannot report.
         let _ = self.dir.remove(&self.name);
     }

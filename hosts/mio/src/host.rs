@@ -7,6 +7,7 @@ use idelink_core::{
 };
 use idelink_core::{Snapshot, SnapshotChanges};
 use idelink_host::lock::LockFileGuard;
+use idelink_host::setup::ResumeOutcome;
 use idelink_host::{HostConfig, HostError, setup};
 use mio::net::TcpListener;
 use mio::{Events, Poll, Token, Waker};
@@ -66,15 +67,22 @@ pub struct Host {
     origin: Instant,
     read_buf: Box<[u8]>,
     token: AuthToken,
+    resume: ResumeOutcome,
     /// Engine events produced since the last `poll` handed them over.
     parked: Vec<Event>,
 }
 
 impl Host {
-    /// Binds 127.0.0.1, mints the token from OS entropy and writes the lock file.
+    /// Binds 127.0.0.1, mints the token from OS entropy (or, with `HostConfig::resume`, takes
+    /// back the last session's port and token: [`resume`](Self::resume) says which) and writes
+    /// the lock file.
     pub fn start(config: HostConfig) -> Result<Host, HostError> {
-        let token = setup::token_for(&config)?;
-        let mut listener = TcpListener::from_std(setup::bind_loopback(config.port)?);
+        let setup::Listening {
+            listener,
+            token,
+            resume,
+        } = setup::listen(&config)?;
+        let mut listener = TcpListener::from_std(listener);
         let port = listener.local_addr().map_err(HostError::Io)?.port();
         let poll = Poll::new().map_err(HostError::Io)?;
         poll.registry()
@@ -95,6 +103,7 @@ impl Host {
             origin: Instant::now(),
             read_buf: vec![0; config.pump.read_chunk_bytes.max(1)].into_boxed_slice(),
             token,
+            resume,
             parked: Vec::new(),
         })
     }
@@ -112,6 +121,12 @@ impl Host {
     /// The lock file, unless the host was configured without one.
     pub fn lock_path(&self) -> Option<&Path> {
         self.lock.as_ref().map(LockFileGuard::path)
+    }
+
+    /// Whether this host resumed the last session's port and token (`HostConfig::resume`), or
+    /// started fresh and why; [`ResumeOutcome::Off`] when resume is off.
+    pub fn resume(&self) -> &ResumeOutcome {
+        &self.resume
     }
 
     /// The engine, for reading its editor state and configuration.
@@ -259,7 +274,8 @@ impl Host {
         Timestamp::from_millis(ms)
     }
 
-    /// Restores the lock file when someone deleted it (as often as the pump policy says).
+    /// Restores the lock file when someone deleted it and refreshes the resume record (as often
+    /// as the pump policy says).
     fn check_lock(&mut self) {
         let now = self.now();
         let policy = self.sockets.policy();
@@ -270,6 +286,7 @@ impl Host {
         if let Some(lock) = self.lock.as_mut() {
             // A failure here is retried on the next check; the server keeps serving.
             let _ = lock.restore_if_missing();
+            let _ = lock.refresh_record();
         }
     }
 

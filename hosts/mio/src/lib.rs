@@ -26,6 +26,6 @@ mod host;
 pub mod sockets;
 
 pub use host::Host;
-pub use idelink_host::{HostConfig, HostError, LockPlacement, PortChoice};
+pub use idelink_host::{HostConfig, HostError, LockPlacement, PortChoice, ResumeOutcome};
 /// Wakes a blocked [`Host::poll`] from another thread (see [`Host::waker`]).
 pub use mio::Waker;

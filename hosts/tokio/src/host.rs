@@ -8,7 +8,7 @@ use idelink_core::{
     ToolRequest,
 };
 use idelink_core::{EditorSnapshot, SnapshotChanges};
-use idelink_host::{HostConfig, HostError};
+use idelink_host::{HostConfig, HostError, ResumeOutcome};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -83,7 +83,8 @@ impl ToolReply {
 /// A running host. Cheap to clone: every clone talks to the same engine task.
 ///
 /// Methods, in the order an editor uses them: [`start`](Self::start); getters
-/// [`port`](Self::port), [`auth_token`](Self::auth_token), [`lock_path`](Self::lock_path);
+/// [`port`](Self::port), [`auth_token`](Self::auth_token), [`lock_path`](Self::lock_path),
+/// [`resume`](Self::resume);
 /// inputs [`handle_editor_event`](Self::handle_editor_event),
 /// [`handle_tool_outcome`](Self::handle_tool_outcome); the command
 /// [`shutdown`](Self::shutdown).
@@ -96,6 +97,7 @@ struct Inner {
     port: u16,
     token: AuthToken,
     lock_path: Option<PathBuf>,
+    resume: ResumeOutcome,
     commands: mpsc::UnboundedSender<Command>,
     task: std::sync::Mutex<Option<JoinHandle<()>>>,
 }
@@ -110,11 +112,13 @@ impl Host {
         let server = Server::bind(config, events_tx, commands.clone(), commands_rx)?;
         let (port, token) = (server.port(), server.token().clone());
         let lock_path = server.lock_path().map(Path::to_owned);
+        let resume = server.resume().clone();
         let task = tokio::spawn(server.run());
         let inner = Inner {
             port,
             token,
             lock_path,
+            resume,
             commands,
             task: std::sync::Mutex::new(Some(task)),
         };
@@ -139,6 +143,12 @@ impl Host {
     /// The lock file, unless the host was configured without one.
     pub fn lock_path(&self) -> Option<&Path> {
         self.inner.lock_path.as_deref()
+    }
+
+    /// Whether this host resumed the last session's port and token (`HostConfig::resume`), or
+    /// started fresh and why; [`ResumeOutcome::Off`] when resume is off.
+    pub fn resume(&self) -> &ResumeOutcome {
+        &self.inner.resume
     }
 
     /// An editor event (selection, documents, diagnostics, folders, a mention), applied in the

@@ -63,4 +63,4 @@ mod server;
 
 pub use events::Events;
 pub use host::{Host, HostEvent, ToolReply};
-pub use idelink_host::{HostConfig, HostError, LockPlacement, PortChoice};
+pub use idelink_host::{HostConfig, HostError, LockPlacement, PortChoice, ResumeOutcome};

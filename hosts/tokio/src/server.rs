@@ -12,7 +12,7 @@ use idelink_core::{
 };
 use idelink_core::{EditorSnapshot, SnapshotChanges};
 use idelink_host::lock::LockFileGuard;
-use idelink_host::{HostConfig, HostError, setup};
+use idelink_host::{HostConfig, HostError, ResumeOutcome, setup};
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
@@ -54,6 +54,7 @@ pub(crate) struct Server {
     listener: TcpListener,
     port: u16,
     token: AuthToken,
+    resume: ResumeOutcome,
     lock: Option<LockFileGuard>,
     policy: PumpPolicy,
     origin: Instant,
@@ -77,9 +78,12 @@ impl Server {
         commands_tx: mpsc::UnboundedSender<Command>,
         commands: mpsc::UnboundedReceiver<Command>,
     ) -> Result<Server, HostError> {
-        let token = setup::token_for(&config)?;
-        let listener =
-            TcpListener::from_std(setup::bind_loopback(config.port)?).map_err(HostError::Io)?;
+        let setup::Listening {
+            listener,
+            token,
+            resume,
+        } = setup::listen(&config)?;
+        let listener = TcpListener::from_std(listener).map_err(HostError::Io)?;
         let port = listener.local_addr().map_err(HostError::Io)?.port();
         let (engine_config, lock) = setup::engine_and_lock(&config, port, &token)?;
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_CHUNKS);
@@ -88,6 +92,7 @@ impl Server {
             listener,
             port,
             token,
+            resume,
             lock,
             policy: config.pump,
             origin: Instant::now(),
@@ -108,6 +113,10 @@ impl Server {
 
     pub(crate) fn token(&self) -> &AuthToken {
         &self.token
+    }
+
+    pub(crate) fn resume(&self) -> &ResumeOutcome {
+        &self.resume
     }
 
     pub(crate) fn lock_path(&self) -> Option<&Path> {
@@ -260,10 +269,12 @@ impl Server {
         }
     }
 
-    /// Restores the lock file when someone deleted it. A failure is retried on the next check.
+    /// Restores the lock file when someone deleted it and refreshes the resume record. A
+    /// failure is retried on the next check.
     fn check_lock(&mut self) {
         if let Some(lock) = self.lock.as_mut() {
             let _ = lock.restore_if_missing();
+            let _ = lock.refresh_record();
         }
     }
 

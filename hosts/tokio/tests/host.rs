@@ -12,7 +12,7 @@ mod common;
 use common::{DEADLINE, TempDir, blocking, config, wait_for};
 use idelink_core::{CancelReason, CloseReason, EditorEvent, Event, ToolOutcome, ToolRequest};
 use idelink_test_client::Client;
-use idelink_tokio::{Host, HostError, HostEvent, PortChoice};
+use idelink_tokio::{Host, HostError, HostEvent, PortChoice, ResumeOutcome};
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
@@ -287,4 +287,28 @@ async fn a_pulled_read_is_answered_through_its_oneshot_after_a_refused_wrong_kin
         r#"{"success":true,"filePath":"/w/a.rs","isDirty":true,"isUntitled":false}"#
     );
     host.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_shut_down_and_started_again_resumes_its_port_and_token() {
+    let dir = TempDir::new("resume");
+    let mut config = config(&dir);
+    config.resume = true;
+    let (first, _events) = Host::start(config.clone()).unwrap();
+    assert!(
+        matches!(first.resume(), ResumeOutcome::Fresh(_)),
+        "{}",
+        first.resume()
+    );
+    let (port, token) = (first.port(), first.auth_token().as_str().to_owned());
+    first.shutdown(Duration::ZERO).await;
+
+    let (second, _events) = Host::start(config).unwrap();
+    assert_eq!(*second.resume(), ResumeOutcome::Resumed { port });
+    assert_eq!(
+        (second.port(), second.auth_token().as_str()),
+        (port, token.as_str())
+    );
+    blocking(move || Client::connect_initialized(port, &token).unwrap()).await;
+    second.shutdown(Duration::ZERO).await;
 }

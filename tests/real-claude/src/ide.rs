@@ -100,6 +100,13 @@ impl Ide {
         }
     }
 
+    /// Ends the process at once with SIGKILL (a crash: nothing of its own cleans up) and waits
+    /// for it.
+    pub fn crash(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Every stdout line so far.
     pub fn lines(&self) -> Vec<String> {
         self.lines
@@ -166,6 +173,10 @@ impl Drop for Ide {
     fn drop(&mut self) {
         use rustix::process::{Pid, Signal, kill_process};
         drop(self.stdin.take());
+        // Reaped already (`crash`): its pid may be another process's by now.
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            return;
+        }
         let pid = Pid::from_child(&self.child);
         let _ = kill_process(pid, Signal::TERM);
         let exited = wait::within(Duration::from_secs(5), || {

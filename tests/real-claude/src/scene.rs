@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::claude::{self, Claude};
 use crate::fake_api::{EditScript, FakeApi};
@@ -40,6 +40,8 @@ pub struct Scene {
     ide: Option<Ide>,
     terminal: Option<Terminal>,
     started: Instant,
+    /// Where in the CLI's debug log IDE errors start to count (`expect_ide_errors_so_far`).
+    ide_errors_from: usize,
 }
 
 impl Scene {
@@ -91,16 +93,51 @@ impl Scene {
             ide: None,
             terminal: None,
             started: Instant::now(),
+            ide_errors_from: 0,
         }
     }
 
     /// Starts the IDE with `--diff <policy>` (a terminal host: it decides diffs itself and
     /// prints `on 127.0.0.1:<port>`); returns its port.
     pub fn serve_terminal(&mut self, policy: &str) -> u16 {
-        let ide = self.start_ide(&["--diff", policy]);
+        self.serve_terminal_with(policy, &[])
+    }
+
+    /// [`serve_terminal`](Self::serve_terminal) with more arguments for the IDE.
+    pub fn serve_terminal_with(&mut self, policy: &str, args: &[&str]) -> u16 {
+        let args: Vec<&str> = ["--diff", policy].iter().chain(args).copied().collect();
+        let ide = self.start_ide(&args);
         let (_, banner) = ide.wait_line(0, "on 127.0.0.1:");
         let port = banner.rsplit(':').next().and_then(|p| p.parse().ok());
         port.unwrap_or_else(|| panic!("no port in the IDE's banner {banner:?}"))
+    }
+
+    /// Stops the running IDE (SIGTERM, waited for: a clean stop) and starts it again with the
+    /// same arguments as [`serve_terminal_with`](Self::serve_terminal_with); returns the new
+    /// port and how long the CLI had no IDE to dial (from the old process's end to the new
+    /// one's banner, which it prints once it listens).
+    pub fn restart_terminal_with(&mut self, policy: &str, args: &[&str]) -> (u16, Duration) {
+        drop(self.ide.take());
+        self.serve_terminal_again(policy, args)
+    }
+
+    /// [`restart_terminal_with`](Self::restart_terminal_with) after a crash: the IDE is killed
+    /// (SIGKILL), so it leaves its lock and everything else behind.
+    pub fn crash_and_restart_terminal_with(
+        &mut self,
+        policy: &str,
+        args: &[&str],
+    ) -> (u16, Duration) {
+        if let Some(ide) = self.ide.take() {
+            ide.crash();
+        }
+        self.serve_terminal_again(policy, args)
+    }
+
+    fn serve_terminal_again(&mut self, policy: &str, args: &[&str]) -> (u16, Duration) {
+        let stopped = Instant::now();
+        let port = self.serve_terminal_with(policy, args);
+        (port, stopped.elapsed())
     }
 
     /// Starts the IDE with `--stdio=lines` (`idelink serve` as the editor sidecar; the test is
@@ -267,12 +304,27 @@ impl Scene {
     pub fn fail_on_ide_error(&self) {
         let log = self.debug_log();
         let error = log
+            .get(self.ide_errors_from..)
+            .unwrap_or_default()
             .lines()
             .filter(|l| l.contains("[ERROR]"))
             .find(|l| l.contains("IDE") || l.contains("MCP server \"ide\""));
         if let Some(error) = error {
             panic!("the CLI reports an IDE error: {error}");
         }
+    }
+
+    /// Takes the IDE errors the CLI logged so far as expected, after checking that each is
+    /// one `expected` accepts (a test that stops the IDE on purpose: the CLI logs each redial
+    /// that finds no listener); [`fail_on_ide_error`](Self::fail_on_ide_error) then looks only
+    /// at later lines.
+    pub fn expect_ide_errors_so_far(&mut self, expected: impl Fn(&str) -> bool) {
+        let log = self.debug_log();
+        let errors = log.get(self.ide_errors_from..).unwrap_or_default().lines();
+        for error in errors.filter(|l| l.contains("[ERROR]") && l.contains("MCP server \"ide\"")) {
+            assert!(expected(error), "an unexpected IDE error: {error}");
+        }
+        self.ide_errors_from = log.len();
     }
 
     /// The first model turn the CLI sent (the request carrying the user's prompt).

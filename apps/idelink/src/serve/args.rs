@@ -37,6 +37,11 @@ pub struct ServeArgs {
     /// ~/.claude/ide.
     #[arg(long)]
     pub lock_dir: Option<PathBuf>,
+    /// Come back on the last session's port with its token when this editor served this folder
+    /// until a moment ago (stopped or crashed within 25 s) and the port is free, so a running
+    /// claude reconnects by itself; else start fresh. Says which at start.
+    #[arg(long)]
+    pub resume: bool,
     /// Serve one claude session at a time: a new one closes the older (code 4001).
     #[arg(long)]
     pub single_session: bool,

@@ -22,6 +22,7 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
         .lock_dir
         .clone()
         .map_or(LockPlacement::Default, LockPlacement::At);
+    config.resume = args.resume;
     config.engine.max_connections = args.max_connections;
     if args.single_session {
         config.engine.session_policy = SessionPolicy::Single;

@@ -6,7 +6,7 @@ use crate::signals::StopFlag;
 use idelink_core::EditorSnapshot;
 use idelink_core::rpc::{self, Message, RequestId, RpcError, RpcLimits};
 use idelink_core::{EditorEvent, Event, ToolCallId, ToolOutcome};
-use idelink_mio::Host;
+use idelink_mio::{Host, ResumeOutcome};
 use serde::Serialize;
 use std::error::Error;
 use std::io;
@@ -69,6 +69,8 @@ struct Ready {
     lock_file: Option<String>,
     workspace_folders: Vec<String>,
     pid: u32,
+    /// True when `--resume` took back the last session's port and token.
+    resumed: bool,
 }
 
 fn ready(host: &Host) -> Ready {
@@ -77,6 +79,7 @@ fn ready(host: &Host) -> Ready {
         lock_file: host.lock_path().map(|p| p.display().to_string()),
         workspace_folders: host.engine().editor_state().workspace_folders().to_vec(),
         pid: std::process::id(),
+        resumed: matches!(host.resume(), ResumeOutcome::Resumed { .. }),
     }
 }
 

@@ -10,7 +10,7 @@ use super::workspace_editor::DiffPolicy;
 use super::workspace_editor::{Decision, WorkspaceEditor};
 use crate::signals::StopFlag;
 use idelink_core::{Event, ToolOutcome};
-use idelink_mio::Host;
+use idelink_mio::{Host, ResumeOutcome};
 use std::error::Error;
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -133,6 +133,9 @@ fn banner(host: &Host, options: &TerminalOptions) {
     );
     if let Some(lock) = host.lock_path() {
         println!("idelink: lock file {}", lock.display());
+    }
+    if *host.resume() != ResumeOutcome::Off {
+        println!("idelink: {}", host.resume());
     }
     let workspace = inert::line(&options.workspace, usize::MAX);
     println!("idelink: connect claude with:  idelink claude {workspace}");

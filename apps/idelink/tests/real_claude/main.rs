@@ -29,6 +29,7 @@ use idelink_real_claude::scene::{
 };
 use idelink_real_claude::{claude, wait};
 use serde_json::{Value, json};
+use std::time::Duration;
 
 /// What the user types.
 const PROMPT: &str = "Please change hello to goodbye in greeting.txt";
@@ -379,5 +380,83 @@ fn a_pulled_read_the_editor_misses_is_a_plain_failed_call() {
             .contains("Tool 'getDiagnostics' failed after"),
         "the CLI should log the missed read as a failed call"
     );
+    scene.assert_stayed_on_loopback();
+}
+
+/// Restart without stranding claude (issue 33 §2): `idelink serve --resume` stopped cleanly
+/// (SIGTERM) and started again within a second comes back on the same port with the same
+/// token; the CLI, which redials the same URL and token after a close (1, 2, 4, 8 s apart,
+/// docs/protocol.md "Reconnects and resume") and never re-reads the lock, reconnects on its
+/// own, and the next prompt's edit goes through the new host's `openDiff`. Nobody types `/ide`.
+#[test]
+fn a_resumed_host_is_rejoined_by_the_same_claude_without_ide() {
+    let Some(claude) = claude::locate("a_resumed_host_is_rejoined_by_the_same_claude_without_ide")
+    else {
+        return;
+    };
+    rejoined_after_restart(
+        Scene::new("resume", claude, Box::new(Serve)),
+        Scene::restart_terminal_with,
+    );
+}
+
+/// [`a_resumed_host_is_rejoined_by_the_same_claude_without_ide`] after a crash: the host is
+/// killed (SIGKILL), so its lock stays behind and its record still says running; its pid is
+/// dead, so the host started again takes the port and token back all the same.
+#[test]
+fn a_crashed_host_is_rejoined_by_the_same_claude_without_ide() {
+    let Some(claude) = claude::locate("a_crashed_host_is_rejoined_by_the_same_claude_without_ide")
+    else {
+        return;
+    };
+    rejoined_after_restart(
+        Scene::new("resume-crash", claude, Box::new(Serve)),
+        Scene::crash_and_restart_terminal_with,
+    );
+}
+
+/// Serves with `--resume`, connects claude, restarts the host with `restart` within a second,
+/// and checks that the same claude rejoins and completes an accepted `openDiff`.
+fn rejoined_after_restart(
+    mut scene: Scene,
+    restart: fn(&mut Scene, &str, &[&str]) -> (u16, Duration),
+) {
+    let port = scene.serve_terminal_with("accept", &["--resume"]);
+    scene.start_claude(port);
+    scene.wait_connected();
+    scene.check_session_line();
+    let pid = scene.claude_pid();
+
+    let (again, gap) = restart(&mut scene, "accept", &["--resume"]);
+    assert_eq!(
+        again, port,
+        "the restarted host must listen on the same port"
+    );
+    assert!(
+        gap < Duration::from_secs(1),
+        "the host took {gap:?} to come back; the test restarts within 1 s"
+    );
+    scene
+        .ide()
+        .wait_line(0, &format!("resumed the last session on port {port}"));
+    let rejoined = wait::until("claude's debug log to say the IDE reconnected", || {
+        let log = scene.debug_log();
+        log.lines()
+            .find(|l| l.contains("MCP server \"ide\"") && l.contains("reconnection successful"))
+            .map(str::to_owned)
+    });
+    eprintln!("the host was back {gap:?} after it stopped; claude: {rejoined}");
+    // Each redial that found no listener (refused), or the old host still closing (reset).
+    scene.expect_ide_errors_so_far(|e| e.contains("ECONNREFUSED") || e.contains("ECONNRESET"));
+    let (_, ready) = scene.ide().wait_line(0, "session ready:");
+    assert!(
+        ready.contains(&format!("pid {pid}")),
+        "the same claude (pid {pid}) should rejoin: {ready}"
+    );
+    assert_eq!(scene.claude_pid(), pid, "claude was not restarted");
+
+    prompt_until_open_diff(&mut scene);
+    scene.wait_file(EDITED);
+    scene.wait_screen(FINAL_TEXT);
     scene.assert_stayed_on_loopback();
 }

@@ -6,6 +6,7 @@
 
 use super::{LockError, MAX_LOCK_BYTES, io_error};
 use idelink_core::host_rules::lock_dir::{self, DirFacts, DirKind};
+use idelink_core::host_rules::resume::{self, FileFacts, FileKind, NotResumed};
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -119,6 +120,31 @@ impl LockDir {
         Some(text)
     }
 
+    /// The text of the private file `name` (a resume record) when core's file rule lets the
+    /// current user read it ([`resume::judge_record_file`]): not a link, a regular file, and on
+    /// Windows a DACL that grants the current user alone (the lock directory's check). `Ok(None)`
+    /// when it is gone, unreadable, too large or not UTF-8 (not a record).
+    pub(super) fn read_private(&self, name: &str, me: u32) -> Result<Option<String>, NotResumed> {
+        let path = self.path.join(name);
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            return Ok(None);
+        };
+        let kind = if meta.file_type().is_symlink() {
+            FileKind::Symlink
+        } else if meta.is_file() {
+            FileKind::Regular
+        } else {
+            FileKind::Other
+        };
+        let facts = FileFacts {
+            kind,
+            owner: me,
+            mode: private_mode(&path),
+        };
+        resume::judge_record_file(facts, me)?;
+        Ok(self.read_small(name))
+    }
+
     /// Removes the file `name`; true when it was there.
     pub(super) fn remove(&self, name: &str) -> bool {
         fs::remove_file(self.path.join(name)).is_ok()
@@ -134,4 +160,21 @@ fn restrict_to_owner(dir: &Path) -> Result<(), LockError> {
         crate::windows::restrict_to_owner(dir).map_err(io_error("restrict permissions of", dir))?;
     }
     Ok(())
+}
+
+/// The mode core judges a file by where there are no Unix modes: 0600 when the file's DACL
+/// grants the current user alone (Windows), 0666 when it grants more or cannot be read.
+#[cfg(windows)]
+fn private_mode(path: &Path) -> u32 {
+    let owner_only = crate::windows::current_user_sid()
+        .and_then(|me| Ok(crate::windows::dacl(path)?.is_owner_only(&me)))
+        .unwrap_or(false);
+    if owner_only { 0o600 } else { 0o666 }
+}
+
+/// The mode core judges a file by on a platform with neither Unix modes nor Windows ACLs:
+/// nothing can be checked, so the file counts as private (its directory was judged).
+#[cfg(not(windows))]
+fn private_mode(_path: &Path) -> u32 {
+    0o600
 }

@@ -15,6 +15,7 @@
 
 use super::{LockError, MAX_LOCK_BYTES, io_error};
 use idelink_core::host_rules::lock_dir::{self, DirFacts, DirKind, DirVerdict};
+use idelink_core::host_rules::resume::{self, FileFacts, FileKind, NotResumed};
 use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
 use std::fs::File;
@@ -144,6 +145,31 @@ impl LockDir {
         Some(text)
     }
 
+    /// The text of the private file `name` (a resume record) when core's file rule lets user
+    /// `me` read it ([`resume::judge_record_file`], on the opened handle: a link is refused by
+    /// `O_NOFOLLOW`, never followed). `Ok(None)` when it is gone, unreadable, larger than
+    /// [`MAX_LOCK_BYTES`] or not UTF-8 (not a record).
+    pub(super) fn read_private(&self, name: &str, me: u32) -> Result<Option<String>, NotResumed> {
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let fd = match rustix::fs::openat(&self.fd, name, flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(Errno::LOOP) => return Err(NotResumed::RecordIsSymlink),
+            Err(_) => return Ok(None),
+        };
+        let Ok(stat) = rustix::fs::fstat(&fd) else {
+            return Ok(None);
+        };
+        resume::judge_record_file(file_facts(&stat), me)?;
+        if u64::try_from(stat.st_size).map_or(true, |n| n > MAX_LOCK_BYTES) {
+            return Ok(None);
+        }
+        let mut text = String::new();
+        let read = File::from(fd)
+            .take(MAX_LOCK_BYTES)
+            .read_to_string(&mut text);
+        Ok(read.ok().map(|_| text))
+    }
+
     /// Removes the file `name`; true when it was there.
     pub(super) fn remove(&self, name: &str) -> bool {
         rustix::fs::unlinkat(&self.fd, name, AtFlags::empty()).is_ok()
@@ -187,6 +213,24 @@ fn facts(stat: &Stat) -> DirFacts {
         _ => DirKind::Other,
     };
     DirFacts {
+        kind,
+        owner: stat.st_uid,
+        mode: u32::from(stat.st_mode) & 0o7777,
+    }
+}
+
+/// What core judges a record file by.
+#[allow(
+    clippy::useless_conversion,
+    reason = "st_mode is u32 on Linux but u16 on macOS and the BSDs"
+)]
+fn file_facts(stat: &Stat) -> FileFacts {
+    let kind = match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => FileKind::Regular,
+        FileType::Symlink => FileKind::Symlink,
+        _ => FileKind::Other,
+    };
+    FileFacts {
         kind,
         owner: stat.st_uid,
         mode: u32::from(stat.st_mode) & 0o7777,
