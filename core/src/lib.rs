@@ -142,6 +142,7 @@
 //! (a VS Code language id from a file name).
 
 pub mod engine;
+pub mod forms;
 pub mod host_rules;
 pub mod http;
 pub mod ide;
