@@ -2,7 +2,7 @@
 //! unknown fields refused, in `ws`, `rpc`, `serverInfo` and `reads` too.
 
 use super::FormError;
-use super::read::{Field, Val, set};
+use super::read::{Val, set, strings, u64, usize};
 use crate::Config;
 use crate::engine::SessionPolicy;
 use crate::ide::{PathStyle, ReadSource, ReadSources, ToolName};
@@ -10,116 +10,138 @@ use crate::mcp::ServerInfo;
 use crate::rpc::RpcLimits;
 use crate::ws::WsConfig;
 
+/// A field of a settings form: its JSON name and where its value goes.
+type Field<T> = (&'static str, fn(&mut T) -> Slot<'_>);
+
+/// Where a field's value goes, by its type: one reader per type ([`Slot::set`]), so a field
+/// costs the wasm module a few bytes, not a reader of its own.
+enum Slot<'c> {
+    U16(&'c mut u16),
+    Usize(&'c mut usize),
+    U64(&'c mut u64),
+    OptU64(&'c mut Option<u64>),
+    Bool(&'c mut bool),
+    Strings(&'c mut Vec<String>),
+    ServerInfo(&'c mut ServerInfo),
+    PathStyle(&'c mut PathStyle),
+    SessionPolicy(&'c mut SessionPolicy),
+    Ws(&'c mut WsConfig),
+    Rpc(&'c mut RpcLimits),
+    Reads(&'c mut ReadSources),
+}
+
 /// The fields of [`Config`], one line each.
 const CONFIG: &[Field<Config>] = &[
-    ("port", |c, v| {
-        set(&mut c.port, v.integer(u16::MAX.into()).map(|n| n as u16))
+    ("port", |c| Slot::U16(&mut c.port)),
+    ("serverInfo", |c| Slot::ServerInfo(&mut c.server_info)),
+    ("workspaceFolders", |c| {
+        Slot::Strings(&mut c.workspace_folders)
     }),
-    ("serverInfo", |c, v| set(&mut c.server_info, server_info(v))),
-    ("workspaceFolders", |c, v| {
-        set(&mut c.workspace_folders, v.strings())
+    ("pathStyle", |c| Slot::PathStyle(&mut c.path_style)),
+    ("maxHeadBytes", |c| Slot::Usize(&mut c.max_head_bytes)),
+    ("handshakeTimeoutMs", |c| {
+        Slot::U64(&mut c.handshake_timeout_ms)
     }),
-    ("pathStyle", |c, v| set(&mut c.path_style, path_style(v))),
-    ("maxHeadBytes", |c, v| set(&mut c.max_head_bytes, v.usize())),
-    ("handshakeTimeoutMs", |c, v| {
-        set(&mut c.handshake_timeout_ms, v.u64())
+    ("ws", |c| Slot::Ws(&mut c.ws)),
+    ("rpc", |c| Slot::Rpc(&mut c.rpc)),
+    ("maxConnections", |c| Slot::Usize(&mut c.max_connections)),
+    ("maxHandshakes", |c| Slot::Usize(&mut c.max_handshakes)),
+    ("maxOutboundBytes", |c| {
+        Slot::Usize(&mut c.max_outbound_bytes)
     }),
-    ("ws", |c, v| set(&mut c.ws, ws(v))),
-    ("rpc", |c, v| set(&mut c.rpc, rpc(v))),
-    ("maxConnections", |c, v| {
-        set(&mut c.max_connections, v.usize())
+    ("maxPendingCalls", |c| Slot::Usize(&mut c.max_pending_calls)),
+    ("maxPendingProposalBytes", |c| {
+        Slot::Usize(&mut c.max_pending_proposal_bytes)
     }),
-    ("maxHandshakes", |c, v| {
-        set(&mut c.max_handshakes, v.usize())
+    ("maxTotalPendingProposalBytes", |c| {
+        Slot::Usize(&mut c.max_total_pending_proposal_bytes)
     }),
-    ("maxOutboundBytes", |c, v| {
-        set(&mut c.max_outbound_bytes, v.usize())
+    ("maxDocuments", |c| Slot::Usize(&mut c.max_documents)),
+    ("maxDiagnostics", |c| Slot::Usize(&mut c.max_diagnostics)),
+    ("maxQueuedMentions", |c| {
+        Slot::Usize(&mut c.max_queued_mentions)
     }),
-    ("maxPendingCalls", |c, v| {
-        set(&mut c.max_pending_calls, v.usize())
+    ("sessionPolicy", |c| {
+        Slot::SessionPolicy(&mut c.session_policy)
     }),
-    ("maxPendingProposalBytes", |c, v| {
-        set(&mut c.max_pending_proposal_bytes, v.usize())
+    ("readyDelayMs", |c| Slot::U64(&mut c.ready_delay_ms)),
+    ("selectionDebounceMs", |c| {
+        Slot::U64(&mut c.selection_debounce_ms)
     }),
-    ("maxTotalPendingProposalBytes", |c, v| {
-        set(&mut c.max_total_pending_proposal_bytes, v.usize())
-    }),
-    ("maxDocuments", |c, v| set(&mut c.max_documents, v.usize())),
-    ("maxDiagnostics", |c, v| {
-        set(&mut c.max_diagnostics, v.usize())
-    }),
-    ("maxQueuedMentions", |c, v| {
-        set(&mut c.max_queued_mentions, v.usize())
-    }),
-    ("sessionPolicy", |c, v| {
-        set(&mut c.session_policy, session_policy(v))
-    }),
-    ("readyDelayMs", |c, v| set(&mut c.ready_delay_ms, v.u64())),
-    ("selectionDebounceMs", |c, v| {
-        set(&mut c.selection_debounce_ms, v.u64())
-    }),
-    ("mentionTtlMs", |c, v| set(&mut c.mention_ttl_ms, v.u64())),
-    ("reads", |c, v| set(&mut c.reads, reads(v))),
-    ("toolDeadlineMs", |c, v| {
-        set(&mut c.tool_deadline_ms, v.nullable(|v| v.u64()))
-    }),
-    ("diffDeadlineMs", |c, v| {
-        set(&mut c.diff_deadline_ms, v.nullable(|v| v.u64()))
-    }),
-    ("executeCode", |c, v| set(&mut c.execute_code, v.boolean())),
+    ("mentionTtlMs", |c| Slot::U64(&mut c.mention_ttl_ms)),
+    ("reads", |c| Slot::Reads(&mut c.reads)),
+    ("toolDeadlineMs", |c| Slot::OptU64(&mut c.tool_deadline_ms)),
+    ("diffDeadlineMs", |c| Slot::OptU64(&mut c.diff_deadline_ms)),
+    ("executeCode", |c| Slot::Bool(&mut c.execute_code)),
 ];
 
 /// The fields of [`WsConfig`].
 const WS: &[Field<WsConfig>] = &[
-    ("maxMessageBytes", |c, v| {
-        set(&mut c.max_message_bytes, v.usize())
+    ("maxMessageBytes", |c| Slot::Usize(&mut c.max_message_bytes)),
+    ("maxFragments", |c| Slot::Usize(&mut c.max_fragments)),
+    ("keepaliveIntervalMs", |c| {
+        Slot::U64(&mut c.keepalive_interval_ms)
     }),
-    ("maxFragments", |c, v| set(&mut c.max_fragments, v.usize())),
-    ("keepaliveIntervalMs", |c, v| {
-        set(&mut c.keepalive_interval_ms, v.u64())
+    ("keepaliveTimeoutMs", |c| {
+        Slot::U64(&mut c.keepalive_timeout_ms)
     }),
-    ("keepaliveTimeoutMs", |c, v| {
-        set(&mut c.keepalive_timeout_ms, v.u64())
-    }),
-    ("closeTimeoutMs", |c, v| {
-        set(&mut c.close_timeout_ms, v.u64())
-    }),
-    ("acceptBinary", |c, v| {
-        set(&mut c.accept_binary, v.boolean())
-    }),
+    ("closeTimeoutMs", |c| Slot::U64(&mut c.close_timeout_ms)),
+    ("acceptBinary", |c| Slot::Bool(&mut c.accept_binary)),
 ];
 
 /// The fields of [`RpcLimits`].
-const RPC: &[Field<RpcLimits>] = &[("maxDepth", |c, v| set(&mut c.max_depth, v.usize()))];
+const RPC: &[Field<RpcLimits>] = &[("maxDepth", |c| Slot::Usize(&mut c.max_depth))];
+
+impl Slot<'_> {
+    /// Reads `v` into the slot.
+    fn set(self, v: Val<'_>) -> Result<(), FormError> {
+        match self {
+            Slot::U16(slot) => set(slot, v.integer(u16::MAX.into()).map(|n| n as u16)),
+            Slot::Usize(slot) => set(slot, usize(v)),
+            Slot::U64(slot) => set(slot, u64(v)),
+            Slot::OptU64(slot) => set(slot, v.nullable(u64)),
+            Slot::Bool(slot) => set(slot, v.boolean()),
+            Slot::Strings(slot) => set(slot, strings(v)),
+            Slot::ServerInfo(slot) => set(slot, server_info(v)),
+            Slot::PathStyle(slot) => set(slot, path_style(v)),
+            Slot::SessionPolicy(slot) => set(slot, session_policy(v)),
+            Slot::Ws(slot) => fill(v, WS, slot),
+            Slot::Rpc(slot) => fill(v, RPC, slot),
+            Slot::Reads(slot) => set(slot, reads(v)),
+        }
+    }
+}
+
+/// Sets the fields of `target` that object `v` gives, by the table `fields`; an unknown name
+/// or one given twice is refused (serde's `deny_unknown_fields` and `default`).
+fn fill<T>(v: Val<'_>, fields: &[Field<T>], target: &mut T) -> Result<(), FormError> {
+    let names: Vec<&str> = fields.iter().map(|(name, _)| *name).collect();
+    v.object()?
+        .each_known(
+            &names,
+            &mut |name, value| match fields.iter().find(|(known, _)| *known == name) {
+                Some((_, slot)) => slot(target).set(value).map(|()| true),
+                None => Ok(false),
+            },
+        )
+}
 
 /// A `Config` in its JSON form.
 pub(super) fn config(v: Val<'_>) -> Result<Config, FormError> {
     let mut config = Config::default();
-    v.object()?.fill(CONFIG, &mut config)?;
+    fill(v, CONFIG, &mut config)?;
     Ok(config)
-}
-
-fn ws(v: Val<'_>) -> Result<WsConfig, FormError> {
-    let mut ws = WsConfig::default();
-    v.object()?.fill(WS, &mut ws)?;
-    Ok(ws)
-}
-
-fn rpc(v: Val<'_>) -> Result<RpcLimits, FormError> {
-    let mut rpc = RpcLimits::default();
-    v.object()?.fill(RPC, &mut rpc)?;
-    Ok(rpc)
 }
 
 /// `{name, version}`, both required, nothing else.
 fn server_info(v: Val<'_>) -> Result<ServerInfo, FormError> {
     let o = v.object()?;
-    o.each_known(&["name", "version"], |name, _| {
+    o.each_known(&["name", "version"], &mut |name, _| {
         Ok(matches!(name, "name" | "version"))
     })?;
     Ok(ServerInfo {
-        name: o.req("name", |v| v.string())?,
-        version: o.req("version", |v| v.string())?,
+        name: o.string("name")?,
+        version: o.string("version")?,
     })
 }
 
@@ -139,7 +161,7 @@ fn reads(v: Val<'_>) -> Result<ReadSources, FormError> {
     let reads: Vec<ToolName> = ToolName::ALL.into_iter().filter(|t| t.is_read()).collect();
     let names: Vec<&str> = reads.iter().map(|tool| tool.as_str()).collect();
     let mut sources = ReadSources::default();
-    v.object()?.each_known(&names, |name, value| {
+    v.object()?.each_known(&names, &mut |name, value| {
         let Some(tool) = reads.iter().find(|tool| tool.as_str() == name) else {
             return Ok(false);
         };

@@ -10,9 +10,9 @@ const VARIANTS: &[Variant<EditorEvent>] = &[
     ("documentOpened", |o| {
         Ok(EditorEvent::DocumentOpened {
             path: path(o)?,
-            language_id: o.opt("languageId", |v| v.string())?,
-            is_dirty: o.or("isDirty", false, |v| v.boolean())?,
-            is_untitled: o.or("isUntitled", false, |v| v.boolean())?,
+            language_id: o.opt_string("languageId")?,
+            is_dirty: o.flag("isDirty")?,
+            is_untitled: o.flag("isUntitled")?,
         })
     }),
     ("documentClosed", |o| {
@@ -25,7 +25,7 @@ const VARIANTS: &[Variant<EditorEvent>] = &[
     ("documentDirtyChanged", |o| {
         Ok(EditorEvent::DocumentDirtyChanged {
             path: path(o)?,
-            is_dirty: o.req("isDirty", |v| v.boolean())?,
+            is_dirty: o.bool("isDirty")?,
         })
     }),
     ("documentSaved", |o| {
@@ -34,7 +34,7 @@ const VARIANTS: &[Variant<EditorEvent>] = &[
     ("selectionChanged", |o| {
         Ok(EditorEvent::SelectionChanged {
             path: path(o)?,
-            text: o.req("text", |v| v.string())?,
+            text: o.string("text")?,
             selection: o.req("selection", range)?,
         })
     }),
@@ -46,20 +46,20 @@ const VARIANTS: &[Variant<EditorEvent>] = &[
     }),
     ("workspaceFoldersChanged", |o| {
         Ok(EditorEvent::WorkspaceFoldersChanged {
-            folders: o.req("folders", |v| v.strings())?,
+            folders: o.strings("folders")?,
         })
     }),
     ("mention", |o| {
         Ok(EditorEvent::Mention {
             path: path(o)?,
-            line_start: o.opt("lineStart", |v| v.u32())?,
-            line_end: o.opt("lineEnd", |v| v.u32())?,
+            line_start: o.opt_u32("lineStart")?,
+            line_end: o.opt_u32("lineEnd")?,
         })
     }),
 ];
 
 fn path(o: &Obj<'_>) -> Result<String, FormError> {
-    o.req("path", |v| v.string())
+    o.string("path")
 }
 
 /// An `EditorEvent` in its JSON form.

@@ -4,7 +4,7 @@
 //! terminal environment (`no_proxy` / `NO_PROXY` in, the variables out).
 
 use super::FormError;
-use super::read::Val;
+use super::read::{Val, boolean, u32};
 use super::write::Object;
 use crate::json::push_string;
 use crate::lockfile::LockFile;
@@ -31,11 +31,11 @@ pub struct Variables(pub Vec<(&'static str, String)>);
 pub(super) fn lock_fields(v: Val<'_>) -> Result<LockFields, FormError> {
     let o = v.object()?;
     Ok(LockFields(LockFile {
-        pid: o.req("pid", |v| v.u32())?,
-        workspace_folders: o.req("workspaceFolders", |v| v.strings())?,
-        ide_name: o.req("ideName", |v| v.string())?,
-        auth_token: o.req("authToken", |v| v.string())?,
-        running_in_windows: o.opt("runningInWindows", |v| v.boolean())?.unwrap_or(false),
+        pid: o.req("pid", u32)?,
+        workspace_folders: o.strings("workspaceFolders")?,
+        ide_name: o.string("ideName")?,
+        auth_token: o.string("authToken")?,
+        running_in_windows: o.opt("runningInWindows", boolean)?.unwrap_or(false),
     }))
 }
 
@@ -44,7 +44,7 @@ pub(super) fn write_lock_fields(out: &mut Vec<u8>, fields: &LockFields) {
     Object::new(out)
         .u64("pid", lock.pid)
         .with("workspaceFolders", |out| {
-            strings(out, &lock.workspace_folders)
+            write_strings(out, &lock.workspace_folders)
         })
         .str("ideName", &lock.ide_name)
         .str("authToken", &lock.auth_token)
@@ -55,8 +55,8 @@ pub(super) fn write_lock_fields(out: &mut Vec<u8>, fields: &LockFields) {
 pub(super) fn inherited(v: Val<'_>) -> Result<Inherited, FormError> {
     let o = v.object()?;
     Ok(Inherited {
-        no_proxy: o.opt("no_proxy", |v| v.string())?,
-        no_proxy_upper: o.opt("NO_PROXY", |v| v.string())?,
+        no_proxy: o.opt_string("no_proxy")?,
+        no_proxy_upper: o.opt_string("NO_PROXY")?,
     })
 }
 
@@ -69,7 +69,7 @@ pub(super) fn write_variables(out: &mut Vec<u8>, variables: &Variables) {
 }
 
 /// An array of strings.
-pub(super) fn strings(out: &mut Vec<u8>, items: &[String]) {
+fn write_strings(out: &mut Vec<u8>, items: &[String]) {
     out.push(b'[');
     for (at, item) in items.iter().enumerate() {
         if at > 0 {

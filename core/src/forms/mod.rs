@@ -1,8 +1,9 @@
 //! The JSON forms every face hands in and gets back, read and written without serde: the one
 //! codec of the napi, wasm and C bindings, on the one JSON reader ([`crate::json`]).
 //!
-//! In: [`Config`], [`EditorEvent`], [`EditorSnapshot`], [`ToolOutcome`], and for the JS
-//! faces' host helpers [`LockFields`] and [`Inherited`]. Out: [`Output`], [`Event`],
+//! In: [`Config`], [`EditorEvent`], [`EditorSnapshot`], [`ToolOutcome`], for the JS faces'
+//! host helpers [`LockFields`] and [`Inherited`], and the JS numbers they pass ([`timestamp`],
+//! [`conn_id`], [`tool_call_id`], [`byte_count`], [`whole_number`]). Out: [`Output`], [`Event`],
 //! [`SnapshotChanges`], [`LockFields`] and [`Variables`]. The rules are exactly those of
 //! core's serde forms (the property tests hold this codec to serde_json on random values and
 //! on broken ones):
@@ -33,6 +34,7 @@ use std::fmt;
 mod config;
 mod event;
 mod host;
+mod number;
 mod outcome;
 mod output;
 mod read;
@@ -41,6 +43,7 @@ mod values;
 mod write;
 
 pub use host::{Inherited, LockFields, Variables};
+pub use number::{Shown, byte_count, conn_id, timestamp, tool_call_id, whole_number};
 
 use crate::engine::{Event, Output};
 use crate::{Config, EditorEvent, EditorSnapshot, SnapshotChanges, ToolOutcome};
@@ -93,7 +96,9 @@ pub trait OutputForm {
     fn write_json(&self, out: &mut Vec<u8>);
 }
 
-/// Reads `json`, the JSON text of form `T`.
+/// Reads `json`, the JSON text of form `T`. Never inlined: a face calls it for one form from
+/// several places, and one copy of each form's reader is enough (the wasm module's size).
+#[inline(never)]
 pub fn read<T: InputForm>(json: &str) -> Result<T, FormError> {
     let root = Path::Root(T::ARGUMENT);
     let value = read::root(json, &root, T::TAGGED)?;
@@ -103,7 +108,8 @@ pub fn read<T: InputForm>(json: &str) -> Result<T, FormError> {
     T::read(value)
 }
 
-/// The JSON text of `value`.
+/// The JSON text of `value`. Never inlined, as [`read`].
+#[inline(never)]
 pub fn write<T: OutputForm + ?Sized>(value: &T) -> String {
     let mut out = Vec::new();
     value.write_json(&mut out);

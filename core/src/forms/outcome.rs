@@ -9,25 +9,25 @@ use crate::ide::ToolOutcome;
 const VARIANTS: &[Variant<ToolOutcome>] = &[
     ("fileOpened", |o| {
         Ok(ToolOutcome::FileOpened {
-            language_id: o.opt("languageId", |v| v.string())?,
-            line_count: o.opt("lineCount", |v| v.u32())?,
+            language_id: o.opt_string("languageId")?,
+            line_count: o.opt_u32("lineCount")?,
         })
     }),
     ("diffSaved", |o| {
         Ok(ToolOutcome::DiffSaved {
-            final_text: o.req("finalText", |v| v.string())?,
+            final_text: o.string("finalText")?,
         })
     }),
     ("diffRejected", |_| Ok(ToolOutcome::DiffRejected)),
     ("documentSaved", |_| Ok(ToolOutcome::DocumentSaved)),
     ("codeExecuted", |o| {
         Ok(ToolOutcome::CodeExecuted {
-            outputs: o.req("outputs", |v| v.strings())?,
+            outputs: o.strings("outputs")?,
         })
     }),
     ("failed", |o| {
         Ok(ToolOutcome::Failed {
-            message: o.req("message", |v| v.string())?,
+            message: o.string("message")?,
         })
     }),
     ("diagnostics", |o| {
@@ -37,8 +37,8 @@ const VARIANTS: &[Variant<ToolOutcome>] = &[
     }),
     ("selection", |o| {
         Ok(ToolOutcome::Selection {
-            path: o.req("path", |v| v.string())?,
-            text: o.req("text", |v| v.string())?,
+            path: o.string("path")?,
+            text: o.string("text")?,
             selection: o.req("selection", range)?,
         })
     }),
@@ -50,13 +50,13 @@ const VARIANTS: &[Variant<ToolOutcome>] = &[
     }),
     ("workspaceFolders", |o| {
         Ok(ToolOutcome::WorkspaceFolders {
-            folders: o.req("folders", |v| v.strings())?,
+            folders: o.strings("folders")?,
         })
     }),
     ("documentDirty", |o| {
         Ok(ToolOutcome::DocumentDirty {
-            is_dirty: o.req("isDirty", |v| v.boolean())?,
-            is_untitled: o.or("isUntitled", false, |v| v.boolean())?,
+            is_dirty: o.bool("isDirty")?,
+            is_untitled: o.flag("isUntitled")?,
         })
     }),
     ("documentNotOpen", |_| Ok(ToolOutcome::DocumentNotOpen)),

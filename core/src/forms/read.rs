@@ -64,19 +64,19 @@ impl fmt::Display for Path<'_> {
 #[derive(Clone, Copy)]
 pub struct Val<'a> {
     raw: &'a str,
-    path: &'a Path<'a>,
+    path: Path<'a>,
 }
+
+/// How a value of type `T` is read. A plain function, not a closure type: each reader below
+/// is compiled once per `T`, not once per call site (the wasm module's size).
+pub(super) type ReadFn<T> = fn(Val<'_>) -> Result<T, FormError>;
 
 /// The argument `text` as a value at `root`, once the whole text is checked as serde_json
 /// checks it: one JSON value (RFC 8259). With `tagged`, it nests no deeper than
 /// [`MAX_DEPTH`] anywhere (serde reads a tagged form into a buffer of values first, which
 /// counts every level); otherwise only the values read count ([`Val::nests_at_most`]), as
 /// serde_json skips an unknown field without counting.
-pub(super) fn root<'a>(
-    text: &'a str,
-    root: &'a Path<'a>,
-    tagged: bool,
-) -> Result<Val<'a>, FormError> {
+pub(super) fn root<'a>(text: &'a str, root: &Path<'a>, tagged: bool) -> Result<Val<'a>, FormError> {
     let mut reader = Reader::new(text);
     let start = reader.value().ok().filter(|_| reader.at_end());
     let Some(start) = start.and_then(|start| text.get(start..reader.at())) else {
@@ -84,7 +84,7 @@ pub(super) fn root<'a>(
     };
     let value = Val {
         raw: start,
-        path: root,
+        path: *root,
     };
     if tagged {
         value.nests_at_most(MAX_DEPTH)?;
@@ -151,6 +151,7 @@ impl<'a> Val<'a> {
     }
 
     /// The error "`path` must be `expected`, got `raw`".
+    #[inline(never)]
     pub(super) fn mistyped(&self, expected: &str) -> FormError {
         let mut shown: String = self.raw.chars().take(SHOWN_CHARS).collect();
         if shown.len() < self.raw.len() {
@@ -169,6 +170,7 @@ impl<'a> Val<'a> {
     }
 
     /// The value as an object.
+    #[inline(never)]
     pub(super) fn object(&self) -> Result<Obj<'a>, FormError> {
         if !self.raw.starts_with('{') {
             return Err(self.mistyped("a plain object"));
@@ -181,23 +183,28 @@ impl<'a> Val<'a> {
         Ok(Obj { members, at: *self })
     }
 
-    /// The elements of the value as an array, each read by `read` at its index.
-    pub(super) fn list<T>(
-        &self,
-        read: impl Fn(Val<'_>) -> Result<T, FormError>,
-    ) -> Result<Vec<T>, FormError> {
+    /// The raw elements of the value as an array.
+    fn elements(&self) -> Result<json::Elements<'a>, FormError> {
         if !self.raw.starts_with('[') {
             return Err(self.mistyped("an array"));
         }
+        Ok(json::elements(self.raw))
+    }
+
+    /// The elements of the value as an array, each read by `read` at its index.
+    pub(super) fn list<T>(&self, read: ReadFn<T>) -> Result<Vec<T>, FormError> {
         let mut items = Vec::new();
-        for (index, raw) in json::elements(self.raw).enumerate() {
-            let path = Path::Index(self.path, index);
-            items.push(read(Val { raw, path: &path })?);
+        for (index, raw) in self.elements()?.enumerate() {
+            items.push(read(Val {
+                raw,
+                path: Path::Index(&self.path, index),
+            })?);
         }
         Ok(items)
     }
 
     /// The value as a string (decoded).
+    #[inline(never)]
     pub(super) fn string(&self) -> Result<String, FormError> {
         if !self.raw.starts_with('"') {
             return Err(self.mistyped("a string"));
@@ -219,6 +226,7 @@ impl<'a> Val<'a> {
     /// The value as an integer from 0 to `max`: digits only, as serde reads an unsigned
     /// integer (a fraction, an exponent or a sign is a float or a negative number to it, and
     /// refused, `1.0` and `-0` too).
+    #[inline(never)]
     pub(super) fn integer(&self, max: u64) -> Result<u64, FormError> {
         let bytes = self.raw.as_bytes();
         let digits = !bytes.is_empty() && bytes.iter().all(u8::is_ascii_digit);
@@ -247,20 +255,12 @@ impl<'a> Val<'a> {
         self.integer(usize::MAX as u64).map(|n| n as usize)
     }
 
-    /// The value as an array of strings.
-    pub(super) fn strings(&self) -> Result<Vec<String>, FormError> {
-        self.list(|item| item.string())
-    }
-
     /// `None` for `null`, else the value read by `read` (serde's `Option`).
-    pub(super) fn nullable<T>(
-        &self,
-        read: impl Fn(Val<'a>) -> Result<T, FormError>,
-    ) -> Result<Option<T>, FormError> {
+    pub(super) fn nullable<T>(self, read: ReadFn<T>) -> Result<Option<T>, FormError> {
         if self.is_null() {
             Ok(None)
         } else {
-            read(*self).map(Some)
+            read(self).map(Some)
         }
     }
 
@@ -278,6 +278,38 @@ impl<'a> Val<'a> {
     }
 }
 
+/// A string (decoded): [`Val::string`] as a [`ReadFn`]. The readers passed to [`Obj::req`]
+/// and the others are these plain functions, not closures: a closure is one more function
+/// per call site in the wasm module.
+pub(super) fn string(v: Val<'_>) -> Result<String, FormError> {
+    v.string()
+}
+
+/// `true` or `false`.
+pub(super) fn boolean(v: Val<'_>) -> Result<bool, FormError> {
+    v.boolean()
+}
+
+/// A `u32`.
+pub(super) fn u32(v: Val<'_>) -> Result<u32, FormError> {
+    v.u32()
+}
+
+/// A `u64`.
+pub(super) fn u64(v: Val<'_>) -> Result<u64, FormError> {
+    v.u64()
+}
+
+/// A `usize`.
+pub(super) fn usize(v: Val<'_>) -> Result<usize, FormError> {
+    v.usize()
+}
+
+/// An array of strings.
+pub(super) fn strings(v: Val<'_>) -> Result<Vec<String>, FormError> {
+    v.list(string)
+}
+
 /// "unknown variant `name`, expected one of …", at `at`.
 pub(super) fn unknown_variant(at: &Val<'_>, name: &str, names: &[&str]) -> FormError {
     let place = match at.path {
@@ -286,8 +318,24 @@ pub(super) fn unknown_variant(at: &Val<'_>, name: &str, names: &[&str]) -> FormE
     };
     at.error(format_args!(
         "unknown variant `{name}`{place}, expected one of {}",
-        names.join(", ")
+        OneOf(names)
     ))
+}
+
+/// Names listed in a message, `a, b, c` (written as formatted, not joined into a string
+/// first: the join's code is bigger than this in the wasm module).
+struct OneOf<'a>(&'a [&'a str]);
+
+impl fmt::Display for OneOf<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (at, name) in self.0.iter().enumerate() {
+            if at > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(name)?;
+        }
+        Ok(())
+    }
 }
 
 /// An object's members (names decoded), and where it is.
@@ -295,98 +343,6 @@ pub struct Obj<'a> {
     members: Vec<(Cow<'a, str>, &'a str)>,
     at: Val<'a>,
 }
-
-impl<'a> Obj<'a> {
-    /// Member `name` read by `read`, or None when it is absent. Given twice it is refused, as
-    /// serde refuses a known field given twice.
-    pub(super) fn get<T>(
-        &self,
-        name: &str,
-        read: impl Fn(Val<'_>) -> Result<T, FormError>,
-    ) -> Result<Option<T>, FormError> {
-        let mut found = self.members.iter().filter(|(known, _)| known == name);
-        let Some((_, raw)) = found.next() else {
-            return Ok(None);
-        };
-        let path = Path::Field(self.at.path, name);
-        if found.next().is_some() {
-            return Err(self.at.error(format_args!("duplicate field `{path}`")));
-        }
-        read(Val { raw, path: &path }).map(Some)
-    }
-
-    /// A required member.
-    pub(super) fn req<T>(
-        &self,
-        name: &str,
-        read: impl Fn(Val<'_>) -> Result<T, FormError>,
-    ) -> Result<T, FormError> {
-        self.get(name, read)?.ok_or_else(|| {
-            let path = Path::Field(self.at.path, name);
-            self.at.error(format_args!("missing field `{path}`"))
-        })
-    }
-
-    /// A member that is an option (`Option<T>` with `#[serde(default)]`): absent or `null`
-    /// is None.
-    pub(super) fn opt<T>(
-        &self,
-        name: &str,
-        read: impl Fn(Val<'_>) -> Result<T, FormError>,
-    ) -> Result<Option<T>, FormError> {
-        Ok(self.get(name, |v| v.nullable(&read))?.flatten())
-    }
-
-    /// A member with a default (`#[serde(default)]`): `default` when absent.
-    pub(super) fn or<T>(
-        &self,
-        name: &str,
-        default: T,
-        read: impl Fn(Val<'_>) -> Result<T, FormError>,
-    ) -> Result<T, FormError> {
-        Ok(self.get(name, read)?.unwrap_or(default))
-    }
-
-    /// The members in text order, for a form that refuses unknown fields and sets each
-    /// field it knows: `set` answers whether it knew the name. A field given twice is
-    /// refused, an unknown one named with the list `known`.
-    pub(super) fn each_known(
-        &self,
-        known: &[&str],
-        mut set: impl FnMut(&str, Val<'_>) -> Result<bool, FormError>,
-    ) -> Result<(), FormError> {
-        for (at, (name, raw)) in self.members.iter().enumerate() {
-            let path = Path::Field(self.at.path, name);
-            if self.members[..at].iter().any(|(seen, _)| seen == name) {
-                return Err(self.at.error(format_args!("duplicate field `{path}`")));
-            }
-            if !set(name, Val { raw, path: &path })? {
-                return Err(self.at.error(format_args!(
-                    "unknown field `{path}`, expected one of {}",
-                    known.join(", ")
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// The variant of a tagged form (`type`, `outcome`) named by member `tag`, read by its
-    /// entry in `variants`.
-    pub(super) fn variant<T>(&self, tag: &str, variants: &[Variant<T>]) -> Result<T, FormError> {
-        let name = self.req(tag, |v| v.string())?;
-        match variants.iter().find(|(known, _)| *known == name) {
-            Some((_, read)) => read(self),
-            None => {
-                let names: Vec<&str> = variants.iter().map(|(name, _)| *name).collect();
-                Err(unknown_variant(&self.at, &name, &names))
-            }
-        }
-    }
-}
-
-/// One field of a form that refuses unknown fields and defaults the rest: its JSON name and
-/// how it sets its slot from a value.
-pub(super) type Field<T> = (&'static str, fn(&mut T, Val<'_>) -> Result<(), FormError>);
 
 /// One variant of a tagged form: its tag and how it is read from the object.
 pub(super) type Variant<T> = (&'static str, fn(&Obj<'_>) -> Result<T, FormError>);
@@ -398,29 +354,141 @@ pub(super) fn set<T>(slot: &mut T, value: Result<T, FormError>) -> Result<(), Fo
 }
 
 impl Obj<'_> {
-    /// Sets the fields of `target` that the object gives, by the table `fields`; an unknown
-    /// name or one given twice is refused (serde's `deny_unknown_fields` and `default`).
-    pub(super) fn fill<T>(&self, fields: &[Field<T>], target: &mut T) -> Result<(), FormError> {
-        let names: Vec<&str> = fields.iter().map(|(name, _)| *name).collect();
-        self.each_known(&names, |name, value| {
-            match fields.iter().find(|(known, _)| *known == name) {
-                Some((_, setter)) => setter(target, value).map(|()| true),
-                None => Ok(false),
-            }
-        })
+    /// Member `name`, or None when it is absent. Given twice it is refused, as serde refuses
+    /// a known field given twice.
+    #[inline(never)]
+    fn member<'s>(&'s self, name: &'s str) -> Result<Option<Val<'s>>, FormError> {
+        let mut found = self.members.iter().filter(|(known, _)| known == name);
+        let Some((_, raw)) = found.next() else {
+            return Ok(None);
+        };
+        let path = Path::Field(&self.at.path, name);
+        if found.next().is_some() {
+            return Err(self.at.error(format_args!("duplicate field `{path}`")));
+        }
+        Ok(Some(Val { raw, path }))
     }
-}
 
-impl<'a> Obj<'a> {
+    /// The error for a required member that is absent.
+    #[inline(never)]
+    fn missing(&self, name: &str) -> FormError {
+        let path = Path::Field(&self.at.path, name);
+        self.at.error(format_args!("missing field `{path}`"))
+    }
+
+    /// A required member.
+    fn field<'s>(&'s self, name: &'s str) -> Result<Val<'s>, FormError> {
+        self.member(name)?.ok_or_else(|| self.missing(name))
+    }
+
+    /// A required string member. This and the readers below are plain methods, not
+    /// [`Obj::req`] with a reader: the fields of the forms are mostly these, and each generic
+    /// copy would cost the wasm module its own code.
+    pub(super) fn string(&self, name: &str) -> Result<String, FormError> {
+        self.field(name)?.string()
+    }
+
+    /// A string member that is an option: absent or `null` is None.
+    pub(super) fn opt_string(&self, name: &str) -> Result<Option<String>, FormError> {
+        match self.member(name)? {
+            Some(value) if !value.is_null() => value.string().map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// A required boolean member.
+    pub(super) fn bool(&self, name: &str) -> Result<bool, FormError> {
+        self.field(name)?.boolean()
+    }
+
+    /// A boolean member that defaults to false.
+    pub(super) fn flag(&self, name: &str) -> Result<bool, FormError> {
+        match self.member(name)? {
+            Some(value) => value.boolean(),
+            None => Ok(false),
+        }
+    }
+
+    /// A `u32` member that is an option: absent or `null` is None.
+    pub(super) fn opt_u32(&self, name: &str) -> Result<Option<u32>, FormError> {
+        match self.member(name)? {
+            Some(value) if !value.is_null() => value.u32().map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// A required member that is an array of strings.
+    pub(super) fn strings(&self, name: &str) -> Result<Vec<String>, FormError> {
+        strings(self.field(name)?)
+    }
+
+    /// A required member read by `read`.
+    pub(super) fn req<T>(&self, name: &str, read: ReadFn<T>) -> Result<T, FormError> {
+        read(self.field(name)?)
+    }
+
+    /// A member that is an option (`Option<T>` with `#[serde(default)]`): absent or `null`
+    /// is None.
+    pub(super) fn opt<T>(&self, name: &str, read: ReadFn<T>) -> Result<Option<T>, FormError> {
+        match self.member(name)? {
+            Some(value) => value.nullable(read),
+            None => Ok(None),
+        }
+    }
+
+    /// A member with a default (`#[serde(default)]`): `default` when absent.
+    pub(super) fn or<T>(&self, name: &str, default: T, read: ReadFn<T>) -> Result<T, FormError> {
+        match self.member(name)? {
+            Some(value) => read(value),
+            None => Ok(default),
+        }
+    }
+
+    /// The members in text order, for a form that refuses unknown fields and sets each
+    /// field it knows: `set` answers whether it knew the name. A field given twice is
+    /// refused, an unknown one named with the list `known`.
+    pub(super) fn each_known(
+        &self,
+        known: &[&str],
+        set: &mut dyn FnMut(&str, Val<'_>) -> Result<bool, FormError>,
+    ) -> Result<(), FormError> {
+        for (at, (name, raw)) in self.members.iter().enumerate() {
+            let path = Path::Field(&self.at.path, name);
+            if self.members[..at].iter().any(|(seen, _)| seen == name) {
+                return Err(self.at.error(format_args!("duplicate field `{path}`")));
+            }
+            if !set(name, Val { raw, path })? {
+                return Err(self.at.error(format_args!(
+                    "unknown field `{path}`, expected one of {}",
+                    OneOf(known)
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The variant of a tagged form (`type`, `outcome`) named by member `tag`, read by its
+    /// entry in `variants`.
+    pub(super) fn variant<T>(&self, tag: &str, variants: &[Variant<T>]) -> Result<T, FormError> {
+        let name = self.string(tag)?;
+        match variants.iter().find(|(known, _)| *known == name) {
+            Some((_, read)) => read(self),
+            None => {
+                let names: Vec<&str> = variants.iter().map(|(name, _)| *name).collect();
+                Err(unknown_variant(&self.at, &name, &names))
+            }
+        }
+    }
+
     /// The members in text order, each read by `read` with its (decoded) name.
     pub(super) fn entries<T>(
         &self,
-        mut read: impl FnMut(&str, Val<'_>) -> Result<T, FormError>,
+        read: fn(&str, Val<'_>) -> Result<T, FormError>,
     ) -> Result<Vec<T>, FormError> {
         let mut out = Vec::with_capacity(self.members.len());
         for (name, raw) in &self.members {
-            let path = Path::Field(self.at.path, name);
-            out.push(read(name, Val { raw, path: &path })?);
+            let path = Path::Field(&self.at.path, name);
+            out.push(read(name, Val { raw, path })?);
         }
         Ok(out)
     }

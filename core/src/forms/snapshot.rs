@@ -2,7 +2,7 @@
 //! fields are ignored.
 
 use super::FormError;
-use super::read::Val;
+use super::read::{Val, string, strings};
 use super::values::{file_diagnostics, range};
 use crate::EditorSnapshot;
 use crate::snapshot::{SnapshotActive, SnapshotDocument};
@@ -14,25 +14,25 @@ pub(super) fn editor_snapshot(v: Val<'_>) -> Result<EditorSnapshot, FormError> {
         documents: o.or("documents", Vec::new(), |v| v.list(document))?,
         active: o.opt("active", active)?,
         diagnostics: o.or("diagnostics", Vec::new(), |v| v.list(file_diagnostics))?,
-        workspace_folders: o.or("workspaceFolders", Vec::new(), |v| v.strings())?,
+        workspace_folders: o.or("workspaceFolders", Vec::new(), strings)?,
     })
 }
 
 fn document(v: Val<'_>) -> Result<SnapshotDocument, FormError> {
     let o = v.object()?;
     Ok(SnapshotDocument {
-        path: o.req("path", |v| v.string())?,
-        language_id: o.opt("languageId", |v| v.string())?,
-        is_dirty: o.or("isDirty", false, |v| v.boolean())?,
-        is_untitled: o.or("isUntitled", false, |v| v.boolean())?,
+        path: o.string("path")?,
+        language_id: o.opt_string("languageId")?,
+        is_dirty: o.flag("isDirty")?,
+        is_untitled: o.flag("isUntitled")?,
     })
 }
 
 fn active(v: Val<'_>) -> Result<SnapshotActive, FormError> {
     let o = v.object()?;
     Ok(SnapshotActive {
-        path: o.req("path", |v| v.string())?,
-        text: o.or("text", String::new(), |v| v.string())?,
+        path: o.string("path")?,
+        text: o.or("text", String::new(), string)?,
         selection: o.or("selection", Default::default(), range)?,
     })
 }

@@ -5,15 +5,15 @@
 use serde_json::{Map, Number, Value};
 
 use super::FormError;
-use super::read::{MAX_DEPTH, Val};
+use super::read::{MAX_DEPTH, Val, u32};
 use crate::ide::{Diagnostic, FileDiagnostics, OpenTab, Position, Range, Severity};
 
 /// `{line, character}`, both required.
 pub(super) fn position(v: Val<'_>) -> Result<Position, FormError> {
     let o = v.object()?;
     Ok(Position {
-        line: o.req("line", |v| v.u32())?,
-        character: o.req("character", |v| v.u32())?,
+        line: o.req("line", u32)?,
+        character: o.req("character", u32)?,
     })
 }
 
@@ -40,10 +40,10 @@ fn severity(v: Val<'_>) -> Result<Severity, FormError> {
 pub(super) fn diagnostic(v: Val<'_>) -> Result<Diagnostic, FormError> {
     let o = v.object()?;
     Ok(Diagnostic {
-        message: o.req("message", |v| v.string())?,
+        message: o.string("message")?,
         severity: o.req("severity", severity)?,
         range: o.req("range", range)?,
-        source: o.opt("source", |v| v.string())?,
+        source: o.opt_string("source")?,
         code: o.opt("code", any)?,
     })
 }
@@ -52,7 +52,7 @@ pub(super) fn diagnostic(v: Val<'_>) -> Result<Diagnostic, FormError> {
 pub(super) fn file_diagnostics(v: Val<'_>) -> Result<FileDiagnostics, FormError> {
     let o = v.object()?;
     Ok(FileDiagnostics {
-        path: o.req("path", |v| v.string())?,
+        path: o.string("path")?,
         diagnostics: o.req("diagnostics", |v| v.list(diagnostic))?,
     })
 }
@@ -61,16 +61,17 @@ pub(super) fn file_diagnostics(v: Val<'_>) -> Result<FileDiagnostics, FormError>
 pub(super) fn open_tab(v: Val<'_>) -> Result<OpenTab, FormError> {
     let o = v.object()?;
     Ok(OpenTab {
-        path: o.req("path", |v| v.string())?,
-        language_id: o.opt("languageId", |v| v.string())?,
-        is_dirty: o.or("isDirty", false, |v| v.boolean())?,
-        is_untitled: o.or("isUntitled", false, |v| v.boolean())?,
-        is_active: o.or("isActive", false, |v| v.boolean())?,
+        path: o.string("path")?,
+        language_id: o.opt_string("languageId")?,
+        is_dirty: o.flag("isDirty")?,
+        is_untitled: o.flag("isUntitled")?,
+        is_active: o.flag("isActive")?,
     })
 }
 
 /// Any JSON value as serde_json reads it into a [`Value`]: numbers by its own number parser,
-/// a name given twice in an object with its last value.
+/// a name given twice in an object with its last value, no deeper than serde_json would read
+/// from the value's place.
 pub(super) fn any(v: Val<'_>) -> Result<Value, FormError> {
     v.nests_at_most(MAX_DEPTH)?;
     value(v)
@@ -84,10 +85,12 @@ fn value(v: Val<'_>) -> Result<Value, FormError> {
         Some(b'[') => Value::Array(v.list(value)?),
         Some(b'{') => {
             let mut members = Map::new();
-            let entries = v
+            for (name, item) in v
                 .object()?
-                .entries(|name, item| Ok((name.to_owned(), value(item)?)))?;
-            members.extend(entries);
+                .entries(|name, item| Ok((name.to_owned(), value(item)?)))?
+            {
+                members.insert(name, item);
+            }
             Value::Object(members)
         }
         _ => Value::Number(
