@@ -194,13 +194,23 @@ impl<'a> Val<'a> {
     /// The elements of the value as an array, each read by `read` at its index.
     pub(super) fn list<T>(&self, read: ReadFn<T>) -> Result<Vec<T>, FormError> {
         let mut items = Vec::new();
+        self.each(&mut |item| {
+            items.push(read(item)?);
+            Ok(())
+        })?;
+        Ok(items)
+    }
+
+    /// Calls `f` with each element of the value as an array: the one loop of every
+    /// [`Val::list`], whatever its element type.
+    fn each(&self, f: &mut dyn FnMut(Val<'_>) -> Result<(), FormError>) -> Result<(), FormError> {
         for (index, raw) in self.elements()?.enumerate() {
-            items.push(read(Val {
+            f(Val {
                 raw,
                 path: Path::Index(&self.path, index),
-            })?);
+            })?;
         }
-        Ok(items)
+        Ok(())
     }
 
     /// The value as a string (decoded).

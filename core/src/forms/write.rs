@@ -17,6 +17,7 @@ impl<'o> Object<'o> {
     }
 
     /// The name of the next member and its colon; the value is the caller's to write.
+    #[inline(never)]
     pub(super) fn key(&mut self, name: &str) -> &mut Vec<u8> {
         if !self.first {
             self.out.push(b',');
@@ -28,18 +29,21 @@ impl<'o> Object<'o> {
     }
 
     /// A string member.
+    #[inline(never)]
     pub(super) fn str(mut self, name: &str, value: &str) -> Self {
         push_string(self.key(name), value);
         self
     }
 
     /// An integer member.
+    #[inline(never)]
     pub(super) fn u64(mut self, name: &str, value: impl Into<u64>) -> Self {
         push_u64(self.key(name), value.into());
         self
     }
 
     /// A boolean member.
+    #[inline(never)]
     pub(super) fn bool(mut self, name: &str, value: bool) -> Self {
         let text: &[u8] = if value { b"true" } else { b"false" };
         self.key(name).extend_from_slice(text);
