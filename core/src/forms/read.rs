@@ -490,16 +490,20 @@ impl Obj<'_> {
         }
     }
 
-    /// The members in text order, each read by `read` with its (decoded) name.
-    pub(super) fn entries<T>(
+    /// Calls `f` with each member in text order, by its (decoded) name.
+    pub(super) fn each_member(
         &self,
-        read: fn(&str, Val<'_>) -> Result<T, FormError>,
-    ) -> Result<Vec<T>, FormError> {
-        let mut out = Vec::with_capacity(self.members.len());
+        f: &mut dyn FnMut(&str, Val<'_>) -> Result<(), FormError>,
+    ) -> Result<(), FormError> {
         for (name, raw) in &self.members {
-            let path = Path::Field(&self.at.path, name);
-            out.push(read(name, Val { raw, path })?);
+            f(
+                name,
+                Val {
+                    raw,
+                    path: Path::Field(&self.at.path, name),
+                },
+            )?;
         }
-        Ok(out)
+        Ok(())
     }
 }

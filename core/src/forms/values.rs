@@ -85,12 +85,10 @@ fn value(v: Val<'_>) -> Result<Value, FormError> {
         Some(b'[') => Value::Array(v.list(value)?),
         Some(b'{') => {
             let mut members = Map::new();
-            for (name, item) in v
-                .object()?
-                .entries(|name, item| Ok((name.to_owned(), value(item)?)))?
-            {
-                members.insert(name, item);
-            }
+            v.object()?.each_member(&mut |name, item| {
+                members.insert(name.to_owned(), value(item)?);
+                Ok(())
+            })?;
             Value::Object(members)
         }
         _ => Value::Number(
