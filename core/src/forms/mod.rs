@@ -1,5 +1,5 @@
 //! The JSON forms every face hands in and gets back, read and written without serde: the one
-//! codec of the napi, wasm and C bindings, on the one JSON reader ([`crate::json`]).
+//! codec of the napi, wasm and C bindings, on the one JSON reader (`crate::json`).
 //!
 //! In: [`Config`], [`EditorEvent`], [`EditorSnapshot`], [`ToolOutcome`], for the JS faces'
 //! host helpers [`LockFields`] and [`Inherited`], and the JS numbers they pass ([`timestamp`],
