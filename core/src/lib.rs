@@ -135,13 +135,17 @@
 //! codec) → [`rpc`] (JSON-RPC 2.0 envelope) → [`mcp`] (session) → [`ide`] (tools, one module
 //! each, editor state, result shapes, paths) → [`engine`] (connections, routing, timers); [`lockfile`] is the
 //! lock file model, with no file system; [`host_rules`] are the hosts' rules that need no system
-//! call (socket pump policy, lock directories, the lock file's life).
+//! call (socket pump policy, lock directories, the lock file's life). [`forms`] is the one codec
+//! of the JSON forms the faces hand in and get back (config, events, snapshots, outcomes,
+//! outputs), on `json`, without serde, held to the serde forms by property tests: every
+//! binding reads and writes them through it.
 //!
 //! Helpers every embedder needs, pure functions outside the engine: [`terminal_env`] (the
 //! variables a terminal exports so `claude` connects to the editor's port) and [`language`]
 //! (a VS Code language id from a file name).
 
 pub mod engine;
+pub mod forms;
 pub mod host_rules;
 pub mod http;
 pub mod ide;

@@ -5,6 +5,7 @@
 
 use crate::guard::invalid;
 use crate::status::IdelinkStatus;
+use idelink_core::forms::{self, InputForm};
 use serde::de::DeserializeOwned;
 use std::ffi::{CStr, CString, c_char};
 
@@ -24,7 +25,19 @@ pub(crate) unsafe fn text<'a>(ptr: *const c_char, what: &str) -> ArgResult<&'a s
         .map_err(|e| invalid(format_args!("{what} is not UTF-8: {e}")))
 }
 
-/// A JSON argument parsed into `T` with the engine's serde form; the error names the field.
+/// A JSON argument in one of core's forms, read by core's codec (`idelink_core::forms`): the
+/// error is `invalid <what>: ` and core's message, which names the field.
+///
+/// # Safety
+/// As for [`text`].
+pub(crate) unsafe fn form<T: InputForm>(ptr: *const c_char, what: &str) -> ArgResult<T> {
+    // SAFETY: forwarded: this function has the same contract as `text`.
+    let text = unsafe { text(ptr, what) }?;
+    forms::read(text).map_err(|e| invalid(format_args!("invalid {what}: {e}")))
+}
+
+/// A JSON argument in a form of this binding's own (`inherited_json`), read with serde; the
+/// error names the field.
 ///
 /// # Safety
 /// As for [`text`].
@@ -60,7 +73,7 @@ pub(crate) unsafe fn place<'a, T>(ptr: *mut T, what: &str) -> ArgResult<&'a mut 
 
 /// A library-owned copy of `text` for the caller, freed with `idelink_string_free`.
 pub(crate) fn owned_string(text: String) -> *mut c_char {
-    // JSON text never holds a raw NUL (serde_json escapes it as \u0000); the fallback is
+    // JSON text never holds a raw NUL (it is escaped as \u0000); the fallback is
     // unreachable but keeps this total.
     CString::new(text).unwrap_or_default().into_raw()
 }
@@ -99,6 +112,12 @@ mod tests {
         // SAFETY: a static NUL-terminated string.
         let parsed = unsafe { json::<serde_json::Value>(c"{".as_ptr(), "event") };
         assert!(parsed.is_err_and(|e| e.1.starts_with("invalid event: EOF")));
+        // SAFETY: a static NUL-terminated string.
+        let parsed = unsafe { form::<idelink_core::EditorEvent>(c"{".as_ptr(), "event_json") };
+        assert_eq!(
+            parsed.err().map(|e| e.1).as_deref(),
+            Some("invalid event_json: event is not JSON")
+        );
         // SAFETY: len 0 never reads the pointer.
         assert_eq!(unsafe { bytes(std::ptr::null(), 0) }.ok(), Some(&[][..]));
         let data = [1_u8, 2, 3];

@@ -5,10 +5,11 @@
 //! **Threads:** an `IdelinkEngine` is not thread-safe. It may be created on one thread and
 //! used on another, but calls on one engine must never overlap.
 
-use crate::args::{bytes, json, owned_string, place, text};
+use crate::args::{bytes, form, owned_string, place, text};
 use crate::guard::{Guarded, guard, invalid, misuse, with_handle};
 use crate::snapshot::{IdelinkSnapshot, IdelinkSnapshotChanges};
 use crate::status::IdelinkStatus;
+use idelink_core::forms;
 use idelink_core::{
     AuthToken, Config, ConnId, EditorEvent, Engine, Output, Timestamp, ToolCallId, ToolOutcome,
 };
@@ -91,12 +92,11 @@ pub unsafe extern "C" fn idelink_engine_new(
         // SAFETY: `out` is writable storage for one pointer (caller's obligation).
         let out = unsafe { place(out, "out") }?;
         let config = if config_json.is_null() {
-            Config::from_json("{}")
+            Config::default()
         } else {
             // SAFETY: non-NULL and NUL-terminated (caller's obligation).
-            Config::from_json(unsafe { text(config_json, "config_json") }?)
-        }
-        .map_err(|e| invalid(format_args!("invalid config_json: {e}")))?;
+            unsafe { form::<Config>(config_json, "config_json") }?
+        };
         // SAFETY: NUL-terminated (caller's obligation).
         let token = unsafe { text(auth_token, "auth_token") }?;
         let token = AuthToken::parse(token)
@@ -259,7 +259,7 @@ pub unsafe extern "C" fn idelink_engine_editor_event(
     // SAFETY: the caller's obligations, stated above.
     unsafe {
         on(engine, |e| {
-            let event: EditorEvent = json(event_json, "event_json")?;
+            let event: EditorEvent = form(event_json, "event_json")?;
             e.handle_editor_event(now(now_ms), &event);
             Ok(())
         })
@@ -315,7 +315,7 @@ pub unsafe extern "C" fn idelink_engine_tool_outcome(
     // SAFETY: the caller's obligations, stated above.
     unsafe {
         on(engine, |e| {
-            let outcome: ToolOutcome = json(outcome_json, "outcome_json")?;
+            let outcome: ToolOutcome = form(outcome_json, "outcome_json")?;
             e.handle_tool_outcome(now(now_ms), ToolCallId::from_u64(id), &outcome)
                 .map_err(misuse)
         })
@@ -382,8 +382,7 @@ fn encode(output: Option<Output>) -> Result<IdelinkOutput, (IdelinkStatus, Strin
             std::ptr::null_mut(),
         ),
         Some(Output::Event(event)) => {
-            let text = serde_json::to_string(&event)
-                .map_err(|e| misuse(format_args!("cannot serialize an event: {e}")))?;
+            let text = forms::write(&event);
             (IdelinkOutputKind::IdelinkOutputEvent, 0, owned_string(text))
         }
         Some(other) => {

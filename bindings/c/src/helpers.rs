@@ -3,14 +3,15 @@
 //! (`idelink_core::language`).
 
 use crate::args::{json, owned_string, place, text};
-use crate::guard::{guard, misuse};
+use crate::guard::guard;
 use crate::status::IdelinkStatus;
+use idelink_core::forms::{self, Variables};
 use idelink_core::terminal_env::TerminalEnv;
 use serde::Deserialize;
-use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::ffi::c_char;
 
-/// What the terminal inherits, and the opt-in.
+/// What the terminal inherits, and the opt-in: this binding's own form (the JS faces take
+/// the opt-in as an argument), read with serde.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Inherited {
@@ -19,19 +20,6 @@ struct Inherited {
     no_proxy_upper: Option<String>,
     #[serde(rename = "forceCodeTerminal", default)]
     force_code_terminal: bool,
-}
-
-/// The variables as one JSON object whose keys keep core's order.
-struct Variables(Vec<(&'static str, String)>);
-
-impl Serialize for Variables {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (name, value) in &self.0 {
-            map.serialize_entry(name, value)?;
-        }
-        map.end()
-    }
 }
 
 /// The environment a terminal exports so the `claude` started in it connects to `port`:
@@ -63,9 +51,7 @@ pub unsafe extern "C" fn idelink_terminal_env(
             force_code_terminal: inherited.force_code_terminal,
             ..TerminalEnv::new(port)
         };
-        let text = serde_json::to_string(&Variables(env.variables()))
-            .map_err(|e| misuse(format_args!("cannot serialize the variables: {e}")))?;
-        *out = owned_string(text);
+        *out = owned_string(forms::write(&Variables(env.variables())));
         Ok(())
     })
 }

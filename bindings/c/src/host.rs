@@ -6,11 +6,12 @@
 //! on another (a dedicated I/O thread, say), but calls on one host must never overlap. An
 //! `IdelinkWaker` is thread-safe: any thread may wake the host's blocked `idelink_host_poll`.
 
-use crate::args::{json, owned_string, place, text};
+use crate::args::{form, owned_string, place, text};
 use crate::guard::{CallResult, Guarded, guard, invalid, misuse, with_handle};
 use crate::host_config;
 use crate::snapshot::{IdelinkSnapshot, IdelinkSnapshotChanges};
 use crate::status::{IdelinkStatus, fail};
+use idelink_core::forms;
 use idelink_core::{EditorEvent, Event, ToolCallId, ToolOutcome};
 use idelink_mio::{Host, HostError, ResumeOutcome, Waker};
 use std::collections::VecDeque;
@@ -237,8 +238,7 @@ pub unsafe extern "C" fn idelink_host_next_event(
                 *out = std::ptr::null_mut();
                 return Ok(());
             };
-            let text = serde_json::to_string(event)
-                .map_err(|e| misuse(format_args!("cannot serialize an event: {e}")))?;
+            let text = forms::write(event);
             s.queue.pop_front();
             *out = owned_string(text);
             Ok(())
@@ -261,7 +261,7 @@ pub unsafe extern "C" fn idelink_host_editor_event(
     // SAFETY: the caller's obligations, stated above.
     unsafe {
         on(host, |s| {
-            let event: EditorEvent = json(event_json, "event_json")?;
+            let event: EditorEvent = form(event_json, "event_json")?;
             s.host.handle_editor_event(&event).map_err(host_error)
         })
     }
@@ -315,7 +315,7 @@ pub unsafe extern "C" fn idelink_host_tool_outcome(
     // SAFETY: the caller's obligations, stated above.
     unsafe {
         on(host, |s| {
-            let outcome: ToolOutcome = json(outcome_json, "outcome_json")?;
+            let outcome: ToolOutcome = form(outcome_json, "outcome_json")?;
             s.host
                 .handle_tool_outcome(ToolCallId::from_u64(id), &outcome)
                 .map_err(misuse)

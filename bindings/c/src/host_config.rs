@@ -1,4 +1,6 @@
-//! The JSON form of a host configuration (`idelink_host_start`'s `config_json`).
+//! The JSON form of a host configuration (`idelink_host_start`'s `config_json`): this
+//! binding's own form, read with serde; its `engine` member is core's `Config` form, read by
+//! core's codec (`idelink_core::forms`).
 
 use idelink_mio::{HostConfig, LockPlacement, PortChoice};
 use serde::Deserialize;
@@ -26,7 +28,7 @@ struct HostConfigJson {
     resume: bool,
     pid: Option<u32>,
     pause_reads_at_bytes: Option<usize>,
-    engine: Option<serde_json::Value>,
+    engine: Option<Box<serde_json::value::RawValue>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -73,8 +75,8 @@ pub(crate) fn parse(text: &str) -> Result<HostConfig, String> {
         config.pump = idelink_core::host_rules::PumpPolicy::pausing_at(bytes);
     }
     if let Some(engine) = json.engine {
-        config.engine = idelink_core::Config::from_json(&engine.to_string())
-            .map_err(|e| format!("engine: {e}"))?;
+        config.engine =
+            idelink_core::forms::read(engine.get()).map_err(|e| format!("engine: {e}"))?;
     }
     Ok(config)
 }
@@ -120,6 +122,6 @@ mod tests {
         let err = parse(r#"{"ideName":"Ed","workspaceFolders":[],"lockDir":"/x"}"#);
         assert!(err.is_err_and(|e| e.contains("unknown field `lockDir`")));
         let err = parse(r#"{"ideName":"Ed","workspaceFolders":[],"engine":{"prot":1}}"#);
-        assert!(err.is_err_and(|e| e.starts_with("engine: unknown field `prot`")));
+        assert!(err.is_err_and(|e| e.starts_with("engine: config: unknown field `prot`")));
     }
 }

@@ -101,7 +101,7 @@ fn bad_arguments_and_misuse_are_statuses_with_messages() {
         IdelinkStatus::IdelinkErrorInvalidArgument
     );
     assert!(
-        last_error().starts_with("invalid event_json: missing field"),
+        last_error().starts_with("invalid event_json: event: missing field"),
         "{}",
         last_error()
     );

@@ -58,7 +58,7 @@ fn session() -> (Engine, ConnId) {
     engine
         .handle_bytes(now, conn, &bytes)
         .unwrap_or_else(|e| panic!("setup: {e}"));
-    let selection: EditorEvent = serde_json::from_str(
+    let selection: EditorEvent = idelink_core::forms::read(
         r#"{"type":"selectionChanged","path":"/w/a.rs","text":"fn main","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":7}}}"#,
     )
     .unwrap_or_else(|e| panic!("event: {e}"));

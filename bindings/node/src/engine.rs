@@ -17,15 +17,11 @@ use napi_derive::napi;
 /// clients that present `auth_token`. Returns its handle.
 #[napi]
 pub fn engine_new(env: Env, config: Option<Unknown>, auth_token: String) -> napi::Result<f64> {
-    let text = match config {
-        Some(value) if value.get_type()? != ValueType::Undefined => {
-            json_text(&env, value, "config")?
-        }
-        _ => String::from("{}"),
+    let config = match config {
+        Some(value) if value.get_type()? != ValueType::Undefined => from_js_json(&env, value)?,
+        _ => Config::default(),
     };
     guard(|| {
-        let config =
-            Config::from_json(&text).map_err(|e| throw(format_args!("invalid config: {e}")))?;
         let token = AuthToken::parse(&auth_token)
             .map_err(|e| throw(format_args!("invalid authToken: {e}")))?;
         insert(Engine::new(config, token))
@@ -91,7 +87,7 @@ pub fn engine_handle_editor_event(
     event: Unknown,
 ) -> napi::Result<()> {
     let now = timestamp(now)?;
-    let event: EditorEvent = from_js_json(&env, event, "editor event")?;
+    let event: EditorEvent = from_js_json(&env, event)?;
     with(handle, |e| {
         e.handle_editor_event(now, &event);
         Ok(())
@@ -108,7 +104,7 @@ pub fn engine_handle_tool_outcome(
     outcome: Unknown,
 ) -> napi::Result<()> {
     let (now, id) = (timestamp(now)?, tool_call_id(id)?);
-    let outcome: ToolOutcome = from_js_json(&env, outcome, "tool outcome")?;
+    let outcome: ToolOutcome = from_js_json(&env, outcome)?;
     with(handle, |e| {
         e.handle_tool_outcome(now, id, &outcome).map_err(throw)
     })
@@ -125,24 +121,21 @@ pub fn engine_handle_timeout(handle: f64, now: f64) -> napi::Result<()> {
 }
 
 /// `Engine::poll_output`, or `null`. The two outputs a busy connection produces all the time
-/// come as a number, which `lib/engine.js` turns into their serde form without parsing:
+/// come as a number, which `lib/engine.js` turns into their JSON form without parsing:
 /// `Transmit { conn }` as `conn` and `CloseTransport { conn }` as `-conn` (ids start at 1).
-/// Every other output (the events) comes as the JSON text of its serde form, for `JSON.parse`.
+/// Every other output (the events) comes as the JSON text of its form, for `JSON.parse`.
 #[napi]
 pub fn engine_poll_output(handle: f64) -> napi::Result<Option<Either<f64, String>>> {
-    with(handle, |e| e.poll_output().map(encode_output).transpose())
+    with(handle, |e| Ok(e.poll_output().map(encode_output)))
 }
 
 /// The compact form of one output (see [`engine_poll_output`]).
-fn encode_output(output: Output) -> napi::Result<Either<f64, String>> {
-    Ok(match output {
+fn encode_output(output: Output) -> Either<f64, String> {
+    match output {
         Output::Transmit { conn } => Either::A(id_number(conn.as_u64())),
         Output::CloseTransport { conn } => Either::A(-id_number(conn.as_u64())),
-        other => Either::B(
-            serde_json::to_string(&other)
-                .map_err(|err| throw(format_args!("cannot serialize an output: {err}")))?,
-        ),
-    })
+        other => Either::B(json_text(&other)),
+    }
 }
 
 /// `Engine::poll_timeout` in host milliseconds, or `null`.
@@ -186,9 +179,9 @@ mod tests {
     use idelink_core::ConnId;
 
     /// `lib/engine.js` builds `{kind: "transmit", conn}` and `{kind: "closeTransport", conn}`
-    /// from the numbers; this pins those literals to core's serde form.
+    /// from the numbers; this pins those literals to core's form.
     #[test]
-    fn numbers_stand_for_exactly_these_serde_forms() -> napi::Result<()> {
+    fn numbers_stand_for_exactly_these_forms() {
         let conn = ConnId::from_u64(7);
         for (output, number, json) in [
             (
@@ -202,9 +195,8 @@ mod tests {
                 r#"{"kind":"closeTransport","conn":7}"#,
             ),
         ] {
-            assert_eq!(serde_json::to_string(&output).ok().as_deref(), Some(json));
-            assert!(matches!(encode_output(output)?, Either::A(n) if n == number));
+            assert_eq!(idelink_core::forms::write(&output), json);
+            assert!(matches!(encode_output(output), Either::A(n) if n == number));
         }
-        Ok(())
     }
 }

@@ -61,7 +61,7 @@ pub fn lock_rewritten_for(
     lock: LockFileFields,
     event: Unknown,
 ) -> napi::Result<Option<LockFileFields>> {
-    let event: EditorEvent = from_js_json(&env, event, "event")?;
+    let event: EditorEvent = from_js_json(&env, event)?;
     guard(|| {
         let next = lock_life::rewritten_for(&LockFile::from(lock), &event);
         Ok(next.map(LockFileFields::from))

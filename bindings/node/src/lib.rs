@@ -13,10 +13,11 @@
 //! - ids: JS numbers ([`convert::conn_id`], [`convert::tool_call_id`]);
 //! - bytes: a `Uint8Array`/`Buffer` in; out, a copy into a `Buffer` the JS side allocates
 //!   (from Node's pool for small answers, which is cheaper than a native allocation);
-//! - structured values in (config, editor events, outcomes): the JS value is turned into JSON
-//!   text with `JSON.stringify` and parsed by core's serde forms ([`convert::from_js_json`]);
-//! - structured values out (outputs, lock bodies): core's serde form, as JSON text that JS
-//!   parses, or as a plain object.
+//! - structured values in (config, editor events, outcomes, snapshots): the JS value is turned
+//!   into JSON text with `JSON.stringify` and read by core's codec, `idelink_core::forms`
+//!   ([`convert::from_js_json`]), whose messages the WebAssembly engine throws too;
+//! - structured values out (outputs): core's codec writes the JSON text that JS parses; lock
+//!   bodies and pump policies are plain objects.
 //!
 //! Errors: host misuse (an `EngineError`, a bad argument) throws a JS `Error` carrying the
 //! engine's message, through [`error::throw`]. A Rust panic never crosses into Node: every

@@ -23,7 +23,7 @@ pub fn engine_handle_snapshot(
     snapshot: Unknown,
 ) -> napi::Result<u32> {
     let now = timestamp(now)?;
-    let snapshot: EditorSnapshot = from_js_json(&env, snapshot, "snapshot")?;
+    let snapshot: EditorSnapshot = from_js_json(&env, snapshot)?;
     with(handle, |e| {
         let changes = snapshot.with_view(|view| e.handle_snapshot(now, view));
         Ok(bits(changes))
@@ -45,7 +45,7 @@ pub fn lock_rewritten_for_snapshot(
     lock: LockFileFields,
     snapshot: Unknown,
 ) -> napi::Result<Option<LockFileFields>> {
-    let snapshot: EditorSnapshot = from_js_json(&env, snapshot, "snapshot")?;
+    let snapshot: EditorSnapshot = from_js_json(&env, snapshot)?;
     guard(|| {
         let lock = LockFile::from(lock);
         let next = snapshot.with_view(|view| lock_life::rewritten_for_snapshot(&lock, view));

@@ -1,13 +1,11 @@
-//! Number conversions between JS and the core types, and the one error helper (structured
-//! values: `input.rs`, `output.rs`).
+//! Number conversions between JS and the core types, with core's rules and messages
+//! ([`idelink_core::forms`]), and the one error helper (structured values: `json.rs`).
 
-use crate::js::describe;
-use idelink_core::Timestamp;
+use crate::json::describe;
+use idelink_core::forms;
+use idelink_core::{ConnId, Timestamp, ToolCallId};
 use std::fmt::Display;
 use wasm_bindgen::prelude::*;
-
-/// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
-pub(crate) const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// The one way this binding reports host misuse: a JS `Error` with `what` went wrong.
 pub(crate) fn host_error(what: impl Display) -> JsError {
@@ -16,23 +14,27 @@ pub(crate) fn host_error(what: impl Display) -> JsError {
 
 /// A `now` argument: milliseconds on the host's monotonic clock, fraction dropped.
 pub(crate) fn timestamp(now: f64) -> Result<Timestamp, JsError> {
-    let millis = whole_number(now.floor()).ok_or_else(|| {
-        host_error(format_args!(
-            "now must be a non-negative finite number of milliseconds (performance.now()), got {}",
-            js_number(now)
-        ))
-    })?;
-    Ok(Timestamp::from_millis(millis))
+    forms::timestamp(now, js_number).map_err(host_error)
 }
 
-/// An id or a count: a non-negative integer number; `what` names it in errors.
-pub(crate) fn integer(what: &str, n: f64) -> Result<u64, JsError> {
-    whole_number(n).ok_or_else(|| {
-        host_error(format_args!(
-            "{what} must be a non-negative integer number, got {}",
-            js_number(n)
-        ))
-    })
+/// A connection id as `handleAccept` returned it.
+pub(crate) fn conn_id(conn: f64) -> Result<ConnId, JsError> {
+    forms::conn_id(conn, js_number).map_err(host_error)
+}
+
+/// A tool call id as a `toolCall` event carries it.
+pub(crate) fn tool_call_id(id: f64) -> Result<ToolCallId, JsError> {
+    forms::tool_call_id(id, js_number).map_err(host_error)
+}
+
+/// A byte count for `handleSent`.
+pub(crate) fn byte_count(n: f64) -> Result<usize, JsError> {
+    forms::byte_count(n, js_number).map_err(host_error)
+}
+
+/// A non-negative integer a JS number holds exactly; `what` names it in the message.
+pub(crate) fn whole_number(n: f64, what: &str) -> Result<u64, JsError> {
+    forms::whole_number(n, what, js_number).map_err(host_error)
 }
 
 /// A timestamp as a JS number (exact up to 2^53 ms, some 285 000 years).
@@ -46,12 +48,7 @@ pub(crate) fn id_number(id: u64) -> f64 {
 }
 
 /// `n` as JS writes it (`String(n)`: `Infinity`, `1.5`): Rust's own float formatting would
-/// add some 18 KB to the module for two error messages.
+/// add some 18 KB to the module for a few error messages.
 fn js_number(n: f64) -> String {
     describe(&JsValue::from_f64(n))
-}
-
-fn whole_number(n: f64) -> Option<u64> {
-    let exact = n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER;
-    exact.then_some(n as u64)
 }

@@ -1,8 +1,11 @@
 //! The `Engine` class: one method per core input or output, converting and nothing else.
 
-use crate::convert::{host_error, id_number, integer, millis_number, timestamp};
-use crate::{input, output};
-use idelink_core::{AuthToken, ConnId, ToolCallId};
+use crate::convert::{
+    byte_count, conn_id, host_error, id_number, millis_number, timestamp, tool_call_id,
+};
+use crate::json;
+use idelink_core::AuthToken;
+use idelink_core::{Config, EditorEvent, EditorSnapshot, ToolOutcome};
 use wasm_bindgen::prelude::*;
 
 /// One protocol endpoint (one port, one token, any number of client connections). Feed it
@@ -23,8 +26,9 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "Config")] config: JsValue,
         #[wasm_bindgen(js_name = authToken)] auth_token: &str,
     ) -> Result<Engine, JsError> {
-        let config = input::config(config)?;
-        let token = AuthToken::parse(auth_token).map_err(host_error)?;
+        let config = json::read::<Config>(&config)?;
+        let token = AuthToken::parse(auth_token)
+            .map_err(|e| host_error(format_args!("invalid authToken: {e}")))?;
         Ok(Engine {
             inner: idelink_core::Engine::new(config, token),
         })
@@ -76,7 +80,7 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "EditorEvent")] event: JsValue,
     ) -> Result<(), JsError> {
         let now = timestamp(now)?;
-        let event = input::editor_event(event)?;
+        let event = json::read::<EditorEvent>(&event)?;
         self.inner.handle_editor_event(now, &event);
         Ok(())
     }
@@ -93,9 +97,9 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "EditorSnapshot")] snapshot: JsValue,
     ) -> Result<JsValue, JsError> {
         let now = timestamp(now)?;
-        let snapshot = input::editor_snapshot(snapshot)?;
+        let snapshot = json::read::<EditorSnapshot>(&snapshot)?;
         let changes = snapshot.with_view(|view| self.inner.handle_snapshot(now, view));
-        Ok(output::snapshot_changes(&changes))
+        Ok(json::write(&changes))
     }
 
     /// The editor's answer to tool request `id` (`{outcome: "diffSaved", finalText}`, ...).
@@ -108,8 +112,8 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "ToolOutcome")] outcome: JsValue,
     ) -> Result<(), JsError> {
         let now = timestamp(now)?;
-        let id = ToolCallId::from_u64(integer("id", id)?);
-        let outcome = input::tool_outcome(outcome)?;
+        let id = tool_call_id(id)?;
+        let outcome = json::read::<ToolOutcome>(&outcome)?;
         self.inner
             .handle_tool_outcome(now, id, &outcome)
             .map_err(host_error)
@@ -125,10 +129,10 @@ impl Engine {
     /// The next output (`{kind: "transmit", conn}`, `{kind: "closeTransport", conn}` or
     /// `{kind: "event", event: ..., ...}`), or `null` when there is nothing more.
     #[wasm_bindgen(js_name = pollOutput, unchecked_return_type = "Output | null")]
-    pub fn poll_output(&mut self) -> Result<JsValue, JsError> {
+    pub fn poll_output(&mut self) -> JsValue {
         match self.inner.poll_output() {
-            Some(out) => output::output(&out),
-            None => Ok(JsValue::NULL),
+            Some(out) => json::write(&out),
+            None => JsValue::NULL,
         }
     }
 
@@ -155,11 +159,7 @@ impl Engine {
     #[wasm_bindgen(js_name = handleSent)]
     pub fn handle_sent(&mut self, conn: f64, n: f64) -> Result<(), JsError> {
         let conn = conn_id(conn)?;
-        let n = usize::try_from(integer("n", n)?).map_err(host_error)?;
+        let n = byte_count(n)?;
         self.inner.handle_sent(conn, n).map_err(host_error)
     }
-}
-
-fn conn_id(conn: f64) -> Result<ConnId, JsError> {
-    Ok(ConnId::from_u64(integer("conn", conn)?))
 }

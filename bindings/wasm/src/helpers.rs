@@ -2,7 +2,8 @@
 //! port ([`idelink_core::terminal_env`]) and a language id from a file name
 //! ([`idelink_core::language`]).
 
-use crate::js::{Built, Obj};
+use crate::json;
+use idelink_core::forms::{Inherited, Variables};
 use idelink_core::terminal_env::TerminalEnv;
 use wasm_bindgen::prelude::*;
 
@@ -16,26 +17,18 @@ pub fn terminal_env(
     inherited: JsValue,
     #[wasm_bindgen(js_name = forceCodeTerminal)] force_code_terminal: Option<bool>,
 ) -> Result<JsValue, JsError> {
-    let (no_proxy, no_proxy_upper) = if inherited.is_undefined() || inherited.is_null() {
-        (None, None)
+    let inherited = if inherited.is_undefined() || inherited.is_null() {
+        Inherited::default()
     } else {
-        let inherited = Obj::root("inherited", inherited)?;
-        (
-            inherited.opt_string("no_proxy")?,
-            inherited.opt_string("NO_PROXY")?,
-        )
+        json::read::<Inherited>(&inherited)?
     };
     let env = TerminalEnv {
-        no_proxy: no_proxy.as_deref(),
-        no_proxy_upper: no_proxy_upper.as_deref(),
+        no_proxy: inherited.no_proxy.as_deref(),
+        no_proxy_upper: inherited.no_proxy_upper.as_deref(),
         force_code_terminal: force_code_terminal.unwrap_or(false),
         ..TerminalEnv::new(port)
     };
-    let variables = env
-        .variables()
-        .into_iter()
-        .fold(Built::new(), |b, (name, value)| b.str(name, &value));
-    Ok(variables.done())
+    Ok(json::write(&Variables(env.variables())))
 }
 
 /// The VS Code language id of a path or file name (`"rust"`, `"cpp"`, …), or `undefined`.

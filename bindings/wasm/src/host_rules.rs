@@ -2,6 +2,7 @@
 //! own: lock names, the stale rule, and the pump policy ([`idelink_core::host_rules`]). The
 //! same functions as the Node binding's.
 
+use crate::convert::whole_number;
 use idelink_core::host_rules::PumpPolicy;
 use idelink_core::host_rules::lock_life;
 use idelink_core::lockfile::LockFile;
@@ -34,8 +35,16 @@ pub struct PumpPolicyJs(PumpPolicy);
 impl PumpPolicyJs {
     /// The default policy, or one pausing at `pauseReadsAtBytes` (resuming below half).
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(js_name = pauseReadsAtBytes)] pause: Option<u32>) -> PumpPolicyJs {
-        PumpPolicyJs(pause.map_or(PumpPolicy::DEFAULT, |n| PumpPolicy::pausing_at(n as usize)))
+    pub fn new(
+        #[wasm_bindgen(js_name = pauseReadsAtBytes)] pause: Option<f64>,
+    ) -> Result<PumpPolicyJs, JsError> {
+        Ok(PumpPolicyJs(match pause {
+            None => PumpPolicy::DEFAULT,
+            // A mark past the address space is one that is never reached.
+            Some(n) => PumpPolicy::pausing_at(
+                usize::try_from(whole_number(n, "pauseReadsAtBytes")?).unwrap_or(usize::MAX),
+            ),
+        }))
     }
 
     /// Stop reading a socket with this many unsent answer bytes.
@@ -87,13 +96,13 @@ mod tests {
         let body = r#"{"pid":7,"workspaceFolders":[],"ideName":"ours","authToken":"t"}"#;
         assert_eq!(stale_lock_owner("1.lock", body, "ours"), Some(7));
         assert_eq!(stale_lock_owner("1.lock", body, "theirs"), None);
-        let policy = PumpPolicyJs::new(Some(100));
+        let Ok(policy) = PumpPolicyJs::new(Some(100.0)) else {
+            panic!("a whole pause mark is taken");
+        };
         assert_eq!(policy.resume_reads_below_bytes(), 50.0);
         assert!(policy.may_read(99.0) && !policy.may_read(100.0));
         assert!(policy.may_resume(49.0) && !policy.may_resume(50.0));
-        assert_eq!(
-            PumpPolicyJs::new(None).pause_reads_at_bytes(),
-            (8 << 20) as f64
-        );
+        let pause = PumpPolicyJs::new(None).map(|policy| policy.pause_reads_at_bytes());
+        assert_eq!(pause.ok(), Some((8 << 20) as f64));
     }
 }

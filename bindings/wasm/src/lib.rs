@@ -28,9 +28,9 @@
 //! - Bytes are `Uint8Array` (copied across the boundary in both directions).
 //! - Structured values (the config, editor events, tool outcomes, outputs) are plain objects in
 //!   the JSON forms the core crate documents, the same the transcript vectors, the Node binding
-//!   and the stdio sidecar use (`null` for an absent option). They are read and built field by
-//!   field through the JS engine's `Reflect` (`js.rs`), not through serde: the derived
-//!   deserializers of these forms were a third of the module's size.
+//!   and the stdio sidecar use (`null` for an absent option). They cross as JSON text
+//!   (`JSON.stringify` / `JSON.parse`) read and written by core's codec
+//!   ([`idelink_core::forms`], no serde): the rules and the error messages are core's.
 //! - Core's host rules a JS host needs (lock names, the stale rule, the pump policy) are
 //!   exported too: `lockFileName`, `lockPortFromFileName`, `staleLockOwner`, `PumpPolicy`, and
 //!   the lock file's own rules for a host that keeps one on disk (the npm package `idelink`
@@ -42,10 +42,8 @@ mod convert;
 mod engine;
 mod helpers;
 mod host_rules;
-mod input;
-mod js;
+mod json;
 mod lock_rules;
-mod output;
 mod types;
 
 pub use engine::Engine;

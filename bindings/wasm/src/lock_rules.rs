@@ -4,11 +4,12 @@
 //! (`bindings/node/src/lockfile.rs`, `host_rules.rs`). The host performs the system calls.
 
 use crate::convert::host_error;
-use crate::input;
-use crate::js::{Built, Obj};
+use crate::json;
+use idelink_core::forms::LockFields;
 use idelink_core::host_rules::lock_dir::{self, ConfigDir, DirFacts, DirKind, DirVerdict};
 use idelink_core::host_rules::lock_life::{self, LockOnDisk, LockUpkeep};
 use idelink_core::lockfile::LockFile;
+use idelink_core::{EditorEvent, EditorSnapshot};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -23,29 +24,14 @@ export interface LockFileFields {
 }
 "#;
 
-/// The fields of a lock file as JS passes them in (`LockFileFields`), read field by field.
+/// The fields of a lock file as JS passes them in (`LockFileFields`).
 fn lock_fields(value: JsValue) -> Result<LockFile, JsError> {
-    let f = Obj::root("lock file fields", value)?;
-    Ok(LockFile {
-        pid: f.integer("pid", u64::from(u32::MAX))? as u32,
-        workspace_folders: f
-            .strings("workspaceFolders")?
-            .ok_or_else(|| f.error("missing field `workspaceFolders`"))?,
-        ide_name: f.string("ideName")?,
-        auth_token: f.string("authToken")?,
-        running_in_windows: f.opt_bool("runningInWindows")?.unwrap_or(false),
-    })
+    Ok(json::read::<LockFields>(&value)?.0)
 }
 
 /// `lock` as JS gets it back (`Required<LockFileFields>`).
 fn fields_object(lock: LockFile) -> JsValue {
-    Built::new()
-        .num("pid", lock.pid)
-        .value("workspaceFolders", &JsValue::from(lock.workspace_folders))
-        .str("ideName", &lock.ide_name)
-        .str("authToken", &lock.auth_token)
-        .bool("runningInWindows", lock.running_in_windows)
-        .done()
+    json::write(&LockFields(lock))
 }
 
 /// The JSON text of `<port>.lock` for these fields (`transport: "ws"` added by core).
@@ -92,7 +78,7 @@ pub fn lock_rewritten_for(
     #[wasm_bindgen(unchecked_param_type = "EditorEvent")] event: JsValue,
 ) -> Result<JsValue, JsError> {
     let lock = lock_fields(lock)?;
-    let event = input::editor_event(event)?;
+    let event = json::read::<EditorEvent>(&event)?;
     match lock_life::rewritten_for(&lock, &event) {
         Some(next) => Ok(fields_object(next)),
         None => Ok(JsValue::NULL),
@@ -110,7 +96,7 @@ pub fn lock_rewritten_for_snapshot(
     #[wasm_bindgen(unchecked_param_type = "EditorSnapshot")] snapshot: JsValue,
 ) -> Result<JsValue, JsError> {
     let lock = lock_fields(lock)?;
-    let snapshot = input::editor_snapshot(snapshot)?;
+    let snapshot = json::read::<EditorSnapshot>(&snapshot)?;
     match snapshot.with_view(|view| lock_life::rewritten_for_snapshot(&lock, view)) {
         Some(next) => Ok(fields_object(next)),
         None => Ok(JsValue::NULL),

@@ -22,7 +22,7 @@ mod scan;
 mod string;
 
 pub(crate) use escape::{escape_into, escape_twice_into, push_string, push_u64};
-pub(crate) use members::{Member, Name, elements, members};
+pub(crate) use members::{Elements, Member, Name, elements, members};
 pub(crate) use scan::{NotJson, Reader};
 pub(crate) use string::decode;
 

@@ -1,0 +1,68 @@
+//! The `EditorEvent` form, tagged by `type`; a variant's unknown fields are ignored.
+
+use super::FormError;
+use super::read::{Obj, Val, Variant};
+use super::values::{diagnostic, range};
+use crate::ide::EditorEvent;
+
+/// The variants by their `type`, each read from its object.
+const VARIANTS: &[Variant<EditorEvent>] = &[
+    ("documentOpened", |o| {
+        Ok(EditorEvent::DocumentOpened {
+            path: path(o)?,
+            language_id: o.opt_string("languageId")?,
+            is_dirty: o.flag("isDirty")?,
+            is_untitled: o.flag("isUntitled")?,
+        })
+    }),
+    ("documentClosed", |o| {
+        Ok(EditorEvent::DocumentClosed { path: path(o)? })
+    }),
+    ("documentActivated", |o| {
+        Ok(EditorEvent::DocumentActivated { path: path(o)? })
+    }),
+    ("noDocumentActive", |_| Ok(EditorEvent::NoDocumentActive)),
+    ("documentDirtyChanged", |o| {
+        Ok(EditorEvent::DocumentDirtyChanged {
+            path: path(o)?,
+            is_dirty: o.bool("isDirty")?,
+        })
+    }),
+    ("documentSaved", |o| {
+        Ok(EditorEvent::DocumentSaved { path: path(o)? })
+    }),
+    ("selectionChanged", |o| {
+        Ok(EditorEvent::SelectionChanged {
+            path: path(o)?,
+            text: o.string("text")?,
+            selection: o.req("selection", range)?,
+        })
+    }),
+    ("diagnosticsChanged", |o| {
+        Ok(EditorEvent::DiagnosticsChanged {
+            path: path(o)?,
+            diagnostics: o.req("diagnostics", |v| v.list(diagnostic))?,
+        })
+    }),
+    ("workspaceFoldersChanged", |o| {
+        Ok(EditorEvent::WorkspaceFoldersChanged {
+            folders: o.strings("folders")?,
+        })
+    }),
+    ("mention", |o| {
+        Ok(EditorEvent::Mention {
+            path: path(o)?,
+            line_start: o.opt_u32("lineStart")?,
+            line_end: o.opt_u32("lineEnd")?,
+        })
+    }),
+];
+
+fn path(o: &Obj<'_>) -> Result<String, FormError> {
+    o.string("path")
+}
+
+/// An `EditorEvent` in its JSON form.
+pub(super) fn editor_event(v: Val<'_>) -> Result<EditorEvent, FormError> {
+    v.object()?.variant("type", VARIANTS)
+}

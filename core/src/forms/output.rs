@@ -1,0 +1,166 @@
+//! The output forms: `Output` (tagged by `kind`) with its `Event` (tagged by `event`),
+//! `ToolRequest` (tagged by `tool`), `CloseReason` (tagged by `kind`), `CancelReason`, and
+//! `SnapshotChanges`, written as serde_json writes their serde forms: absent options `null`,
+//! except a request's, which are left out.
+
+use super::write::Object;
+use crate::SnapshotChanges;
+use crate::engine::{CancelReason, CloseReason, Event, Output};
+use crate::ide::ToolRequest;
+use crate::json::{push_string, push_u64};
+use crate::mcp::ClientInfo;
+
+/// An `Output` in its JSON form.
+pub(super) fn output(out: &mut Vec<u8>, output: &Output) {
+    let o = Object::new(out);
+    match output {
+        Output::Transmit { conn } => o.str("kind", "transmit").u64("conn", conn.as_u64()),
+        Output::CloseTransport { conn } => {
+            o.str("kind", "closeTransport").u64("conn", conn.as_u64())
+        }
+        Output::Event(event) => event_members(o.str("kind", "event"), event),
+    }
+    .end();
+}
+
+/// An `Event` in its JSON form (what the C host queues).
+pub(super) fn event(out: &mut Vec<u8>, event: &Event) {
+    event_members(Object::new(out), event).end();
+}
+
+fn event_members<'o>(o: Object<'o>, event: &Event) -> Object<'o> {
+    match event {
+        Event::Connected { conn, user_agent } => o
+            .str("event", "connected")
+            .u64("conn", conn.as_u64())
+            .nullable("userAgent", user_agent.as_deref(), push_string),
+        Event::SessionReady {
+            conn,
+            client,
+            client_pid,
+        } => o
+            .str("event", "sessionReady")
+            .u64("conn", conn.as_u64())
+            .with("client", |out| client_info(out, client))
+            .nullable("clientPid", *client_pid, |out, pid| {
+                push_u64(out, pid.into())
+            }),
+        Event::ToolCall { id, conn, request } => o
+            .str("event", "toolCall")
+            .u64("id", id.as_u64())
+            .u64("conn", conn.as_u64())
+            .with("request", |out| tool_request(out, request)),
+        Event::ToolCallCancelled { id, reason } => o
+            .str("event", "toolCallCancelled")
+            .u64("id", id.as_u64())
+            .str("reason", cancel_reason(*reason)),
+        Event::ToolServed { conn, tool } => o
+            .str("event", "toolServed")
+            .u64("conn", conn.as_u64())
+            .str("tool", tool.as_str()),
+        Event::Closed { conn, reason } => o
+            .str("event", "closed")
+            .u64("conn", conn.as_u64())
+            .with("reason", |out| close_reason(out, reason)),
+    }
+}
+
+fn client_info(out: &mut Vec<u8>, client: &ClientInfo) {
+    Object::new(out)
+        .str("name", &client.name)
+        .str("version", &client.version)
+        .str("protocolVersion", client.protocol_version)
+        .end();
+}
+
+fn tool_request(out: &mut Vec<u8>, request: &ToolRequest) {
+    let o = Object::new(out);
+    match request {
+        ToolRequest::OpenFile {
+            path,
+            preview,
+            start_text,
+            end_text,
+            select_to_end_of_line,
+            make_frontmost,
+        } => o
+            .str("tool", "openFile")
+            .str("path", path)
+            .bool("preview", *preview)
+            .some_str("startText", start_text.as_deref())
+            .some_str("endText", end_text.as_deref())
+            .bool("selectToEndOfLine", *select_to_end_of_line)
+            .bool("makeFrontmost", *make_frontmost),
+        ToolRequest::OpenDiff {
+            old_file_path,
+            new_file_path,
+            new_file_contents,
+            tab_name,
+        } => o
+            .str("tool", "openDiff")
+            .str("oldFilePath", old_file_path)
+            .str("newFilePath", new_file_path)
+            .str("newFileContents", new_file_contents)
+            .str("tabName", tab_name),
+        ToolRequest::SaveDocument { path } => o.str("tool", "saveDocument").str("path", path),
+        ToolRequest::ExecuteCode { code } => o.str("tool", "executeCode").str("code", code),
+        ToolRequest::GetDiagnostics { path } => o
+            .str("tool", "getDiagnostics")
+            .some_str("path", path.as_deref()),
+        ToolRequest::GetCurrentSelection => o.str("tool", "getCurrentSelection"),
+        ToolRequest::GetLatestSelection => o.str("tool", "getLatestSelection"),
+        ToolRequest::GetOpenEditors => o.str("tool", "getOpenEditors"),
+        ToolRequest::GetWorkspaceFolders => o.str("tool", "getWorkspaceFolders"),
+        ToolRequest::CheckDocumentDirty { path } => {
+            o.str("tool", "checkDocumentDirty").str("path", path)
+        }
+    }
+    .end();
+}
+
+fn cancel_reason(reason: CancelReason) -> &'static str {
+    match reason {
+        CancelReason::ClosedByClient => "closedByClient",
+        CancelReason::Replaced => "replaced",
+        CancelReason::CancelledByClient => "cancelledByClient",
+        CancelReason::ClientGone => "clientGone",
+        CancelReason::DeadlineExpired => "deadlineExpired",
+    }
+}
+
+fn close_reason(out: &mut Vec<u8>, reason: &CloseReason) {
+    match reason {
+        CloseReason::UpgradeRejected { status, detail } => Object::new(out)
+            .str("kind", "upgradeRejected")
+            .u64("status", *status)
+            .str("detail", detail),
+        CloseReason::HandshakeTimeout => Object::new(out).str("kind", "handshakeTimeout"),
+        CloseReason::TooManyConnections => Object::new(out).str("kind", "tooManyConnections"),
+        CloseReason::HandshakeEvicted => Object::new(out).str("kind", "handshakeEvicted"),
+        CloseReason::PeerClosed { code, reason } => Object::new(out)
+            .str("kind", "peerClosed")
+            .nullable("code", *code, |out, code| push_u64(out, code.into()))
+            .str("reason", reason),
+        CloseReason::ProtocolViolation { code, detail } => Object::new(out)
+            .str("kind", "protocolViolation")
+            .u64("code", *code)
+            .str("detail", detail),
+        CloseReason::KeepaliveTimeout => Object::new(out).str("kind", "keepaliveTimeout"),
+        CloseReason::CloseTimeout => Object::new(out).str("kind", "closeTimeout"),
+        CloseReason::Superseded => Object::new(out).str("kind", "superseded"),
+        CloseReason::OutboundOverflow => Object::new(out).str("kind", "outboundOverflow"),
+        CloseReason::ClosedByHost => Object::new(out).str("kind", "closedByHost"),
+        CloseReason::TransportClosed => Object::new(out).str("kind", "transportClosed"),
+    }
+    .end();
+}
+
+/// `SnapshotChanges` in its JSON form.
+pub(super) fn snapshot_changes(out: &mut Vec<u8>, changes: &SnapshotChanges) {
+    Object::new(out)
+        .bool("documents", changes.documents)
+        .bool("active", changes.active)
+        .bool("diagnostics", changes.diagnostics)
+        .bool("workspaceFolders", changes.workspace_folders)
+        .end();
+}
