@@ -120,6 +120,7 @@ pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
         };
     }
     u64_field("readyDelayMs", &mut c.ready_delay_ms)?;
+    u64_field("startupWindowMs", &mut c.startup_window_ms)?;
     u64_field("selectionDebounceMs", &mut c.selection_debounce_ms)?;
     u64_field("mentionTtlMs", &mut c.mention_ttl_ms)?;
     for (name, slot) in [

@@ -134,11 +134,22 @@ impl Scene {
 
     /// Starts the CLI in a terminal, told to connect to `ide_port`.
     pub fn start_claude(&mut self, ide_port: u16) {
-        let env = claude::environment(
+        self.start_claude_with(ide_port, &[]);
+    }
+
+    /// [`start_claude`](Self::start_claude) with more variables in the CLI's environment
+    /// (`MCP_TOOL_TIMEOUT`, say).
+    pub fn start_claude_with(&mut self, ide_port: u16, more_env: &[(&str, &str)]) {
+        let mut env = claude::environment(
             &self.home,
             &self.root.join("tmp"),
             self.api.port(),
             ide_port,
+        );
+        env.extend(
+            more_env
+                .iter()
+                .map(|(key, value)| ((*key).to_owned(), (*value).to_owned())),
         );
         let mut args = self.claude.leading.clone();
         args.extend(claude::arguments(&self.debug_log_path()));

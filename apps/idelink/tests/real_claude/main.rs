@@ -19,8 +19,10 @@
 // Unix only: the CLI runs in a tmux pseudo-terminal, and the pinned CLI is the linux-x64 build.
 #![cfg(unix)]
 
+mod contract;
 mod idelink;
 mod idelink_claude;
+mod slow_start;
 
 use idelink::Serve;
 use idelink_real_claude::fake_api::FINAL_TEXT;
