@@ -224,10 +224,9 @@ impl Engine {
                     .selection_changed(now, self.config.selection_debounce_ms);
             }
             StateChange::Mention(mention) => {
-                let held = self.hold_mention(now, &mention);
                 self.writer.clear();
                 let written = self.writer.notification(AtMentioned::METHOD, &mention);
-                if !written || self.broadcast_listening(now) + held == 0 {
+                if !written || self.broadcast() == 0 {
                     let expires = now.add_millis(self.config.mention_ttl_ms);
                     self.pushes
                         .queue_mention(expires, mention, self.config.max_queued_mentions);

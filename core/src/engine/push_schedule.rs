@@ -95,7 +95,7 @@ impl PushSchedule {
 ///   `tools/call` (`closeAllDiffTabs` starts every prompt): the CLI consumes the selection into
 ///   that prompt (`consumeIdeSelection`), and a repeat would offer it to the next one again.
 /// - a mention is never sent twice: its handler inserts `@path#L<a>-<b>` at the cursor each
-///   time. A mention that waited for the client (or came during its start-up) is held until
+///   time. A mention that waited for the client (one made later goes at once) is held until
 ///   [`MENTION_PACE_FACTOR`] times the CLI's connect pace after its `tools/list` (at least
 ///   [`MENTION_HOLD_MIN_MS`]), or its first `tools/call`, whichever comes first; a client that
 ///   never lists tools gets it at the end of the window. This is a margin, not proof: the CLI
@@ -157,19 +157,6 @@ impl StartupPushes {
             gap_ms: RESEND_FIRST_GAP_MS,
         });
         self.held.extend(mentions);
-    }
-
-    /// True while a mention made now must be held for this ready client rather than sent.
-    pub(crate) fn holds_mentions(&self, now: Timestamp, ready_delay_ms: u64) -> bool {
-        !self.listening
-            && self
-                .mentions_due(ready_delay_ms)
-                .is_some_and(|due| now < due)
-    }
-
-    /// Holds `mention` for this client.
-    pub(crate) fn hold(&mut self, mention: AtMentioned) {
-        self.held.push(mention);
     }
 
     /// The client made a `tools/call`: it listens. The repeats stop; the held mentions are
@@ -304,7 +291,6 @@ mod tests {
         assert_eq!(pushes.tool_called(), [mention(1)]);
         assert_eq!(pushes.next_deadline(500), None);
         assert_eq!(pushes.poll(at(1_500), 500), StartupDue::default());
-        assert!(!pushes.holds_mentions(at(1_500), 500));
     }
 
     #[test]
@@ -321,13 +307,12 @@ mod tests {
         loaded.tools_listed(at(1_000));
         loaded.tools_listed(at(3_500));
         loaded.became_ready(at(500), 16_000, vec![mention(1), mention(2)]);
-        assert!(loaded.holds_mentions(at(4_999), 500));
-        loaded.hold(mention(3));
         assert_eq!(
-            run(&mut loaded, 60_000).1,
-            [(5_000, 1), (5_000, 2), (5_000, 3)]
+            loaded.next_deadline(500),
+            Some(at(1_000)),
+            "the selection first"
         );
-        assert!(!loaded.holds_mentions(at(5_000), 500));
+        assert_eq!(run(&mut loaded, 60_000).1, [(5_000, 1), (5_000, 2)]);
     }
 
     #[test]

@@ -127,6 +127,17 @@ impl Scene {
         self.ide.insert(ide)
     }
 
+    /// Sends `messages` to the sidecar (editor events, say), then waits until it answered an
+    /// `idelink/info` sent after them: every one of them has been applied.
+    pub fn send_synced(&mut self, messages: &[Value]) {
+        let ide = self.ide();
+        for message in messages {
+            ide.send(message);
+        }
+        ide.send(&json!({"jsonrpc": "2.0", "id": "sync", "method": "idelink/info"}));
+        ide.wait_message("the idelink/info answer", |m| m["id"] == "sync");
+    }
+
     /// The running IDE.
     pub fn ide(&mut self) -> &mut Ide {
         self.ide.as_mut().expect("serve_* starts the IDE first")

@@ -151,15 +151,10 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
     let mut scene = Scene::new("sidecar", claude, Box::new(Serve));
     let port = scene.serve_sidecar();
     let path = scene::text(&scene.file);
-    for event in scene::select_on_first_line(&path, "hello from the workspace") {
-        scene.ide().send(&event);
-    }
-    scene
-        .ide()
-        .send(&json!({"jsonrpc": "2.0", "id": "sync", "method": "idelink/info"}));
-    scene
-        .ide()
-        .wait_message("the idelink/info answer", |m| m["id"] == "sync");
+    scene.send_synced(&scene::select_on_first_line(
+        &path,
+        "hello from the workspace",
+    ));
 
     scene.start_claude(port);
     scene.wait_connected();

@@ -110,19 +110,10 @@ fn session(name: &'static str, claude: claude::Claude, start: &Barrier) -> Outco
     let mut scene = Scene::new(name, claude, Box::new(Serve));
     let port = scene.serve_sidecar();
     let path = scene::text(&scene.file);
-    for event in scene::select_on_first_line(&path, "hello from the workspace") {
-        scene.ide().send(&event);
-    }
-    scene.ide().send(
-        &json!({"jsonrpc": "2.0", "method": "editor/event", "params": {
-        "type": "mention", "path": path, "lineStart": 1, "lineEnd": 1}}),
-    );
-    scene
-        .ide()
-        .send(&json!({"jsonrpc": "2.0", "id": "sync", "method": "idelink/info"}));
-    scene
-        .ide()
-        .wait_message("the idelink/info answer", |m| m["id"] == "sync");
+    let [opened, selected] = scene::select_on_first_line(&path, "hello from the workspace");
+    let mention = json!({"jsonrpc": "2.0", "method": "editor/event", "params": {
+        "type": "mention", "path": path, "lineStart": 1, "lineEnd": 1}});
+    scene.send_synced(&[opened, selected, mention]);
 
     start.wait();
     scene.start_claude(port);

@@ -61,24 +61,6 @@ impl Engine {
         self.send_mentions(conn, &mentions);
     }
 
-    /// Holds `mention` for every ready client still in its start-up; returns how many.
-    pub(super) fn hold_mention(&mut self, now: Timestamp, mention: &AtMentioned) -> usize {
-        let ready_delay_ms = self.config.ready_delay_ms;
-        let holding = self.conns.take_ids(|_, c| {
-            c.is_ready()
-                && c.client()
-                    .is_some_and(|client| client.startup().holds_mentions(now, ready_delay_ms))
-        });
-        for &conn in &holding {
-            if let Some(client) = self.conns.get_mut(conn).and_then(Connection::client_mut) {
-                client.startup_mut().hold(mention.clone());
-            }
-        }
-        let held = holding.len();
-        self.conns.give_back(holding);
-        held
-    }
-
     /// Sends `mentions` to `conn`, oldest first.
     fn send_mentions(&mut self, conn: ConnId, mentions: &[AtMentioned]) {
         for mention in mentions {
@@ -126,19 +108,6 @@ impl Engine {
     /// returns how many.
     pub(super) fn broadcast(&mut self) -> usize {
         let ready = self.conns.take_ids(|_, c| Connection::is_ready(c));
-        self.send_to(ready)
-    }
-
-    /// [`broadcast`](Self::broadcast) to the ready clients that do not hold mentions at
-    /// `now` (a mention for them was held instead).
-    pub(super) fn broadcast_listening(&mut self, now: Timestamp) -> usize {
-        let ready_delay_ms = self.config.ready_delay_ms;
-        let ready = self.conns.take_ids(|_, c| {
-            c.is_ready()
-                && !c
-                    .client()
-                    .is_some_and(|client| client.startup().holds_mentions(now, ready_delay_ms))
-        });
         self.send_to(ready)
     }
 
