@@ -646,6 +646,15 @@ export type Config = {
    * later (docs/protocol.md §5).
    */
   readyDelayMs?: number;
+  /**
+   * How long after a client became ready the engine sends it the selection again, on gaps that
+   * double from 500 ms (0.5, 1, 2, 4, 8 s: five repeats in the default), until the client's first
+   * `tools/call`; a mention that waited for the client is held at most this long too. Default 16 s:
+   * a CLI that starts slowly registers its handlers late and drops what came before
+   * (docs/protocol.md §5); on two cores at load 20, four CLIs starting at once took up to a few
+   * seconds. 0 turns the repeats off (mentions then go at ready).
+   */
+  startupWindowMs?: number;
   /** Trailing-edge debounce for `selection_changed`. Default 100 ms (peers use 50–300). */
   selectionDebounceMs?: number;
   /** How long an `at_mentioned` waits for a ready client before it is dropped. Default 30 s. */

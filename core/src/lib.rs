@@ -124,6 +124,7 @@
 //! | `max_diagnostics` | 100 000 | diagnostic entries kept over all files; the files replaced longest ago are forgotten |
 //! | `max_queued_mentions` | 64 | mentions waiting for a ready client; the oldest is dropped |
 //! | `ready_delay_ms` | 500 ms | the CLI drops pushes sent as it initializes |
+//! | `startup_window_ms` | 16 s | after ready, the selection is sent again (0.5, 1, 2, 4, 8 s later) until the client's first `tools/call`, and a mention that waited is held until 4× the CLI's connect pace (at least 1.5 s) after its `tools/list`: a CLI that starts slowly registers its handlers late (engine/push_schedule.rs) |
 //! | `selection_debounce_ms` | 100 ms | trailing edge |
 //! | `mention_ttl_ms` | 30 s | a mention waits this long for a client |
 //! | `tool_deadline_ms` | 60 s | a silent editor (an error result; a pulled read gets JSON-RPC error -32000); `openDiff` has none by default |

@@ -3,6 +3,7 @@
 
 use super::config::Config;
 use super::output::ConnId;
+use super::push_schedule::StartupPushes;
 use super::service::{Effect, Service};
 use super::writer::{Reply, Writer};
 use crate::json;
@@ -20,6 +21,8 @@ pub(crate) struct Client {
     /// When the client becomes ready for notifications (set by `notifications/initialized`).
     ready_at: Option<Timestamp>,
     ready: bool,
+    /// The pushes of its first seconds.
+    startup: StartupPushes,
 }
 
 /// What serving one message needs besides the session and the service.
@@ -55,6 +58,7 @@ impl Client {
             pid: None,
             ready_at: None,
             ready: false,
+            startup: StartupPushes::default(),
         }
     }
 
@@ -83,6 +87,9 @@ impl Client {
             .handle(message, &step.config.server_info, step.tools_json)
         {
             Dispatch::Reply { id, reply } => {
+                if reply.as_ref().is_ok_and(|result| result.is_tool_list()) {
+                    self.startup.tools_listed(step.now);
+                }
                 let reply = match reply {
                     Ok(result) => Reply::Mcp(result),
                     Err(error) => Reply::Error(error),
@@ -91,6 +98,7 @@ impl Client {
                 Effect::None
             }
             Dispatch::Initialize { id, client, reply } => {
+                self.startup.initialize(step.now);
                 writer.reply(id, &Reply::Mcp(reply));
                 self.info = Some(client);
                 Effect::Initialized
@@ -139,6 +147,16 @@ impl Client {
     /// When the readiness delay runs out, while it runs.
     pub(super) fn ready_deadline(&self) -> Option<Timestamp> {
         self.ready_at.filter(|_| !self.ready)
+    }
+
+    /// The pushes of the client's first seconds.
+    pub(crate) fn startup(&self) -> &StartupPushes {
+        &self.startup
+    }
+
+    /// The pushes of the client's first seconds, to change.
+    pub(crate) fn startup_mut(&mut self) -> &mut StartupPushes {
+        &mut self.startup
     }
 }
 

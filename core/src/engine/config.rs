@@ -119,6 +119,14 @@ pub struct Config {
     /// receives one sent 500 ms later (docs/protocol.md §5).
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub ready_delay_ms: u64,
+    /// How long after a client became ready the engine sends it the selection again, on gaps
+    /// that double from 500 ms (0.5, 1, 2, 4, 8 s: five repeats in the default), until the
+    /// client's first `tools/call`; a mention that waited for the client is held at most this
+    /// long too. Default 16 s: a CLI that starts slowly registers its handlers late and drops
+    /// what came before (docs/protocol.md §5); on two cores at load 20, four CLIs starting at
+    /// once took up to a few seconds. 0 turns the repeats off (mentions then go at ready).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub startup_window_ms: u64,
     /// Trailing-edge debounce for `selection_changed`. Default 100 ms (peers use 50–300).
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub selection_debounce_ms: u64,
@@ -189,6 +197,7 @@ impl Config {
             max_queued_mentions: 64,
             session_policy: SessionPolicy::Multi,
             ready_delay_ms: 500,
+            startup_window_ms: 16_000,
             selection_debounce_ms: 100,
             mention_ttl_ms: 30_000,
             reads: ReadSources::default(),

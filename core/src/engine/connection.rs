@@ -200,6 +200,14 @@ impl Connection {
         }
     }
 
+    /// The client of an upgraded connection, to change.
+    pub(crate) fn client_mut(&mut self) -> Option<&mut Client> {
+        match &mut self.stage {
+            Stage::Open(open) => Some(&mut open.client),
+            _ => None,
+        }
+    }
+
     /// Ends the connection: it only keeps its unsent bytes, or none when `discard_unsent`.
     pub(crate) fn end(&mut self, discard_unsent: bool) {
         self.stage = Stage::Closing;
@@ -356,13 +364,18 @@ impl Connection {
         })
     }
 
-    /// The earliest instant this connection needs `handle_timeout`.
-    pub(crate) fn next_deadline(&self) -> Option<Timestamp> {
+    /// The earliest instant this connection needs `handle_timeout` (`ready_delay_ms`: the
+    /// engine's readiness delay, which the client's held mentions count with).
+    pub(crate) fn next_deadline(&self, ready_delay_ms: u64) -> Option<Timestamp> {
         match &self.stage {
             Stage::Handshake(hs) => Some(hs.deadline),
             Stage::Open(open) => {
                 let ready = open.client.ready_deadline();
-                [open.ws.poll_timeout(), ready].into_iter().flatten().min()
+                let startup = open.client.startup().next_deadline(ready_delay_ms);
+                [open.ws.poll_timeout(), ready, startup]
+                    .into_iter()
+                    .flatten()
+                    .min()
             }
             Stage::Closing => None,
         }

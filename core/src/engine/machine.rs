@@ -269,9 +269,12 @@ impl Engine {
     /// (early or repeated calls are harmless).
     pub fn handle_timeout(&mut self, now: Timestamp) {
         let now = self.advance(now);
+        // A debounced selection due now goes to every ready client: a start-up repeat due at
+        // the same time would only send it twice.
+        let selection_due = self.pushes.selection_due(now);
         let ids = self.conns.take_ids(|_, _| true);
         for &conn in &ids {
-            self.conn_timeout(now, conn);
+            self.conn_timeout(now, conn, selection_due);
         }
         self.conns.give_back(ids);
         for id in self.service.calls().expired(now) {
@@ -290,7 +293,7 @@ impl Engine {
                 self.conns.cancelled(id, CancelReason::DeadlineExpired);
             }
         }
-        if self.pushes.selection_due(now) {
+        if selection_due {
             self.send_selection(None);
         }
         self.pushes.expire_mentions(now);
@@ -332,7 +335,7 @@ impl Engine {
     #[must_use = "the host must call handle_timeout when this deadline comes"]
     pub fn poll_timeout(&self) -> Option<Timestamp> {
         self.conns
-            .next_deadline()
+            .next_deadline(self.config.ready_delay_ms)
             .into_iter()
             .chain(self.service.calls().next_deadline())
             .chain(self.pushes.next_deadline())
@@ -345,7 +348,9 @@ impl Engine {
         self.now
     }
 
-    fn conn_timeout(&mut self, now: Timestamp, conn: ConnId) {
+    /// `conn`'s timers at `now`; `selection_sent`: the selection goes to every ready client
+    /// now anyway.
+    fn conn_timeout(&mut self, now: Timestamp, conn: ConnId, selection_sent: bool) {
         let Some(c) = self.conns.get_mut(conn) else {
             return;
         };
@@ -356,6 +361,7 @@ impl Engine {
         if c.handle_timeout(now) {
             self.became_ready(conn);
         }
+        self.startup_due(now, conn, selection_sent);
         self.settle(conn);
     }
 
@@ -426,8 +432,12 @@ impl Engine {
                     self.supersede_all_but(now, conn);
                 }
             }
-            Effect::Served(tool) => self.conns.event(Event::ToolServed { conn, tool }),
+            Effect::Served(tool) => {
+                self.tool_called(conn);
+                self.conns.event(Event::ToolServed { conn, tool });
+            }
             Effect::DiffsClosed(closed, tool) => {
+                self.tool_called(conn);
                 for id in closed {
                     self.conns.cancelled(id, CancelReason::ClosedByClient);
                 }
@@ -441,6 +451,7 @@ impl Engine {
                 request,
                 replaced,
             } => {
+                self.tool_called(conn);
                 if let Some(old) = replaced {
                     self.conns.cancelled(old, CancelReason::Replaced);
                 }

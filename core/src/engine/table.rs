@@ -93,11 +93,12 @@ impl Connections {
         self.ids = ids;
     }
 
-    /// The earliest deadline of any connection.
-    pub(crate) fn next_deadline(&self) -> Option<Timestamp> {
+    /// The earliest deadline of any connection (`ready_delay_ms` as for
+    /// [`Connection::next_deadline`]).
+    pub(crate) fn next_deadline(&self, ready_delay_ms: u64) -> Option<Timestamp> {
         self.conns
             .iter()
-            .filter_map(|(_, c)| c.next_deadline())
+            .filter_map(|(_, c)| c.next_deadline(ready_delay_ms))
             .min()
     }
 

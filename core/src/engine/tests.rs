@@ -382,6 +382,7 @@ fn a_push_to_a_client_over_the_cap_closes_it() {
     let (mut engine, conn, _) = connected(|c| {
         c.max_outbound_bytes = 1024;
         c.ready_delay_ms = 0;
+        c.startup_window_ms = 0;
     });
     engine.handle_timeout(at(1));
     engine.handle_bytes(at(1), conn, &pings(0..100)).unwrap();
@@ -496,6 +497,7 @@ fn queued_mentions_are_capped_oldest_dropped() {
     let mut engine = engine_with(|c| {
         c.max_queued_mentions = 2;
         c.ready_delay_ms = 0;
+        c.startup_window_ms = 0;
     });
     for line in 1..=3 {
         engine.handle_editor_event(
@@ -964,3 +966,5 @@ fn big_answers_are_framed_in_place_and_sent_in_any_pieces() {
         assert!(payloads[0].len() > 2 << 20, "{}", payloads[0].len());
     }
 }
+
+mod startup;

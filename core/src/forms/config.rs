@@ -65,6 +65,7 @@ const CONFIG: &[Field<Config>] = &[
         Slot::SessionPolicy(&mut c.session_policy)
     }),
     ("readyDelayMs", |c| Slot::U64(&mut c.ready_delay_ms)),
+    ("startupWindowMs", |c| Slot::U64(&mut c.startup_window_ms)),
     ("selectionDebounceMs", |c| {
         Slot::U64(&mut c.selection_debounce_ms)
     }),

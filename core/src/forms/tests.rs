@@ -311,6 +311,7 @@ fn config() -> impl Strategy<Value = Config> {
                 SessionPolicy::Multi
             },
             ready_delay_ms: n[12],
+            startup_window_ms: n[15],
             selection_debounce_ms: n[13],
             mention_ttl_ms: n[14],
             reads,

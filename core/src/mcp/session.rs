@@ -92,6 +92,13 @@ enum Answer<'a> {
     EmptyList(EmptyList),
 }
 
+impl McpResult<'_> {
+    /// True for the answer to `tools/list`.
+    pub fn is_tool_list(&self) -> bool {
+        matches!(self.0, Answer::Tools(_))
+    }
+}
+
 impl Serialize for McpResult<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.0 {

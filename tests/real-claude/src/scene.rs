@@ -164,6 +164,17 @@ impl Scene {
         self.ide.insert(ide)
     }
 
+    /// Sends `messages` to the sidecar (editor events, say), then waits until it answered an
+    /// `idelink/info` sent after them: every one of them has been applied.
+    pub fn send_synced(&mut self, messages: &[Value]) {
+        let ide = self.ide();
+        for message in messages {
+            ide.send(message);
+        }
+        ide.send(&json!({"jsonrpc": "2.0", "id": "sync", "method": "idelink/info"}));
+        ide.wait_message("the idelink/info answer", |m| m["id"] == "sync");
+    }
+
     /// The running IDE.
     pub fn ide(&mut self) -> &mut Ide {
         self.ide.as_mut().expect("serve_* starts the IDE first")
@@ -171,11 +182,22 @@ impl Scene {
 
     /// Starts the CLI in a terminal, told to connect to `ide_port`.
     pub fn start_claude(&mut self, ide_port: u16) {
-        let env = claude::environment(
+        self.start_claude_with(ide_port, &[]);
+    }
+
+    /// [`start_claude`](Self::start_claude) with more variables in the CLI's environment
+    /// (`MCP_TOOL_TIMEOUT`, say).
+    pub fn start_claude_with(&mut self, ide_port: u16, more_env: &[(&str, &str)]) {
+        let mut env = claude::environment(
             &self.home,
             &self.root.join("tmp"),
             self.api.port(),
             ide_port,
+        );
+        env.extend(
+            more_env
+                .iter()
+                .map(|(key, value)| ((*key).to_owned(), (*value).to_owned())),
         );
         let mut args = self.claude.leading.clone();
         args.extend(claude::arguments(&self.debug_log_path()));

@@ -9,6 +9,7 @@ mod probe;
 mod program;
 mod report;
 pub mod rules;
+mod sessions;
 
 pub use locks::{read_dir, search_dirs, serving_port};
 pub use program::{PROGRAM_VAR, resolve_program};
@@ -87,6 +88,10 @@ fn examine(dir: &str, live: bool) -> Report {
         )),
         AutoConnect::On(why) => report.push(Finding::ok("auto-connect", format!("on ({why})"))),
         AutoConnect::NotRequested => {}
+    }
+    let sessions = sessions::examine(&var);
+    for finding in sessions.findings {
+        report.push(finding);
     }
     let plain = rules::ConnectFacts {
         ide_flag: false,
@@ -224,6 +229,11 @@ fn examine(dir: &str, live: bool) -> Report {
         ));
     }
 
-    report.set_verdict(auto != AutoConnect::Disabled && matches!(picked, Pick::One(_)) && live_ok);
+    report.set_verdict(
+        auto != AutoConnect::Disabled
+            && !sessions.blocks_auto_connect
+            && matches!(picked, Pick::One(_))
+            && live_ok,
+    );
     report
 }

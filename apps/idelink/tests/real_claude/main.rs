@@ -19,8 +19,10 @@
 // Unix only: the CLI runs in a tmux pseudo-terminal, and the pinned CLI is the linux-x64 build.
 #![cfg(unix)]
 
+mod contract;
 mod idelink;
 mod idelink_claude;
+mod slow_start;
 
 use idelink::Serve;
 use idelink_real_claude::fake_api::FINAL_TEXT;
@@ -150,15 +152,10 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
     let mut scene = Scene::new("sidecar", claude, Box::new(Serve));
     let port = scene.serve_sidecar();
     let path = scene::text(&scene.file);
-    for event in scene::select_on_first_line(&path, "hello from the workspace") {
-        scene.ide().send(&event);
-    }
-    scene
-        .ide()
-        .send(&json!({"jsonrpc": "2.0", "id": "sync", "method": "idelink/info"}));
-    scene
-        .ide()
-        .wait_message("the idelink/info answer", |m| m["id"] == "sync");
+    scene.send_synced(&scene::select_on_first_line(
+        &path,
+        "hello from the workspace",
+    ));
 
     scene.start_claude(port);
     scene.wait_connected();

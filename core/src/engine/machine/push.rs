@@ -6,18 +6,24 @@ use crate::engine::connection::Connection;
 use crate::engine::output::{CancelReason, CloseReason, ConnId, Event};
 use crate::engine::writer::Reply;
 use crate::ide::{AtMentioned, NoFileSelected, SelectionChanged};
+use crate::time::Timestamp;
 
 use super::Engine;
 
 impl Engine {
-    /// A client became ready: it gets the current selection and the mentions that waited.
+    /// A client became ready: it gets the current selection, and the mentions that waited
+    /// are held for it ([`StartupPushes`](crate::engine::push_schedule::StartupPushes)), or
+    /// sent now when the start-up window is off.
     pub(super) fn became_ready(&mut self, conn: ConnId) {
         self.send_selection(Some(conn));
-        for mention in self.pushes.take_mentions() {
-            self.writer.clear();
-            if self.writer.notification(AtMentioned::METHOD, &mention) {
-                self.push_written(conn);
-            }
+        let mentions = self.pushes.take_mentions();
+        let window_ms = self.config.startup_window_ms;
+        if window_ms == 0 {
+            self.send_mentions(conn, &mentions);
+        } else if let Some(client) = self.conns.get_mut(conn).and_then(Connection::client_mut) {
+            client
+                .startup_mut()
+                .became_ready(self.now, window_ms, mentions);
         }
         if let Some(session) = self.conns.get(conn).and_then(Connection::client)
             && let Some(client) = session.info().cloned()
@@ -30,6 +36,42 @@ impl Engine {
             });
         }
         self.conns.signal(conn);
+    }
+
+    /// Sends what the start-up schedule of `conn` has due at `now`: the selection again
+    /// (unless `selection_sent`: it goes to every ready client now), the mentions held for it.
+    pub(super) fn startup_due(&mut self, now: Timestamp, conn: ConnId, selection_sent: bool) {
+        let ready_delay_ms = self.config.ready_delay_ms;
+        let Some(client) = self.conns.get_mut(conn).and_then(Connection::client_mut) else {
+            return;
+        };
+        let due = client.startup_mut().poll(now, ready_delay_ms);
+        if due.selection && !selection_sent {
+            self.send_selection(Some(conn));
+        }
+        self.send_mentions(conn, &due.mentions);
+    }
+
+    /// `conn` made a `tools/call`: its start-up is over, and the mentions held for it go now.
+    pub(super) fn tool_called(&mut self, conn: ConnId) {
+        let Some(client) = self.conns.get_mut(conn).and_then(Connection::client_mut) else {
+            return;
+        };
+        let mentions = client.startup_mut().tool_called();
+        self.send_mentions(conn, &mentions);
+    }
+
+    /// Sends `mentions` to `conn`, oldest first.
+    fn send_mentions(&mut self, conn: ConnId, mentions: &[AtMentioned]) {
+        for mention in mentions {
+            self.writer.clear();
+            if self.writer.notification(AtMentioned::METHOD, mention) {
+                self.push_written(conn);
+            }
+        }
+        if !mentions.is_empty() {
+            self.settle(conn);
+        }
     }
 
     /// Sends `selection_changed` for the current state to one client, or to every ready one.
@@ -66,6 +108,11 @@ impl Engine {
     /// returns how many.
     pub(super) fn broadcast(&mut self) -> usize {
         let ready = self.conns.take_ids(|_, c| Connection::is_ready(c));
+        self.send_to(ready)
+    }
+
+    /// Sends what `writer` holds to `ready` (handed over whole to a lone one); returns how many.
+    fn send_to(&mut self, ready: Vec<ConnId>) -> usize {
         for &conn in &ready {
             if ready.len() == 1 {
                 self.push_written(conn);
