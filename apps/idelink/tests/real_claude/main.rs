@@ -21,6 +21,8 @@
 
 mod idelink;
 mod idelink_claude;
+mod neovim;
+mod neovim_plugin;
 
 use idelink::Serve;
 use idelink_real_claude::fake_api::FINAL_TEXT;

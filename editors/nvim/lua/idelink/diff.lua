@@ -207,7 +207,12 @@ function M.open(id, request)
   local group = vim.api.nvim_create_augroup('idelink_diff_' .. tostring(id), { clear = true })
   vim.api.nvim_create_autocmd('BufWriteCmd', {
     group = group, buffer = proposal,
-    callback = function() vim.schedule(function() M.resolve(id, true) end) end,
+    -- An 'acwrite' buffer's write is this autocommand's to do (`:help BufWriteCmd`): the
+    -- answer is the write, so the buffer is no longer modified.
+    callback = function()
+      vim.bo[proposal].modified = false
+      vim.schedule(function() M.resolve(id, true) end)
+    end,
   })
   vim.api.nvim_create_autocmd('QuitPre', {
     group = group, buffer = proposal,

@@ -139,8 +139,10 @@ function M.env()
     return
   end
   vim.fn.setreg('"', lines)
-  pcall(vim.fn.setreg, '+', lines)
-  notify('paste into a terminal in this folder (copied):\n' .. lines)
+  local clipboard = pcall(vim.fn.setreg, '+', lines)
+  -- One short line: the lines themselves are in the register (`:registers` shows them).
+  notify('copied the command for a terminal in this folder to register "'
+    .. (clipboard and ' and +' or '') .. ': paste it there')
 end
 
 --- `:[range]IdelinkSend`: an @-mention of the range (or of the whole file without one) in
