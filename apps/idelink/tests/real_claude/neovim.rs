@@ -291,23 +291,17 @@ impl Neovim {
     /// Waits until `mode()` is `mode` (or `mode` + `t`, the same mode in a terminal window:
     /// Normal mode there is `nt`) and no typed key is still pending.
     pub fn wait_mode(&self, mode: &str) {
-        let last = std::cell::RefCell::new(Value::Null);
-        let what = || {
-            format!(
-                "Neovim to be in mode {mode:?} (last seen: {})",
-                last.borrow()
-            )
-        };
-        wait::within(wait::STEP_DEADLINE, || {
-            let state = self.lua("return { vim.fn.mode(), vim.fn.getchar(1) }");
-            let now = state[0].as_str().unwrap_or_default();
+        let mut last = Value::Null;
+        let reached = wait::within(wait::STEP_DEADLINE, || {
+            last = self.lua("return { vim.fn.mode(), vim.fn.getchar(1) }");
+            let now = last[0].as_str().unwrap_or_default();
             let same = now == mode || now.strip_suffix('t') == Some(mode);
-            let done = same && state[1] == 0;
-            *last.borrow_mut() = state;
-            done
-        })
-        .then_some(())
-        .unwrap_or_else(|| panic!("timed out waiting for {}", what()));
+            same && last[1] == 0
+        });
+        assert!(
+            reached,
+            "timed out waiting for Neovim to be in mode {mode:?} (last seen: {last})"
+        );
     }
 
     /// The TUI's screen.
