@@ -183,6 +183,12 @@ function M.open(id, request)
   local dirty = buf ~= nil and vim.bo[buf].modified
   local label = inert.text(vim.fs.basename(path))
   local previous_tab = vim.api.nvim_get_current_tabpage()
+  -- The user may be selecting or typing when claude proposes: back to Normal mode first, so
+  -- the new tab does not inherit a Visual selection or Insert mode (Terminal mode ends when
+  -- the window changes).
+  if vim.fn.mode():find('^[vVsSiR\22\19]') then
+    vim.api.nvim_feedkeys(vim.keycode('<Esc>'), 'nx', false)
+  end
   vim.cmd.tabnew()
   local tab = vim.api.nvim_get_current_tabpage()
   local placeholder = vim.api.nvim_get_current_buf()
