@@ -190,8 +190,9 @@ fn nvim_send_lands_in_claude_input_and_a_rejected_diff_leaves_the_file_alone() {
     scene.assert_stayed_on_loopback();
 }
 
-/// Headless: diagnostics set with `vim.diagnostic.set` reach the model when it calls the IDE's
-/// diagnostics tool; then `:qa!` ends Neovim, and by the time its process is gone the lock file
+/// Headless: `:checkhealth idelink` shows `idelink doctor --json`'s findings (the live check of
+/// this Neovim's server, and that claude started here connects); diagnostics set with
+/// `vim.diagnostic.set` reach the model when it calls the IDE's diagnostics tool; then `:qa!` ends Neovim, and by the time its process is gone the lock file
 /// is too (the plugin waits for the sidecar to remove it).
 #[test]
 fn nvim_diagnostics_reach_the_model_and_quitting_removes_the_lock() {
@@ -208,6 +209,23 @@ fn nvim_diagnostics_reach_the_model_and_quitting_removes_the_lock() {
     ));
     let port = nvim.port();
     connect(&mut scene, &nvim);
+    let health = nvim.lua(
+        "vim.cmd('checkhealth idelink')\n\
+         return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n')",
+    );
+    let health = health.as_str().unwrap_or_default();
+    for expected in [
+        "idelink doctor",
+        &format!("live check: port {port}"),
+        "sessions: 1",
+        "OK claude --ide started in this folder connects",
+    ] {
+        assert!(
+            health.contains(expected),
+            ":checkhealth idelink should show {expected:?} (from idelink doctor --json): {health}"
+        );
+    }
+    nvim.run("tabclose");
 
     scene.terminal().submit("What is wrong in greeting.txt?");
     let result = wait::until("the diagnostics tool's result in a model request", || {

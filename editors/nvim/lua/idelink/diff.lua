@@ -92,6 +92,11 @@ local function close(id)
   end
   open[id] = nil
   pcall(vim.api.nvim_del_augroup_by_name, 'idelink_diff_' .. tostring(id))
+  -- Answered (or no longer asked): the edits in the proposal are done with, and must not stop
+  -- the tab from closing (E37).
+  if vim.api.nvim_buf_is_valid(diff.proposal) then
+    vim.bo[diff.proposal].modified = false
+  end
   if vim.api.nvim_tabpage_is_valid(diff.tab) and #vim.api.nvim_list_tabpages() > 1 then
     vim.cmd.tabclose(vim.api.nvim_tabpage_get_number(diff.tab))
   end
