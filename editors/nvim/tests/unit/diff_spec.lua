@@ -37,12 +37,12 @@ end)
 
 t.case('model text in the winbar, tab and buffer names is inert', function()
   open(2, 'evil\27]52;c;eA==\7 %{execute("qa!")} \226\128\174txt')
-  local bar = vim.wo.winbar
+  local bar, tab_name = vim.wo.winbar, vim.t.idelink_tab_name
+  diff.cancel(2)
   t.eq(bar:find('\27', 1, true), nil)
   t.eq(bar:find('\226\128\174', 1, true), nil)
   t.eq(bar:sub(1, 57), 'evil<ESC>]52;c;eA==<BEL> %%{execute("qa!")} <U+202E>txt  ')
-  t.eq(vim.t.idelink_tab_name, 'evil<ESC>]52;c;eA==<BEL> %{execute("qa!")} <U+202E>txt')
-  diff.cancel(2)
+  t.eq(tab_name, 'evil<ESC>]52;c;eA==<BEL> %{execute("qa!")} <U+202E>txt')
 end)
 
 t.case(':w accepts with the text the user left in the proposal', function()
