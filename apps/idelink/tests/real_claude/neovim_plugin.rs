@@ -3,9 +3,9 @@
 //! docs/editors.md's side-by-side table names these tests.
 
 use crate::neovim::{self, Neovim, NeovimSide};
-use crate::{PROMPT, all_text, excerpt};
+use crate::{PROMPT, all_text, assert_first_line_selected, excerpt};
 use idelink_real_claude::fake_api::{DIAGNOSTICS_ID, FINAL_TEXT};
-use idelink_real_claude::scene::{self, EDITED, FILE_NAME, ORIGINAL, Scene};
+use idelink_real_claude::scene::{EDITED, FILE_NAME, ORIGINAL, Scene};
 use idelink_real_claude::{claude, wait};
 use serde_json::Value;
 
@@ -30,6 +30,15 @@ fn scene(
         Scene::new(name, claude, side)
     };
     Some((scene, program))
+}
+
+/// The scene `name` with Neovim in tmux editing the workspace file and the CLI connected to
+/// it, or `None` (skipped loudly).
+fn connected_tui(test: &'static str, name: &'static str) -> Option<(Scene, Neovim)> {
+    let (mut scene, program) = scene(test, name, false)?;
+    let nvim = Neovim::tui(&scene, program, &scene.file);
+    connect(&mut scene, &nvim);
+    Some((scene, nvim))
 }
 
 /// Starts the CLI in the scene's terminal against the plugin's sidecar and waits until the
@@ -86,27 +95,15 @@ fn turns_text(scene: &Scene) -> String {
 #[test]
 fn nvim_a_visual_selection_reaches_the_model_and_an_edited_accept_is_written() {
     let test = "nvim_a_visual_selection_reaches_the_model_and_an_edited_accept_is_written";
-    let Some((mut scene, program)) = scene(test, "nvim-select", false) else {
+    let Some((scene, nvim)) = connected_tui(test, "nvim-select") else {
         return;
     };
-    let nvim = Neovim::tui(&scene, program, &scene.file);
-    connect(&mut scene, &nvim);
 
     nvim.type_text("V");
     nvim.wait_mode("V");
     scene.wait_screen("1 line selected");
     scene.terminal().submit(PROMPT);
-    let path = scene::text(&scene.file);
-    let turn = all_text(&scene.first_turn());
-    let selected = format!(
-        "selected the {} from {path}:\nhello from the workspace",
-        scene.claude.expect.first_line_selection
-    );
-    assert!(
-        turn.contains(&selected),
-        "the selection made in Neovim should reach the model as {selected:?}: {}",
-        excerpt(&turn, "selected the")
-    );
+    assert_first_line_selected(&scene, "the selection made in Neovim");
     nvim.press("Escape");
 
     let winbar = wait_diff(&nvim);
@@ -153,11 +150,9 @@ fn nvim_a_visual_selection_reaches_the_model_and_an_edited_accept_is_written() {
 #[test]
 fn nvim_send_lands_in_claude_input_and_a_rejected_diff_leaves_the_file_alone() {
     let test = "nvim_send_lands_in_claude_input_and_a_rejected_diff_leaves_the_file_alone";
-    let Some((mut scene, program)) = scene(test, "nvim-send", false) else {
+    let Some((scene, nvim)) = connected_tui(test, "nvim-send") else {
         return;
     };
-    let nvim = Neovim::tui(&scene, program, &scene.file);
-    connect(&mut scene, &nvim);
 
     nvim.type_text("Vj");
     nvim.wait_mode("V");
