@@ -22,6 +22,10 @@ pub const READ_ID: &str = "toolu_idelink_read";
 pub const EDIT_ID: &str = "toolu_idelink_edit";
 /// The `tool_use` id of the scripted Write (a new file).
 pub const WRITE_ID: &str = "toolu_idelink_write";
+/// The `tool_use` id of the scripted call of the IDE's diagnostics tool.
+pub const DIAGNOSTICS_ID: &str = "toolu_idelink_diagnostics";
+/// The name the CLI gives the IDE's `getDiagnostics` tool in the model's tool list.
+pub const DIAGNOSTICS_TOOL: &str = "mcp__ide__getDiagnostics";
 /// The model's last words, once the Edit's result came back.
 pub const FINAL_TEXT: &str = "idelink drift alarm: the edit turn is over";
 
@@ -36,6 +40,9 @@ pub struct EditScript {
     pub new: String,
     /// When set, the model instead creates this file with `Write`: its absolute path and text.
     pub create: Option<(String, String)>,
+    /// When true, the model instead asks the IDE for every file's diagnostics
+    /// ([`DIAGNOSTICS_TOOL`]), then ends the turn: the tool's result is in the next request.
+    pub diagnostics: bool,
 }
 
 /// One request the CLI made.
@@ -264,6 +271,19 @@ pub fn reply(request: &Value, script: &EditScript) -> (Vec<Value>, &'static str)
         return (vec![json!({"type": "text", "text": "ok"})], "end_turn");
     }
     let answered = tool_results(request);
+    if script.diagnostics {
+        return if answered.iter().any(|id| id == DIAGNOSTICS_ID) {
+            (
+                vec![json!({"type": "text", "text": FINAL_TEXT})],
+                "end_turn",
+            )
+        } else {
+            (
+                vec![tool_use(DIAGNOSTICS_ID, DIAGNOSTICS_TOOL, json!({}))],
+                "tool_use",
+            )
+        };
+    }
     if let Some((path, text)) = &script.create {
         return if answered.iter().any(|id| id == WRITE_ID) {
             (
@@ -373,7 +393,26 @@ mod tests {
             old: "a".into(),
             new: "b".into(),
             create: None,
+            diagnostics: false,
         }
+    }
+
+    #[test]
+    fn a_diagnostics_script_asks_the_ide_then_ends() {
+        let asking = EditScript {
+            diagnostics: true,
+            ..script()
+        };
+        let (first, stop) = reply(&turn(&[]), &asking);
+        assert_eq!(
+            (first[0]["name"].as_str(), stop),
+            (Some(DIAGNOSTICS_TOOL), "tool_use")
+        );
+        let (second, stop) = reply(&turn(&[DIAGNOSTICS_ID]), &asking);
+        assert_eq!(
+            (second[0]["text"].as_str(), stop),
+            (Some(FINAL_TEXT), "end_turn")
+        );
     }
 
     #[test]

@@ -23,6 +23,17 @@ pub const NEW_FILE_NAME: &str = "created.txt";
 /// The text of [`NEW_FILE_NAME`] the model writes.
 pub const CREATED: &str = "a file the model created\nits last line\n";
 
+/// What the scripted model does with the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// Reads the workspace file and edits it.
+    Edit,
+    /// Creates [`NEW_FILE_NAME`].
+    Create,
+    /// Asks the IDE for diagnostics.
+    Diagnostics,
+}
+
 /// A drift-alarm run.
 pub struct Scene {
     name: &'static str,
@@ -49,15 +60,21 @@ impl Scene {
     /// configuration, and starts the fake API, scripted to read and edit the workspace file.
     /// `side` is the IDE the CLI will connect to; a `serve_*` method starts it.
     pub fn new(name: &'static str, claude: Claude, side: Box<dyn IdeSide>) -> Scene {
-        Scene::build(name, claude, side, false)
+        Scene::build(name, claude, side, Turn::Edit)
     }
 
     /// Like [`Scene::new`], with the model scripted to create [`NEW_FILE_NAME`] instead.
     pub fn creating(name: &'static str, claude: Claude, side: Box<dyn IdeSide>) -> Scene {
-        Scene::build(name, claude, side, true)
+        Scene::build(name, claude, side, Turn::Create)
     }
 
-    fn build(name: &'static str, claude: Claude, side: Box<dyn IdeSide>, create: bool) -> Scene {
+    /// Like [`Scene::new`], with the model scripted to call the IDE's diagnostics tool
+    /// instead ([`EditScript::diagnostics`]).
+    pub fn asking_diagnostics(name: &'static str, claude: Claude, side: Box<dyn IdeSide>) -> Scene {
+        Scene::build(name, claude, side, Turn::Diagnostics)
+    }
+
+    fn build(name: &'static str, claude: Claude, side: Box<dyn IdeSide>, turn: Turn) -> Scene {
         let root =
             std::env::temp_dir().join(format!("idelink-real-claude-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
@@ -78,7 +95,9 @@ impl Scene {
             file: text(&file),
             old: "hello".to_owned(),
             new: "goodbye".to_owned(),
-            create: create.then(|| (text(&workspace.join(NEW_FILE_NAME)), CREATED.to_owned())),
+            create: (turn == Turn::Create)
+                .then(|| (text(&workspace.join(NEW_FILE_NAME)), CREATED.to_owned())),
+            diagnostics: turn == Turn::Diagnostics,
         })
         .unwrap_or_else(|e| panic!("cannot start the fake API: {e}"));
         Scene {
@@ -157,8 +176,13 @@ impl Scene {
         port.unwrap_or_else(|| panic!("no port in {ready}"))
     }
 
+    /// Where the CLI looks for lock files (`<its config folder>/ide`).
+    pub fn lock_dir(&self) -> PathBuf {
+        claude::config_dir(&self.home).join("ide")
+    }
+
     fn start_ide(&mut self, args: &[&str]) -> &Ide {
-        let lock_dir = claude::config_dir(&self.home).join("ide");
+        let lock_dir = self.lock_dir();
         let log = self.root.join("ide.log");
         let ide = Ide::start(&*self.side, args, &lock_dir, &self.workspace, log);
         self.ide.insert(ide)
@@ -217,8 +241,7 @@ impl Scene {
     /// the terminal's environment has no `CLAUDE_CODE_SSE_PORT`. The terminal's pid is
     /// idelink's.
     pub fn start_claude_through_idelink(&mut self, idelink: &Path) {
-        let mut env = claude::environment(&self.home, &self.root.join("tmp"), self.api.port(), 0);
-        env.retain(|(key, _)| key != "CLAUDE_CODE_SSE_PORT");
+        let env = self.environment_without_port();
         let mut args = vec![
             "claude".to_owned(),
             "--claude".to_owned(),
@@ -229,6 +252,20 @@ impl Scene {
         let terminal = Terminal::start(&self.root, &self.workspace, &env, idelink, &args)
             .unwrap_or_else(|e| panic!("cannot start idelink claude in tmux: {e}"));
         self.terminal = Some(terminal);
+    }
+
+    /// The CLI's environment ([`claude::environment`]) without `CLAUDE_CODE_SSE_PORT`: for a
+    /// program that starts the CLI and sets the port itself (`idelink claude`, an editor's
+    /// terminal).
+    pub fn environment_without_port(&self) -> Vec<(String, String)> {
+        let mut env = claude::environment(&self.home, &self.root.join("tmp"), self.api.port(), 0);
+        env.retain(|(key, _)| key != "CLAUDE_CODE_SSE_PORT");
+        env
+    }
+
+    /// The scene's private folder (kept for inspection when the test fails).
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// The CLI's terminal.
@@ -371,7 +408,8 @@ impl Scene {
         std::fs::read_to_string(self.debug_log_path()).unwrap_or_default()
     }
 
-    fn debug_log_path(&self) -> PathBuf {
+    /// Where the CLI writes its debug log ([`claude::arguments`]).
+    pub fn debug_log_path(&self) -> PathBuf {
         self.root.join("claude-debug.log")
     }
 

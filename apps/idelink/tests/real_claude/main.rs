@@ -22,6 +22,8 @@
 mod contract;
 mod idelink;
 mod idelink_claude;
+mod neovim;
+mod neovim_plugin;
 mod slow_start;
 
 use idelink::Serve;
@@ -169,17 +171,7 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
     );
 
     scene.terminal().submit(PROMPT);
-    let turn = all_text(&scene.first_turn());
-    let selected = format!(
-        "selected the {} from {path}:\nhello from the workspace",
-        scene.claude.expect.first_line_selection
-    );
-    assert!(
-        turn.contains(&selected),
-        "the selection pushed after connect should reach the model's context as {selected:?}; \
-         what the first request says: {}",
-        excerpt(&turn, "selected the lines")
-    );
+    assert_first_line_selected(&scene, "the selection pushed after connect");
 
     let call = scene.ide().wait_message("a tool/call openDiff", |m| {
         m["method"] == "tool/call" && m["params"]["request"]["tool"] == "openDiff"
@@ -199,6 +191,23 @@ fn an_editor_selection_reaches_claude_and_its_diff_edits_are_kept() {
     scene.wait_screen(FINAL_TEXT);
     check_tools_listed(&scene.first_turn());
     scene.assert_stayed_on_loopback();
+}
+
+/// Asserts that the first model turn says the user selected the first line of the workspace
+/// file (`what` says where the selection came from).
+pub(crate) fn assert_first_line_selected(scene: &Scene, what: &str) {
+    let path = scene::text(&scene.file);
+    let turn = all_text(&scene.first_turn());
+    let selected = format!(
+        "selected the {} from {path}:\nhello from the workspace",
+        scene.claude.expect.first_line_selection
+    );
+    assert!(
+        turn.contains(&selected),
+        "{what} should reach the model's context as {selected:?}; what the first request \
+         says: {}",
+        excerpt(&turn, "selected the")
+    );
 }
 
 /// Every string in a request body, one per line (the context the model sees, unescaped).
