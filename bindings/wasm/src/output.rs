@@ -5,7 +5,7 @@
 
 use crate::js::Built;
 use idelink_core::mcp::ClientInfo;
-use idelink_core::{CancelReason, CloseReason, Event, Output, SnapshotChanges, ToolRequest};
+use idelink_core::{CancelReason, CloseReason, EngineEvent, Output, SnapshotChanges, ToolRequest};
 use wasm_bindgen::prelude::*;
 
 /// Said of an output of a newer core than this binding knows: a build mismatch.
@@ -26,13 +26,13 @@ pub(crate) fn output(output: &Output) -> Result<JsValue, JsError> {
     .done())
 }
 
-fn event_fields(b: Built, event: &Event) -> Result<Built, JsError> {
+fn event_fields(b: Built, event: &EngineEvent) -> Result<Built, JsError> {
     Ok(match event {
-        Event::Connected { conn, user_agent } => b
+        EngineEvent::Connected { conn, user_agent } => b
             .str("event", "connected")
             .num("conn", conn.as_u64() as f64)
             .opt_str("userAgent", user_agent.as_deref()),
-        Event::SessionReady {
+        EngineEvent::SessionReady {
             conn,
             client,
             client_pid,
@@ -44,20 +44,20 @@ fn event_fields(b: Built, event: &Event) -> Result<Built, JsError> {
                 "clientPid",
                 &client_pid.map_or(JsValue::NULL, |pid| JsValue::from_f64(pid.into())),
             ),
-        Event::ToolCall { id, conn, request } => b
+        EngineEvent::ToolCall { id, conn, request } => b
             .str("event", "toolCall")
             .num("id", id.as_u64() as f64)
             .num("conn", conn.as_u64() as f64)
             .value("request", &tool_request(request)?),
-        Event::ToolCallCancelled { id, reason } => b
+        EngineEvent::ToolCallCancelled { id, reason } => b
             .str("event", "toolCallCancelled")
             .num("id", id.as_u64() as f64)
             .str("reason", cancel_reason(*reason)?),
-        Event::ToolServed { conn, tool } => b
+        EngineEvent::ToolServed { conn, tool } => b
             .str("event", "toolServed")
             .num("conn", conn.as_u64() as f64)
             .str("tool", tool.as_str()),
-        Event::Closed { conn, reason } => b
+        EngineEvent::Closed { conn, reason } => b
             .str("event", "closed")
             .num("conn", conn.as_u64() as f64)
             .value("reason", &close_reason(reason)?),
