@@ -57,6 +57,11 @@ function checkConfig(config) {
   if (typeof ideName !== 'string' || ideName === '') {
     throw new TypeError('config.ideName must be a non-empty string (shown by the CLI)');
   }
+  // The names before HostConfig matched idelink-host's: refused, so that a caller still
+  // passing them never has its lock written where it did not ask (docs/embedding.md).
+  for (const [old, now] of [['lockDir', 'lock'], ['config', 'engine']]) {
+    if (old in config) throw new TypeError(`config.${old} is now config.${now} (HostConfig, as in Rust and C)`);
+  }
   // As idelink-host's LockPlacement and the C host's `lock` (Default, None, At(dir)).
   if (lock === 'default') return defaultLockDir();
   if (lock === 'none') return null;

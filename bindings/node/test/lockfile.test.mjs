@@ -109,6 +109,16 @@ test('stale locks of ours are swept; live or foreign ones stay', async () => {
   }
 });
 
+test('the lock placement is HostConfig.lock; a malformed one or the old lockDir is refused', async () => {
+  const dir = join(tempBase(), 'placed', 'ide');
+  const placed = await startHost({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: { dir } });
+  await placed.shutdown();
+  assert.equal(placed.lockPath, join(dir, `${placed.port}.lock`));
+  await assert.rejects(startHost({ workspaceFolders: ['/w'], ideName: 'E', lock: '/x' }), /config.lock must be 'default', 'none' or \{ dir/);
+  await assert.rejects(startHost({ workspaceFolders: ['/w'], ideName: 'E', lockDir: null }), /config.lockDir is now config.lock/);
+  await assert.rejects(startHost({ workspaceFolders: ['/w'], ideName: 'E', lock: 'none', config: {} }), /config.config is now config.engine/);
+});
+
 test('a lock past core\'s MAX_LOCK_BYTES is not read; one at the cap is', () => {
   // lib/lock.js takes the cap from core (the addon's, or the wasm module's, maxLockBytes).
   assert.equal(addon.maxLockBytes(), 64 * 1024);
