@@ -20,12 +20,12 @@
 //!
 //! The CLI compares paths in Unicode normalization form C (`.normalize("NFC")` on its cwd and
 //! on every workspace folder). These functions compare the text they are given and **do not
-//! normalize**: the composition tables would add tens of kilobytes to the WebAssembly module,
-//! whose budget is 250,000 bytes. Every path passed in must already be NFC. Each face provides
-//! it: the Node and wasm bindings normalize with the JS engine's own
-//! `String.prototype.normalize("NFC")`, the C binding normalizes before the call, and a Rust
-//! host normalizes first (the `unicode-normalization` crate's `nfc()`, as `idelink doctor`
-//! does). Text that is already NFC (ASCII paths, most of what an OS hands out) passes through
+//! normalize**: the composition tables (the `unicode-normalization` crate's) would not fit the
+//! WebAssembly module's size budget (scripts/test). Every path passed in must already be NFC.
+//! Each face provides it: the wasm binding (and so the browser and the npm package's fallback)
+//! with the JS engine's own `String.prototype.normalize("NFC")`, the Node addon and the C
+//! binding with `unicode-normalization` before the call (the same normal form), and a Rust
+//! host normalizes first (that crate's `nfc()`, as `idelink doctor` does). Text that is already NFC (ASCII paths, most of what an OS hands out) passes through
 //! unchanged.
 //!
 //! Not modelled: the CLI's WSL mapping of a Windows editor's folders (`runningInWindows`
