@@ -4,7 +4,7 @@
 
 use idelink_benches::engine_ops::selection_event;
 use idelink_benches::wire::FILE_PATH;
-use idelink_core::{EditorEvent, Event, ToolOutcome};
+use idelink_core::{EditorEvent, EngineEvent, ToolOutcome};
 use idelink_mio::{Host, HostConfig, LockPlacement};
 use std::io::{self, Write};
 
@@ -28,7 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     loop {
         host.poll(None, &mut events)?;
         for event in events.drain(..) {
-            if let Event::ToolCall { id, .. } = event {
+            if let EngineEvent::ToolCall { id, .. } = event {
                 host.handle_tool_outcome(id, &ToolOutcome::DiffRejected)?;
             }
         }

@@ -4,7 +4,7 @@
 use crate::wire::{self, FILE_PATH, SELECTED_TEXT};
 use idelink_core::ws::{Message, ServerSocket, WsConfig};
 use idelink_core::{
-    AuthToken, Config, ConnId, EditorEvent, Engine, Event, Output, Timestamp, ToolOutcome,
+    AuthToken, Config, ConnId, EditorEvent, Engine, EngineEvent, Output, Timestamp, ToolOutcome,
 };
 use std::hint::black_box;
 
@@ -198,8 +198,8 @@ impl Session {
                     }
                     let _ = self.engine.handle_sent(conn, bytes.len());
                 }
-                Output::Event(Event::ToolServed { .. }) => drained.answered += 1,
-                Output::Event(Event::ToolCall { id, .. }) => {
+                Output::Event(EngineEvent::ToolServed { .. }) => drained.answered += 1,
+                Output::Event(EngineEvent::ToolCall { id, .. }) => {
                     drained.tool_calls += 1;
                     self.pending.push(id);
                 }

@@ -15,6 +15,9 @@ import type {
   Config,
   EditorSnapshot,
   SnapshotChanges,
+  PathStyle,
+  ClaudeStart,
+  Verdict,
 } from './protocol';
 
 // The engine's JSON forms, generated from its Rust types (`cargo run -p idelink-types`).
@@ -76,8 +79,8 @@ export class Engine {
 // The lock file
 
 /** The fields of `<port>.lock` (the CLI's discovery file). */
-export interface LockFileFields {
-  /** A process that stays alive while the server runs (the CLI deletes locks of dead pids). */
+export interface LockFile {
+  /** A process that stays alive while the host runs (the CLI deletes locks of dead pids). */
   pid: number;
   /** Absolute paths the CLI matches its working directory against. */
   workspaceFolders: string[];
@@ -89,10 +92,10 @@ export interface LockFileFields {
 }
 
 /** The JSON text of a lock file, built by the engine's lock model (`transport: "ws"` added). */
-export function lockFileJson(fields: LockFileFields): string;
+export function lockFileJson(fields: LockFile): string;
 
 /** Reads a lock file body (ours or another IDE's); throws saying what is wrong with it. */
-export function parseLockFile(text: string): Required<LockFileFields>;
+export function parseLockFile(text: string): Required<LockFile>;
 
 /** `$CLAUDE_CONFIG_DIR/ide` when set, else `~/.claude/ide`: where the CLI looks for locks. */
 export function defaultLockDir(env?: NodeJS.ProcessEnv): string;
@@ -109,7 +112,7 @@ export function defaultLockDir(env?: NodeJS.ProcessEnv): string;
  * pid is its parent or an ancestor; set it only for a terminal the editor itself started.
  *
  * ```js
- * spawn(shell, { env: { ...process.env, ...terminalEnv(server.port, process.env) } });
+ * spawn(shell, { env: { ...process.env, ...terminalEnv(host.port, process.env) } });
  * ```
  */
 export function terminalEnv(
@@ -120,6 +123,31 @@ export function terminalEnv(
 
 /** The VS Code language id of a path or file name (`"rust"`, `"cpp"`, ...), or `null`. */
 export function languageId(path: string): string | null;
+
+// ---------------------------------------------------------------------------------------------
+// The claude CLI's discovery rules (core's `discovery` module)
+
+/**
+ * What `claude` started in `start.cwd` would do, by the CLI's own rules: whether it looks for an
+ * IDE (`autoConnect`), which live lock it takes (`choice`: exactly one that matches, else
+ * none), the IDE-terminal rule, and `connectsTo`, the port it connects to (or `null`). Pass the
+ * live locks (pid alive) of the lock folders and the environment claude starts with
+ * (`process.env` will do). Paths are compared in Unicode NFC, as the CLI compares them: this
+ * function normalizes them itself.
+ *
+ * ```js
+ * const verdict = discover({ cwd, locks: [{ port: host.port, workspaceFolders }], env: process.env, ideFlag: true });
+ * if (verdict.connectsTo !== host.port) warn(verdict);
+ * ```
+ */
+export function discover(start: ClaudeStart): Verdict;
+
+/**
+ * Whether `cwd` is `folder` or lies under it, as the CLI decides on a machine whose paths are
+ * `pathStyle` (a case-sensitive prefix ending at a separator; both sides in NFC; `'windows'`
+ * compares `C:\x` and `C:/x` alike).
+ */
+export function folderContains(folder: string, cwd: string, pathStyle: PathStyle): boolean;
 
 // ---------------------------------------------------------------------------------------------
 // The binding
@@ -141,9 +169,9 @@ export const binding: Readonly<{
 }>;
 
 // ---------------------------------------------------------------------------------------------
-// The server
+// The host
 
-/** A tool request being handled by {@link ServerOptions.onToolCall}. */
+/** A tool request being handled by {@link HostConfig.onToolCall}. */
 export interface ToolCallContext {
   /** The engine's id for the call. */
   id: number;
@@ -153,8 +181,11 @@ export interface ToolCallContext {
   signal: AbortSignal;
 }
 
-/** What {@link startServer} needs. */
-export interface ServerOptions {
+/**
+ * What {@link startHost} needs: idelink-host's `HostConfig` (the C host's `config_json`), plus
+ * the callbacks.
+ */
+export interface HostConfig {
   /** Absolute paths (forward slashes) the CLI matches its working directory against. */
   workspaceFolders: string[];
   /** Shown by the CLI as "Connected to <ideName> extension"; also tells our stale locks apart. */
@@ -164,16 +195,19 @@ export interface ServerOptions {
   /**
    * Carries out a tool request (show the diff, open the file...) and resolves with its outcome.
    * A rejection answers `failed` with its message. Without it every request fails. The read
-   * tools that `config.reads` pulls from the editor arrive here too (`{tool: 'getDiagnostics',
-   * path}` → `{outcome: 'diagnostics', files}`, ...): answer them within `config.toolDeadlineMs`.
+   * tools that `engine.reads` pulls from the editor arrive here too (`{tool: 'getDiagnostics',
+   * path}` → `{outcome: 'diagnostics', files}`, ...): answer them within `engine.toolDeadlineMs`.
    */
   onToolCall?: (request: ToolRequest, call: ToolCallContext) => ToolOutcome | Promise<ToolOutcome>;
   /** Every engine event (connected, sessionReady, toolCall, toolCallCancelled, closed...). */
   onEvent?: (event: { kind: 'event' } & EngineEvent) => void;
-  /** Errors the server cannot throw to a caller (a refused outcome). Default: a process warning. */
+  /** Errors the host cannot throw to a caller (a refused outcome). Default: a process warning. */
   onError?: (error: Error) => void;
-  /** The lock directory; `null` writes no lock file. Default: {@link defaultLockDir}(). */
-  lockDir?: string | null;
+  /**
+   * Where the lock file goes: `'default'` ({@link defaultLockDir}(), where the CLI looks),
+   * `{ dir }` (this directory), or `'none'` (no lock file). Default `'default'`.
+   */
+  lock?: 'default' | 'none' | { dir: string };
   /** The port on 127.0.0.1. Default 0: one the OS picks. */
   port?: number;
   /**
@@ -181,16 +215,16 @@ export interface ServerOptions {
    * start take back the port and token of this editor's last session on the same workspace
    * folders when it closed or crashed at most 25 s ago and its port is free, so a `claude` still
    * redialling it (the CLI redials the same URL and token for about 15 s and never re-reads the
-   * lock) rejoins without `/ide`. Otherwise the server starts fresh; {@link IdeServer.resumed}
-   * and {@link IdeServer.resumeNote} say which and why. Needs a lock directory and the native
+   * lock) rejoins without `/ide`. Otherwise the server starts fresh; {@link Host.resumed}
+   * and {@link Host.resumeNote} say which and why. Needs a lock directory and the native
    * addon (on the WebAssembly fallback the server starts fresh and says so). On Windows a Node
    * server cannot check a record's ACL, so it always starts fresh there.
    */
   resume?: boolean;
   /** For a Windows editor serving a CLI inside WSL. */
   runningInWindows?: boolean;
-  /** Engine configuration; `port` and `workspaceFolders` are set by the server. */
-  config?: Omit<Config, 'port' | 'workspaceFolders'>;
+  /** The engine's configuration; `port` and `workspaceFolders` are set by the host. */
+  engine?: Omit<Config, 'port' | 'workspaceFolders'>;
   /**
    * Stop reading a client whose unsent answers reach this many bytes (it does not read them);
    * read again below half. Default 8 MiB (core's pump policy, the same in the mio host).
@@ -198,19 +232,19 @@ export interface ServerOptions {
   pauseReadsAtBytes?: number;
 }
 
-/** A running server: one listener, one lock file, one engine. */
-export interface IdeServer {
+/** A running host: one listener, one lock file, one engine (idelink-mio's `Host` for Node). */
+export interface Host {
   /** The port the CLI connects to, on 127.0.0.1. */
   readonly port: number;
   /**
    * The token clients must present (also in the lock file). A method, so the token is never an
-   * enumerable property: `console.log`, `util.inspect` and `JSON.stringify` of the server show
+   * enumerable property: `console.log`, `util.inspect` and `JSON.stringify` of the host show
    * `authToken: '<redacted>'`. Call it only where the token is handed to a client.
    */
   revealAuthToken(): string;
-  /** The lock file's path, or `null` when started with `lockDir: null`. */
+  /** The lock file's path, or `null` when started with `lock: 'none'`. */
   readonly lockPath: string | null;
-  /** True when {@link ServerOptions.resume} took back the last session's port and token. */
+  /** True when {@link HostConfig.resume} took back the last session's port and token. */
   readonly resumed: boolean;
   /**
    * How the server came to its port and token, for a log line: `resumed the last session on
@@ -220,17 +254,17 @@ export interface IdeServer {
   /** The caret or selection moved; sent to clients as `selection_changed` after a debounce. */
   selectionChanged(selection: Omit<SelectionChangedEvent, 'type'>): void;
   /** Any editor event; `workspaceFoldersChanged` also rewrites the lock file. Throws when malformed. */
-  editorEvent(event: EditorEvent): void;
+  handleEditorEvent(event: EditorEvent): void;
   /**
    * The editor's whole visible state, once per frame: only its difference from the previous
    * snapshot reaches clients; other workspace folders also rewrite the lock file.
    */
-  snapshot(snapshot: EditorSnapshot): SnapshotChanges;
+  handleSnapshot(snapshot: EditorSnapshot): SnapshotChanges;
   /**
    * Removes the lock file, stops listening, closes every client (code 1001) and resolves when
    * the sockets are gone (destroying those still open after `graceMs`, default 1000).
    */
-  close(graceMs?: number): Promise<void>;
+  shutdown(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -238,4 +272,4 @@ export interface IdeServer {
  * (0600 in a 0700 directory; removed on close, on exit and on SIGINT/SIGTERM/SIGHUP) and serves
  * the Claude Code CLI from the engine.
  */
-export function startServer(options: ServerOptions): Promise<IdeServer>;
+export function startHost(config: HostConfig): Promise<Host>;

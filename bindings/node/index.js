@@ -6,14 +6,19 @@
 const addon = require('./lib/addon.js');
 const { Engine } = require('./lib/engine.js');
 const { defaultLockDir } = require('./lib/lock.js');
-const { startServer } = require('./lib/server.js');
+const { startHost } = require('./lib/host.js');
 
 exports.Engine = Engine;
 exports.lockFileJson = addon.lockFileJson;
 exports.parseLockFile = addon.parseLockFile;
 exports.defaultLockDir = defaultLockDir;
-exports.startServer = startServer;
+exports.startHost = startHost;
 exports.languageId = addon.languageId;
+// The claude CLI's discovery rules (core's discovery module; paths put in NFC by the binding).
+exports.discover = function discover(start) {
+  return JSON.parse(addon.discover(start));
+};
+exports.folderContains = addon.folderContains;
 exports.binding = addon.binding;
 
 // The variables a terminal exports so `claude` connects to `port` (core's terminal_env):

@@ -18,7 +18,7 @@
 //! [`Engine::poll_timeout`]:
 //!
 //! ```
-//! use idelink_core::{AuthToken, Config, Engine, Event, Output, Timestamp};
+//! use idelink_core::{AuthToken, Config, Engine, EngineEvent, Output, Timestamp};
 //!
 //! let token = AuthToken::from_entropy([7; 16]); // a host mints it from OS randomness
 //! let mut engine = Engine::new(Config::new(54321), token);
@@ -39,7 +39,7 @@
 //!             // flush what `engine.outbound(conn)` still holds, close the socket, then:
 //!             engine.handle_closed(now, conn)?;
 //!         }
-//!         Output::Event(Event::ToolCall { id, request, .. }) => {
+//!         Output::Event(EngineEvent::ToolCall { id, request, .. }) => {
 //!             // show the diff, open the file…; later: engine.handle_tool_outcome(now, id, &outcome)
 //!             let _ = (id, request);
 //!         }
@@ -71,7 +71,7 @@
 //!
 //! Outputs ([`Output`]): `Transmit` (a connection's outbound buffer became non-empty: write
 //! it, partially if the socket is full, and report what went), `CloseTransport`, and
-//! [`Event`]s: `Connected`, `SessionReady`, `ToolCall` (a [`ToolRequest`] the editor must
+//! [`EngineEvent`]s: `Connected`, `SessionReady`, `ToolCall` (a [`ToolRequest`] the editor must
 //! carry out and answer), `ToolCallCancelled`, `ToolServed`, `Closed`.
 //!
 //! ## Time
@@ -136,15 +136,17 @@
 //! codec) → [`rpc`] (JSON-RPC 2.0 envelope) → [`mcp`] (session) → [`ide`] (tools, one module
 //! each, editor state, result shapes, paths) → [`engine`] (connections, routing, timers); [`lockfile`] is the
 //! lock file model, with no file system; [`host_rules`] are the hosts' rules that need no system
-//! call (socket pump policy, lock directories, the lock file's life). [`forms`] is the one codec
-//! of the JSON forms the faces hand in and get back (config, events, snapshots, outcomes,
-//! outputs), on `json`, without serde, held to the serde forms by property tests: every
-//! binding reads and writes them through it.
+//! call (socket pump policy, lock directories, the lock file's life); [`discovery`] is the
+//! `claude` CLI's own choice of IDE (which lock it connects to, and whether it looks at all).
+//! [`forms`] is the one codec of the JSON forms the faces hand in and get back (config, events,
+//! snapshots, outcomes, outputs), on `json`, without serde, held to the serde forms by property
+//! tests: every binding reads and writes them through it.
 //!
 //! Helpers every embedder needs, pure functions outside the engine: [`terminal_env`] (the
 //! variables a terminal exports so `claude` connects to the editor's port) and [`language`]
 //! (a VS Code language id from a file name).
 
+pub mod discovery;
 pub mod engine;
 pub mod forms;
 pub mod host_rules;
@@ -163,9 +165,14 @@ pub mod token;
 mod ts;
 pub mod ws;
 
+#[expect(
+    deprecated,
+    reason = "the 0.1.0 name, re-exported for code written against it"
+)]
+pub use engine::Event;
 pub use engine::{
-    CancelReason, CloseReason, Config, ConnId, Engine, EngineError, Event, Output, SessionPolicy,
-    ToolCallId,
+    CancelReason, CloseReason, Config, ConnId, Engine, EngineError, EngineEvent, Output,
+    SessionPolicy, ToolCallId,
 };
 pub use ide::{EditorEvent, ToolOutcome, ToolRequest};
 pub use ide::{ReadSource, ReadSources};

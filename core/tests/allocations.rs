@@ -17,7 +17,9 @@
 )]
 
 use allocation_counter::measure;
-use idelink_core::{AuthToken, Config, ConnId, EditorEvent, Engine, Event, Output, Timestamp};
+use idelink_core::{
+    AuthToken, Config, ConnId, EditorEvent, Engine, EngineEvent, Output, Timestamp,
+};
 
 /// Repetitions measured; the figure is the mean, so a stray allocation shows as a fraction.
 const ROUNDS: u64 = 1000;
@@ -77,7 +79,7 @@ fn drain(engine: &mut Engine) -> Drained {
                 drained.sent += n;
                 engine.handle_sent(conn, n).unwrap();
             }
-            Output::Event(Event::ToolServed { .. }) => drained.answered += 1,
+            Output::Event(EngineEvent::ToolServed { .. }) => drained.answered += 1,
             _ => drained.other += 1,
         }
     }

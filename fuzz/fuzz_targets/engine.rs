@@ -15,7 +15,7 @@
 
 use arbitrary::Arbitrary;
 use idelink_core::{
-    Config, ConnId, EditorEvent, Engine, EngineError, Event, Output, ReadSource, ReadSources,
+    Config, ConnId, EditorEvent, Engine, EngineError, EngineEvent, Output, ReadSource, ReadSources,
     SessionPolicy, Timestamp, ToolCallId, ToolOutcome, ToolRequest,
 };
 use idelink_fuzz::{PORT, ServerStream, client_frame, server_message, token, upgrade_request};
@@ -477,12 +477,12 @@ impl Harness {
         }
     }
 
-    fn event(&mut self, event: Event) {
+    fn event(&mut self, event: EngineEvent) {
         match event {
-            Event::Connected { conn, .. } => {
+            EngineEvent::Connected { conn, .. } => {
                 assert!(self.connected.insert(conn), "{conn} connected twice");
             }
-            Event::Closed { conn, .. } => {
+            EngineEvent::Closed { conn, .. } => {
                 assert!(self.closed.insert(conn), "{conn} closed twice");
                 let left: Vec<_> = self.pending.values().filter(|(c, _)| *c == conn).collect();
                 assert!(
@@ -490,12 +490,12 @@ impl Harness {
                     "{conn} closed with calls pending: {left:?}"
                 );
             }
-            Event::ToolCall { id, conn, request } => {
+            EngineEvent::ToolCall { id, conn, request } => {
                 assert!(!self.closed.contains(&conn), "a call from closed {conn}");
                 self.issued.push(id);
                 assert!(self.pending.insert(id, (conn, request)).is_none());
             }
-            Event::ToolCallCancelled { id, .. } => {
+            EngineEvent::ToolCallCancelled { id, .. } => {
                 assert!(
                     self.pending.remove(&id).is_some(),
                     "{id} cancelled, not pending"

@@ -1,6 +1,10 @@
 //! The declarations file: which types, in which order, under which headings, and the checks
 //! that keep it whole.
 
+use idelink_core::discovery::{
+    AutoConnect, AutoConnectReason, Candidate, ClaudeEnv, ClaudeStart, IdeTerminal, LockChoice,
+    Verdict,
+};
 use idelink_core::ide::{
     Diagnostic, FileDiagnostics, OpenTab, PathStyle, Position, Range, ReadSource, ReadSources,
     Severity, ToolName,
@@ -10,7 +14,7 @@ use idelink_core::rpc::RpcLimits;
 use idelink_core::snapshot::{EditorSnapshot, SnapshotActive, SnapshotChanges, SnapshotDocument};
 use idelink_core::ws::WsConfig;
 use idelink_core::{
-    CancelReason, CloseReason, Config, ConnId, EditorEvent, Event, Output, SessionPolicy,
+    CancelReason, CloseReason, Config, ConnId, EditorEvent, EngineEvent, Output, SessionPolicy,
     ToolCallId, ToolOutcome, ToolRequest,
 };
 use ts_rs::TS;
@@ -91,7 +95,7 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
                 item::<ClientInfo>(cfg),
                 item::<CancelReason>(cfg),
                 item::<CloseReason>(cfg),
-                item::<Event>(cfg),
+                item::<EngineEvent>(cfg),
                 item::<Output>(cfg),
             ],
         ),
@@ -106,6 +110,19 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
                 item::<WsConfig>(cfg),
                 item::<RpcLimits>(cfg),
                 item::<Config>(cfg),
+            ],
+        ),
+        (
+            "The claude CLI's choice of IDE (discovery)",
+            vec![
+                item::<ClaudeEnv>(cfg),
+                item::<Candidate>(cfg),
+                item::<ClaudeStart>(cfg),
+                item::<AutoConnectReason>(cfg),
+                item::<AutoConnect>(cfg),
+                item::<LockChoice>(cfg),
+                item::<IdeTerminal>(cfg),
+                item::<Verdict>(cfg),
             ],
         ),
     ]

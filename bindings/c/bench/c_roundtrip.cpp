@@ -53,7 +53,7 @@ std::size_t drain(IdelinkEngine* engine) {
             const std::uint8_t* data = nullptr;
             std::size_t len = 0;
             must(idelink_engine_outbound(engine, out.conn, &data, &len));
-            must(idelink_engine_sent(engine, out.conn, len));
+            must(idelink_engine_handle_sent(engine, out.conn, len));
             sent += len;
         }
         idelink_string_free(out.event_json);
@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
     IdelinkEngine* engine = nullptr;
     must(idelink_engine_new("{\"port\":40000,\"readyDelayMs\":0,\"workspaceFolders\":[\"/p\"]}", kToken, &engine));
     std::uint64_t conn = 0;
-    must(idelink_engine_accept(engine, 0, &conn));
+    must(idelink_engine_handle_accept(engine, 0, &conn));
     std::string upgrade =
         "GET / HTTP/1.1\r\nHost: 127.0.0.1:40000\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
         "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
@@ -79,9 +79,9 @@ int main(int argc, char** argv) {
         auto frame = masked_text(message);
         opening.insert(opening.end(), frame.begin(), frame.end());
     }
-    must(idelink_engine_bytes(engine, 0, conn, opening.data(), opening.size()));
+    must(idelink_engine_handle_bytes(engine, 0, conn, opening.data(), opening.size()));
     drain(engine);
-    must(idelink_engine_timeout(engine, 1));
+    must(idelink_engine_handle_timeout(engine, 1));
     drain(engine);
 
     auto call = masked_text(
@@ -89,12 +89,12 @@ int main(int argc, char** argv) {
     const int warmup = 10000, rounds = argc > 1 ? std::atoi(argv[1]) : 200000;
     std::size_t sent = 0;
     for (int i = 0; i < warmup; ++i) {
-        must(idelink_engine_bytes(engine, 2, conn, call.data(), call.size()));
+        must(idelink_engine_handle_bytes(engine, 2, conn, call.data(), call.size()));
         sent += drain(engine);
     }
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < rounds; ++i) {
-        must(idelink_engine_bytes(engine, 2, conn, call.data(), call.size()));
+        must(idelink_engine_handle_bytes(engine, 2, conn, call.data(), call.size()));
         sent += drain(engine);
     }
     auto ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();

@@ -294,7 +294,7 @@ private:
         IdelinkSnapshot snapshot{tabs_.data(), tabs_.size(), active_ < documents_.size() ? &active : nullptr,
                                  nullptr,      0,            folders_.data(), folders_.size()};
         IdelinkSnapshotChanges changes{};
-        if (!ok(idelink_host_snapshot(host_, &snapshot, &changes), "idelink_host_snapshot") || !changes.active) return;
+        if (!ok(idelink_host_handle_snapshot(host_, &snapshot, &changes), "idelink_host_handle_snapshot") || !changes.active) return;
         if (active_ >= documents_.size()) {
             say("published no active document");
         } else if (selected_) {
@@ -361,7 +361,7 @@ private:
             outcome.set("outcome", Value::string("failed"));
             outcome.set("message", Value::string("frame_editor does not run " + tool));
         }
-        ok(idelink_host_tool_outcome(host_, id, outcome.dump().c_str()), "idelink_host_tool_outcome");
+        ok(idelink_host_handle_tool_outcome(host_, id, outcome.dump().c_str()), "idelink_host_handle_tool_outcome");
     }
 
     // A line diff: the common head and tail as context, the middle as removed and added; a
@@ -407,7 +407,7 @@ private:
         }
         say(std::string(accept ? "accepted" : "rejected") + " call#" + std::to_string(id) + " " +
             relative(pending->second.path) + (extra.empty() ? "" : " with the edit " + extra));
-        ok(idelink_host_tool_outcome(host_, id, outcome.dump().c_str()), "idelink_host_tool_outcome");
+        ok(idelink_host_handle_tool_outcome(host_, id, outcome.dump().c_str()), "idelink_host_handle_tool_outcome");
         pending_.erase(pending);
     }
 

@@ -40,10 +40,10 @@ typedef enum IdelinkOutputKind {
   // Nothing more to do until the next input.
   IDELINK_OUTPUT_NONE = 0,
   // `conn`'s outbound buffer became non-empty: write what the socket takes of
-  // `idelink_engine_outbound` and report it with `idelink_engine_sent`, until it is empty.
+  // `idelink_engine_outbound` and report it with `idelink_engine_handle_sent`, until it is empty.
   IDELINK_OUTPUT_TRANSMIT = 1,
   // Write what `conn`'s outbound buffer still holds (best effort), close the socket, then
-  // call `idelink_engine_closed`.
+  // call `idelink_engine_handle_closed`.
   IDELINK_OUTPUT_CLOSE_TRANSPORT = 2,
   // An event for the editor: `event_json` holds its JSON form (`{"event":"toolCall",…}`).
   IDELINK_OUTPUT_EVENT = 3,
@@ -60,6 +60,14 @@ typedef enum IdelinkSeverity {
   // A hint.
   IDELINK_SEVERITY_HINT = 3,
 } IdelinkSeverity;
+
+// How the machine claude runs on spells paths: the values of a `path_style` argument.
+typedef enum IdelinkPathStyle {
+  // `/`-separated (Linux, macOS, WSL).
+  IDELINK_PATH_STYLE_POSIX = 0,
+  // Drive letters, `\` and `/` both separators (Windows).
+  IDELINK_PATH_STYLE_WINDOWS = 1,
+} IdelinkPathStyle;
 
 // An engine (opaque). Created by `idelink_engine_new`, freed by `idelink_engine_free`.
 //
@@ -202,6 +210,34 @@ extern "C" {
 // freed yet.
 void idelink_string_free(char *text);
 
+// `*contains` receives whether `cwd` is `folder` or lies under it, as the CLI decides (a
+// case-sensitive prefix ending at a separator, both sides in NFC) on a machine whose paths
+// are `path_style` (an `IdelinkPathStyle`).
+//
+// **Threads:** any thread.
+//
+// # Safety
+// `folder` and `cwd` are NUL-terminated; `contains` points to a writable `bool`.
+enum IdelinkStatus idelink_folder_contains(const char *folder,
+                                           const char *cwd,
+                                           uint32_t path_style,
+                                           bool *contains);
+
+// What `claude` started as `start_json` says would do, by the CLI's own rules: `*verdict_json`
+// receives the `Verdict` (`{"autoConnect":{"state":"on","reason":"ideFlag"},
+// "choice":{"kind":"one","port":4242},"ideTerminal":null,"ancestorRule":false,
+// "connectsTo":4242}`). `start_json` is a `ClaudeStart`: `{"cwd":"/p/src","pathStyle":"posix",
+// "locks":[{"port":4242,"workspaceFolders":["/p"]}],"env":{"CLAUDE_CODE_SSE_PORT":"4242"},
+// "autoConnectConfig":false,"ideFlag":true}` (only `cwd` and `locks` required; the live
+// locks, pid alive; `env` holds the variables claude starts with, others ignored).
+//
+// **Ownership:** the text is library-owned: free it with `idelink_string_free`.
+// **Threads:** any thread.
+//
+// # Safety
+// `start_json` is NUL-terminated; `verdict_json` points to writable storage for one pointer.
+enum IdelinkStatus idelink_discover(const char *start_json, char **verdict_json);
+
 // Creates an engine. `config_json` is the engine configuration in its JSON form
 // (`{"port":40000,"workspaceFolders":["/p"],…}`, camelCase, every field optional; NULL: all
 // defaults). `auth_token` is the token clients must present (the one in the lock file: 1 to
@@ -236,35 +272,37 @@ void idelink_engine_free(struct IdelinkEngine *engine);
 // # Safety
 // `engine` is a live handle not in use on another thread; `conn` points to a writable
 // `uint64_t`.
-enum IdelinkStatus idelink_engine_accept(struct IdelinkEngine *engine,
-                                         uint64_t now_ms,
-                                         uint64_t *conn);
+enum IdelinkStatus idelink_engine_handle_accept(struct IdelinkEngine *engine,
+                                                uint64_t now_ms,
+                                                uint64_t *conn);
 
 // `len` bytes arrived on `conn`. The bytes are only read during the call.
 //
 // # Safety
 // `engine` is a live handle not in use on another thread; unless `len` is 0, `data` points to
 // `len` readable bytes.
-enum IdelinkStatus idelink_engine_bytes(struct IdelinkEngine *engine,
-                                        uint64_t now_ms,
-                                        uint64_t conn,
-                                        const uint8_t *data,
-                                        size_t len);
+enum IdelinkStatus idelink_engine_handle_bytes(struct IdelinkEngine *engine,
+                                               uint64_t now_ms,
+                                               uint64_t conn,
+                                               const uint8_t *data,
+                                               size_t len);
 
 // The host wrote the first `n` bytes of `idelink_engine_outbound(conn)` to the socket.
 //
 // # Safety
 // `engine` is a live handle not in use on another thread.
-enum IdelinkStatus idelink_engine_sent(struct IdelinkEngine *engine, uint64_t conn, size_t n);
+enum IdelinkStatus idelink_engine_handle_sent(struct IdelinkEngine *engine,
+                                              uint64_t conn,
+                                              size_t n);
 
 // `conn`'s transport is gone (EOF, an error, or the close the engine asked for). Call it
 // exactly once per connection.
 //
 // # Safety
 // `engine` is a live handle not in use on another thread.
-enum IdelinkStatus idelink_engine_closed(struct IdelinkEngine *engine,
-                                         uint64_t now_ms,
-                                         uint64_t conn);
+enum IdelinkStatus idelink_engine_handle_closed(struct IdelinkEngine *engine,
+                                                uint64_t now_ms,
+                                                uint64_t conn);
 
 // The editor wants `conn` closed (a WebSocket close 1000 when upgraded).
 //
@@ -286,9 +324,9 @@ enum IdelinkStatus idelink_engine_shutdown(struct IdelinkEngine *engine, uint64_
 //
 // # Safety
 // `engine` is a live handle not in use on another thread; `event_json` is NUL-terminated.
-enum IdelinkStatus idelink_engine_editor_event(struct IdelinkEngine *engine,
-                                               uint64_t now_ms,
-                                               const char *event_json);
+enum IdelinkStatus idelink_engine_handle_editor_event(struct IdelinkEngine *engine,
+                                                      uint64_t now_ms,
+                                                      const char *event_json);
 
 // The editor's whole visible state, once per frame (see `IdelinkSnapshot`): its difference
 // from the previous snapshot acts as the equivalent editor events (nothing when nothing
@@ -299,10 +337,10 @@ enum IdelinkStatus idelink_engine_editor_event(struct IdelinkEngine *engine,
 // # Safety
 // `engine` is a live handle not in use on another thread; `snapshot` points to a valid
 // `IdelinkSnapshot` (see its fields); `changes` is NULL or writable.
-enum IdelinkStatus idelink_engine_snapshot(struct IdelinkEngine *engine,
-                                           uint64_t now_ms,
-                                           const struct IdelinkSnapshot *snapshot,
-                                           struct IdelinkSnapshotChanges *changes);
+enum IdelinkStatus idelink_engine_handle_snapshot(struct IdelinkEngine *engine,
+                                                  uint64_t now_ms,
+                                                  const struct IdelinkSnapshot *snapshot,
+                                                  struct IdelinkSnapshotChanges *changes);
 
 // The editor's answer to the tool call `id` (from a `toolCall` event), in the outcome's JSON
 // form: `{"outcome":"diffSaved","finalText":"…"}`, `{"outcome":"diffRejected"}`, … The text is
@@ -314,16 +352,16 @@ enum IdelinkStatus idelink_engine_snapshot(struct IdelinkEngine *engine,
 //
 // # Safety
 // `engine` is a live handle not in use on another thread; `outcome_json` is NUL-terminated.
-enum IdelinkStatus idelink_engine_tool_outcome(struct IdelinkEngine *engine,
-                                               uint64_t now_ms,
-                                               uint64_t id,
-                                               const char *outcome_json);
+enum IdelinkStatus idelink_engine_handle_tool_outcome(struct IdelinkEngine *engine,
+                                                      uint64_t now_ms,
+                                                      uint64_t id,
+                                                      const char *outcome_json);
 
 // The deadline from `idelink_engine_poll_timeout` came.
 //
 // # Safety
 // `engine` is a live handle not in use on another thread.
-enum IdelinkStatus idelink_engine_timeout(struct IdelinkEngine *engine, uint64_t now_ms);
+enum IdelinkStatus idelink_engine_handle_timeout(struct IdelinkEngine *engine, uint64_t now_ms);
 
 // The next thing to do, in causal order; call it after every input until it yields
 // `IDELINK_OUTPUT_NONE`. Fills `*out` (kind, conn, event_json).
@@ -337,7 +375,7 @@ enum IdelinkStatus idelink_engine_timeout(struct IdelinkEngine *engine, uint64_t
 enum IdelinkStatus idelink_engine_poll_output(struct IdelinkEngine *engine,
                                               struct IdelinkOutput *out);
 
-// When the engine next needs `idelink_engine_timeout`: `*has_deadline` receives whether there
+// When the engine next needs `idelink_engine_handle_timeout`: `*has_deadline` receives whether there
 // is a deadline, `*at_ms` the time on the editor's clock (0 when there is none).
 //
 // # Safety
@@ -351,7 +389,7 @@ enum IdelinkStatus idelink_engine_poll_timeout(struct IdelinkEngine *engine,
 // receives a pointer to them, `*len` their count.
 //
 // **Ownership and lifetime:** the engine owns the bytes (no copy is made); they stay valid
-// until the next call on this engine, so write them, then call `idelink_engine_sent`.
+// until the next call on this engine, so write them, then call `idelink_engine_handle_sent`.
 //
 // # Safety
 // `engine` is a live handle not in use on another thread; `data` and `len` point to writable
@@ -471,7 +509,8 @@ enum IdelinkStatus idelink_host_next_event(struct IdelinkHost *host, char **even
 //
 // # Safety
 // `host` is a live handle not in use on another thread; `event_json` is NUL-terminated.
-enum IdelinkStatus idelink_host_editor_event(struct IdelinkHost *host, const char *event_json);
+enum IdelinkStatus idelink_host_handle_editor_event(struct IdelinkHost *host,
+                                                    const char *event_json);
 
 // The editor's whole visible state, once per frame (see `IdelinkSnapshot`): its difference
 // from the previous snapshot acts as the equivalent editor events, sent at once (nothing when
@@ -482,9 +521,9 @@ enum IdelinkStatus idelink_host_editor_event(struct IdelinkHost *host, const cha
 // # Safety
 // `host` is a live handle not in use on another thread; `snapshot` points to a valid
 // `IdelinkSnapshot` (see its fields); `changes` is NULL or writable.
-enum IdelinkStatus idelink_host_snapshot(struct IdelinkHost *host,
-                                         const struct IdelinkSnapshot *snapshot,
-                                         struct IdelinkSnapshotChanges *changes);
+enum IdelinkStatus idelink_host_handle_snapshot(struct IdelinkHost *host,
+                                                const struct IdelinkSnapshot *snapshot,
+                                                struct IdelinkSnapshotChanges *changes);
 
 // The editor's answer to the tool call `id` (the `id` of a `toolCall` event), in the
 // outcome's JSON form: `{"outcome":"diffSaved","finalText":"…"}` (the text the user kept),
@@ -497,9 +536,9 @@ enum IdelinkStatus idelink_host_snapshot(struct IdelinkHost *host,
 //
 // # Safety
 // `host` is a live handle not in use on another thread; `outcome_json` is NUL-terminated.
-enum IdelinkStatus idelink_host_tool_outcome(struct IdelinkHost *host,
-                                             uint64_t id,
-                                             const char *outcome_json);
+enum IdelinkStatus idelink_host_handle_tool_outcome(struct IdelinkHost *host,
+                                                    uint64_t id,
+                                                    const char *outcome_json);
 
 // Closes every client (close 1001), serves them for up to `grace_ms` to finish, and removes
 // the lock file; the resulting events (`closed`) are queued. The host serves nothing

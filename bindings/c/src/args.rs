@@ -62,6 +62,23 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> ArgResult<&'a [u8]
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
+/// `count` entries at `ptr` (NULL allowed when `count` is 0).
+///
+/// # Safety
+/// Unless `count` is 0, `ptr` points to `count` valid entries that outlive `'a`.
+pub(crate) unsafe fn array<'a, T>(ptr: *const T, count: usize, what: &str) -> ArgResult<&'a [T]> {
+    if count == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(invalid(format_args!(
+            "{what} is NULL with a count of {count}"
+        )));
+    }
+    // SAFETY: not NULL (checked); `count` valid entries (this function's contract).
+    Ok(unsafe { std::slice::from_raw_parts(ptr, count) })
+}
+
 /// The value behind a handle or an out-parameter.
 ///
 /// # Safety

@@ -28,10 +28,10 @@ pub enum IdelinkOutputKind {
     /// Nothing more to do until the next input.
     IdelinkOutputNone = 0,
     /// `conn`'s outbound buffer became non-empty: write what the socket takes of
-    /// `idelink_engine_outbound` and report it with `idelink_engine_sent`, until it is empty.
+    /// `idelink_engine_outbound` and report it with `idelink_engine_handle_sent`, until it is empty.
     IdelinkOutputTransmit = 1,
     /// Write what `conn`'s outbound buffer still holds (best effort), close the socket, then
-    /// call `idelink_engine_closed`.
+    /// call `idelink_engine_handle_closed`.
     IdelinkOutputCloseTransport = 2,
     /// An event for the editor: `event_json` holds its JSON form (`{"event":"toolCall",…}`).
     IdelinkOutputEvent = 3,
@@ -132,7 +132,7 @@ pub unsafe extern "C" fn idelink_engine_free(engine: *mut IdelinkEngine) {
 /// `engine` is a live handle not in use on another thread; `conn` points to a writable
 /// `uint64_t`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_engine_accept(
+pub unsafe extern "C" fn idelink_engine_handle_accept(
     engine: *mut IdelinkEngine,
     now_ms: u64,
     conn: *mut u64,
@@ -153,7 +153,7 @@ pub unsafe extern "C" fn idelink_engine_accept(
 /// `engine` is a live handle not in use on another thread; unless `len` is 0, `data` points to
 /// `len` readable bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_engine_bytes(
+pub unsafe extern "C" fn idelink_engine_handle_bytes(
     engine: *mut IdelinkEngine,
     now_ms: u64,
     conn: u64,
@@ -175,7 +175,7 @@ pub unsafe extern "C" fn idelink_engine_bytes(
 /// # Safety
 /// `engine` is a live handle not in use on another thread.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_engine_sent(
+pub unsafe extern "C" fn idelink_engine_handle_sent(
     engine: *mut IdelinkEngine,
     conn: u64,
     n: usize,
@@ -194,7 +194,7 @@ pub unsafe extern "C" fn idelink_engine_sent(
 /// # Safety
 /// `engine` is a live handle not in use on another thread.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_engine_closed(
+pub unsafe extern "C" fn idelink_engine_handle_closed(
     engine: *mut IdelinkEngine,
     now_ms: u64,
     conn: u64,
@@ -251,7 +251,7 @@ pub unsafe extern "C" fn idelink_engine_shutdown(
 /// # Safety
 /// `engine` is a live handle not in use on another thread; `event_json` is NUL-terminated.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_engine_editor_event(
+pub unsafe extern "C" fn idelink_engine_handle_editor_event(
     engine: *mut IdelinkEngine,
     now_ms: u64,
     event_json: *const c_char,
@@ -276,7 +276,7 @@ pub unsafe extern "C" fn idelink_engine_editor_event(
 /// `engine` is a live handle not in use on another thread; `snapshot` points to a valid
 /// `IdelinkSnapshot` (see its fields); `changes` is NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_engine_snapshot(
+pub unsafe extern "C" fn idelink_engine_handle_snapshot(
     engine: *mut IdelinkEngine,
     now_ms: u64,
     snapshot: *const IdelinkSnapshot,
@@ -306,7 +306,7 @@ pub unsafe extern "C" fn idelink_engine_snapshot(
 /// # Safety
 /// `engine` is a live handle not in use on another thread; `outcome_json` is NUL-terminated.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_engine_tool_outcome(
+pub unsafe extern "C" fn idelink_engine_handle_tool_outcome(
     engine: *mut IdelinkEngine,
     now_ms: u64,
     id: u64,
@@ -327,7 +327,7 @@ pub unsafe extern "C" fn idelink_engine_tool_outcome(
 /// # Safety
 /// `engine` is a live handle not in use on another thread.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_engine_timeout(
+pub unsafe extern "C" fn idelink_engine_handle_timeout(
     engine: *mut IdelinkEngine,
     now_ms: u64,
 ) -> IdelinkStatus {
@@ -398,7 +398,7 @@ fn encode(output: Option<Output>) -> Result<IdelinkOutput, (IdelinkStatus, Strin
     })
 }
 
-/// When the engine next needs `idelink_engine_timeout`: `*has_deadline` receives whether there
+/// When the engine next needs `idelink_engine_handle_timeout`: `*has_deadline` receives whether there
 /// is a deadline, `*at_ms` the time on the editor's clock (0 when there is none).
 ///
 /// # Safety
@@ -427,7 +427,7 @@ pub unsafe extern "C" fn idelink_engine_poll_timeout(
 /// receives a pointer to them, `*len` their count.
 ///
 /// **Ownership and lifetime:** the engine owns the bytes (no copy is made); they stay valid
-/// until the next call on this engine, so write them, then call `idelink_engine_sent`.
+/// until the next call on this engine, so write them, then call `idelink_engine_handle_sent`.
 ///
 /// # Safety
 /// `engine` is a live handle not in use on another thread; `data` and `len` point to writable

@@ -12,7 +12,7 @@ use crate::host_config;
 use crate::snapshot::{IdelinkSnapshot, IdelinkSnapshotChanges};
 use crate::status::{IdelinkStatus, fail};
 use idelink_core::forms;
-use idelink_core::{EditorEvent, Event, ToolCallId, ToolOutcome};
+use idelink_core::{EditorEvent, EngineEvent, ToolCallId, ToolOutcome};
 use idelink_mio::{Host, HostError, ResumeOutcome, Waker};
 use std::collections::VecDeque;
 use std::ffi::c_char;
@@ -28,8 +28,8 @@ pub struct IdelinkHost(Guarded<HostState>);
 struct HostState {
     host: Host,
     /// Events served by `poll` and not yet taken by `idelink_host_next_event`.
-    queue: VecDeque<Event>,
-    scratch: Vec<Event>,
+    queue: VecDeque<EngineEvent>,
+    scratch: Vec<EngineEvent>,
 }
 
 impl HostState {
@@ -254,7 +254,7 @@ pub unsafe extern "C" fn idelink_host_next_event(
 /// # Safety
 /// `host` is a live handle not in use on another thread; `event_json` is NUL-terminated.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_host_editor_event(
+pub unsafe extern "C" fn idelink_host_handle_editor_event(
     host: *mut IdelinkHost,
     event_json: *const c_char,
 ) -> IdelinkStatus {
@@ -277,7 +277,7 @@ pub unsafe extern "C" fn idelink_host_editor_event(
 /// `host` is a live handle not in use on another thread; `snapshot` points to a valid
 /// `IdelinkSnapshot` (see its fields); `changes` is NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_host_snapshot(
+pub unsafe extern "C" fn idelink_host_handle_snapshot(
     host: *mut IdelinkHost,
     snapshot: *const IdelinkSnapshot,
     changes: *mut IdelinkSnapshotChanges,
@@ -307,7 +307,7 @@ pub unsafe extern "C" fn idelink_host_snapshot(
 /// # Safety
 /// `host` is a live handle not in use on another thread; `outcome_json` is NUL-terminated.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn idelink_host_tool_outcome(
+pub unsafe extern "C" fn idelink_host_handle_tool_outcome(
     host: *mut IdelinkHost,
     id: u64,
     outcome_json: *const c_char,

@@ -10,6 +10,10 @@
 //!   editors with their own event loop and sockets: accept, bytes in, bytes sent, closed,
 //!   outbound, poll output, poll timeout, editor events, tool outcomes.
 //!
+//! Beside them, pure helpers: the terminal environment, language ids, and the `claude` CLI's
+//! discovery rules (`idelink_discover`: which lock claude started in a folder connects to, and
+//! `idelink_folder_contains`).
+//!
 //! Both levels take a per-frame snapshot (`idelink_*_snapshot` with an `IdelinkSnapshot`):
 //! the editor's whole visible state in C structs pointing into its own memory; only the
 //! difference from the previous frame reaches claude, and an unchanged frame allocates nothing.
@@ -27,6 +31,7 @@
 //! - Handles are not thread-safe (use one from one thread at a time); a waker is.
 
 mod args;
+mod discovery;
 mod engine;
 mod guard;
 mod helpers;
@@ -36,21 +41,22 @@ mod snapshot;
 mod status;
 
 pub use args::idelink_string_free;
-pub use engine::idelink_engine_snapshot;
+pub use discovery::{IdelinkPathStyle, idelink_discover, idelink_folder_contains};
+pub use engine::idelink_engine_handle_snapshot;
 pub use engine::{
-    IdelinkEngine, IdelinkOutput, IdelinkOutputKind, idelink_engine_accept, idelink_engine_bytes,
-    idelink_engine_close, idelink_engine_closed, idelink_engine_editor_event, idelink_engine_free,
-    idelink_engine_new, idelink_engine_outbound, idelink_engine_poll_output,
-    idelink_engine_poll_timeout, idelink_engine_sent, idelink_engine_shutdown,
-    idelink_engine_timeout, idelink_engine_tool_outcome,
+    IdelinkEngine, IdelinkOutput, IdelinkOutputKind, idelink_engine_close, idelink_engine_free,
+    idelink_engine_handle_accept, idelink_engine_handle_bytes, idelink_engine_handle_closed,
+    idelink_engine_handle_editor_event, idelink_engine_handle_sent, idelink_engine_handle_timeout,
+    idelink_engine_handle_tool_outcome, idelink_engine_new, idelink_engine_outbound,
+    idelink_engine_poll_output, idelink_engine_poll_timeout, idelink_engine_shutdown,
 };
 pub use helpers::{idelink_language_id, idelink_terminal_env};
-pub use host::idelink_host_snapshot;
+pub use host::idelink_host_handle_snapshot;
 pub use host::{
-    IdelinkHost, IdelinkWaker, idelink_host_editor_event, idelink_host_free,
-    idelink_host_next_event, idelink_host_poll, idelink_host_port, idelink_host_resume_note,
-    idelink_host_resumed, idelink_host_shutdown, idelink_host_start, idelink_host_tool_outcome,
-    idelink_host_waker, idelink_waker_free, idelink_waker_wake,
+    IdelinkHost, IdelinkWaker, idelink_host_free, idelink_host_handle_editor_event,
+    idelink_host_handle_tool_outcome, idelink_host_next_event, idelink_host_poll,
+    idelink_host_port, idelink_host_resume_note, idelink_host_resumed, idelink_host_shutdown,
+    idelink_host_start, idelink_host_waker, idelink_waker_free, idelink_waker_wake,
 };
 pub use snapshot::{
     IdelinkActiveDocument, IdelinkDiagnostic, IdelinkDocument, IdelinkFileDiagnostics,

@@ -1,13 +1,13 @@
 //! Per-frame snapshots in C structs: `IdelinkSnapshot` names the editor's whole visible state
 //! (documents, the active document and its selection, diagnostics per file, workspace folders)
-//! with pointers into the editor's own memory; `idelink_engine_snapshot` and
-//! `idelink_host_snapshot` read it during the call only.
+//! with pointers into the editor's own memory; `idelink_engine_handle_snapshot` and
+//! `idelink_host_handle_snapshot` read it during the call only.
 //!
 //! Reading it allocates nothing once warm: the borrowed views `idelink-core` compares are
 //! built in lists kept per thread and reused from call to call, so an unchanged snapshot costs
 //! the editor no allocation end to end.
 
-use crate::args::text;
+use crate::args::{array, text};
 use crate::guard::invalid;
 use crate::status::IdelinkStatus;
 use idelink_core::SnapshotChanges;
@@ -348,23 +348,6 @@ fn range(r: IdelinkRange) -> Range {
         start: at(r.start),
         end: at(r.end),
     }
-}
-
-/// `count` entries at `ptr` (NULL allowed when `count` is 0).
-///
-/// # Safety
-/// Unless `count` is 0, `ptr` points to `count` valid entries that outlive `'a`.
-unsafe fn array<'a, T>(ptr: *const T, count: usize, what: &str) -> ArgResult<&'a [T]> {
-    if count == 0 {
-        return Ok(&[]);
-    }
-    if ptr.is_null() {
-        return Err(invalid(format_args!(
-            "{what} is NULL with a count of {count}"
-        )));
-    }
-    // SAFETY: not NULL (checked); `count` valid entries (this function's contract).
-    Ok(unsafe { std::slice::from_raw_parts(ptr, count) })
 }
 
 /// A string that must be there; `what` and `i` name it in the error.

@@ -86,18 +86,18 @@ fn bad_arguments_and_misuse_are_statuses_with_messages() {
         unsafe { idelink_engine_new(c"{\"port\":1}".as_ptr(), token.as_ptr(), &mut engine) };
     assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
     assert_eq!(
-        unsafe { idelink_engine_sent(engine, 9, 1) },
+        unsafe { idelink_engine_handle_sent(engine, 9, 1) },
         IdelinkStatus::IdelinkErrorMisuse
     );
     assert!(last_error().contains("conn#9"), "{}", last_error());
     let outcome = c"{\"outcome\":\"diffRejected\"}";
     assert_eq!(
-        unsafe { idelink_engine_tool_outcome(engine, 0, 5, outcome.as_ptr()) },
+        unsafe { idelink_engine_handle_tool_outcome(engine, 0, 5, outcome.as_ptr()) },
         IdelinkStatus::IdelinkErrorMisuse
     );
     let bad_event = c"{\"type\":\"selectionChanged\"}";
     assert_eq!(
-        unsafe { idelink_engine_editor_event(engine, 0, bad_event.as_ptr()) },
+        unsafe { idelink_engine_handle_editor_event(engine, 0, bad_event.as_ptr()) },
         IdelinkStatus::IdelinkErrorInvalidArgument
     );
     assert!(
@@ -106,18 +106,18 @@ fn bad_arguments_and_misuse_are_statuses_with_messages() {
         last_error()
     );
     assert_eq!(
-        unsafe { idelink_engine_bytes(engine, 0, 1, null(), 3) },
+        unsafe { idelink_engine_handle_bytes(engine, 0, 1, null(), 3) },
         IdelinkStatus::IdelinkErrorInvalidArgument
     );
     assert_eq!(
-        unsafe { idelink_engine_accept(null_mut(), 0, null_mut()) },
+        unsafe { idelink_engine_handle_accept(null_mut(), 0, null_mut()) },
         IdelinkStatus::IdelinkErrorInvalidArgument
     );
     assert_eq!(last_error(), "engine is NULL");
     // The engine is still usable after every refusal.
     let mut conn = 0;
     assert_eq!(
-        unsafe { idelink_engine_accept(engine, 0, &mut conn) },
+        unsafe { idelink_engine_handle_accept(engine, 0, &mut conn) },
         IdelinkStatus::IdelinkOk
     );
     assert_eq!(conn, 1);
@@ -267,7 +267,9 @@ fn a_pulled_read_reaches_the_editor_and_a_wrong_kind_of_outcome_is_misuse() {
     );
     let id = call["id"].as_u64().unwrap_or_default();
     assert_eq!(
-        unsafe { idelink_host_tool_outcome(host, id, c"{\"outcome\":\"noSelection\"}".as_ptr()) },
+        unsafe {
+            idelink_host_handle_tool_outcome(host, id, c"{\"outcome\":\"noSelection\"}".as_ptr())
+        },
         IdelinkStatus::IdelinkErrorMisuse
     );
     assert!(
@@ -277,7 +279,7 @@ fn a_pulled_read_reaches_the_editor_and_a_wrong_kind_of_outcome_is_misuse() {
     );
     let outcome = c"{\"outcome\":\"diagnostics\",\"files\":[]}";
     assert_eq!(
-        unsafe { idelink_host_tool_outcome(host, id, outcome.as_ptr()) },
+        unsafe { idelink_host_handle_tool_outcome(host, id, outcome.as_ptr()) },
         IdelinkStatus::IdelinkOk,
         "{}",
         last_error()

@@ -111,7 +111,7 @@ fn snapshot(
     snapshot: &IdelinkSnapshot,
 ) -> IdelinkSnapshotChanges {
     let mut changes = IdelinkSnapshotChanges::default();
-    let status = unsafe { idelink_engine_snapshot(engine, now, snapshot, &mut changes) };
+    let status = unsafe { idelink_engine_handle_snapshot(engine, now, snapshot, &mut changes) };
     assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
     changes
 }
@@ -158,7 +158,7 @@ fn an_unchanged_200_document_frame_changes_nothing_and_allocates_nothing() {
 #[test]
 fn a_bad_snapshot_is_refused_and_changes_nothing() {
     let engine = engine();
-    let status = unsafe { idelink_engine_snapshot(engine, 0, null(), null_mut()) };
+    let status = unsafe { idelink_engine_handle_snapshot(engine, 0, null(), null_mut()) };
     assert_eq!(status, IdelinkStatus::IdelinkErrorInvalidArgument);
     assert!(
         last_error().contains("snapshot is NULL"),
@@ -168,7 +168,8 @@ fn a_bad_snapshot_is_refused_and_changes_nothing() {
 
     let mut frame = Frame::new(3);
     frame.documents[1].path = null();
-    let status = unsafe { idelink_engine_snapshot(engine, 0, &frame.snapshot(), null_mut()) };
+    let status =
+        unsafe { idelink_engine_handle_snapshot(engine, 0, &frame.snapshot(), null_mut()) };
     assert_eq!(status, IdelinkStatus::IdelinkErrorInvalidArgument);
     assert!(
         last_error().contains("documents[].path is NULL (entry 1)"),
@@ -178,7 +179,8 @@ fn a_bad_snapshot_is_refused_and_changes_nothing() {
 
     let mut frame = Frame::new(3);
     frame.warnings[0].severity = 9;
-    let status = unsafe { idelink_engine_snapshot(engine, 0, &frame.snapshot(), null_mut()) };
+    let status =
+        unsafe { idelink_engine_handle_snapshot(engine, 0, &frame.snapshot(), null_mut()) };
     assert_eq!(status, IdelinkStatus::IdelinkErrorInvalidArgument);
     assert!(last_error().contains("severity is 9"), "{}", last_error());
 
@@ -186,7 +188,7 @@ fn a_bad_snapshot_is_refused_and_changes_nothing() {
     frame.folders.clear();
     let mut bad = frame.snapshot();
     bad.workspace_folder_count = 2;
-    let status = unsafe { idelink_engine_snapshot(engine, 0, &bad, null_mut()) };
+    let status = unsafe { idelink_engine_handle_snapshot(engine, 0, &bad, null_mut()) };
     assert_eq!(status, IdelinkStatus::IdelinkErrorInvalidArgument);
 
     // None of them reached the engine: the first good snapshot opens everything.
@@ -219,11 +221,11 @@ fn the_host_level_rewrites_the_lock_when_the_folders_change() {
     };
     let mut frame = Frame::new(2);
     let mut changes = IdelinkSnapshotChanges::default();
-    let status = unsafe { idelink_host_snapshot(host, &frame.snapshot(), &mut changes) };
+    let status = unsafe { idelink_host_handle_snapshot(host, &frame.snapshot(), &mut changes) };
     assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
     assert!(!changes.workspace_folders);
     frame.folders.push(c"/shared".as_ptr());
-    let status = unsafe { idelink_host_snapshot(host, &frame.snapshot(), &mut changes) };
+    let status = unsafe { idelink_host_handle_snapshot(host, &frame.snapshot(), &mut changes) };
     assert_eq!(status, IdelinkStatus::IdelinkOk, "{}", last_error());
     assert!(changes.workspace_folders && !changes.documents);
     assert!(

@@ -6,26 +6,29 @@ import {
   Engine,
   binding,
   defaultLockDir,
+  discover,
+  folderContains,
   languageId,
   lockFileJson,
   parseLockFile,
-  startServer,
+  startHost,
   terminalEnv,
   type EditorEvent,
   type EngineEvent,
-  type IdeServer,
+  type Host,
   type Output,
+  type Verdict,
   type ToolOutcome,
   type ToolRequest,
 } from 'idelink';
 
-async function extension(): Promise<IdeServer> {
-  const server = await startServer({
+async function extension(): Promise<Host> {
+  const server = await startHost({
     workspaceFolders: ['/home/me/project'],
     ideName: 'My Editor',
     pid: process.pid,
-    lockDir: defaultLockDir(),
-    config: {
+    lock: { dir: defaultLockDir() },
+    engine: {
       sessionPolicy: 'single',
       diffDeadlineMs: null,
       ws: { maxMessageBytes: 32 << 20 },
@@ -71,9 +74,9 @@ async function extension(): Promise<IdeServer> {
     selection: { start: { line: 0, character: 0 }, end: { line: 0, character: 2 } },
   });
   const event: EditorEvent = { type: 'mention', path: '/home/me/project/a.rs', lineStart: 1 };
-  server.editorEvent(event);
-  server.editorEvent({ type: 'workspaceFoldersChanged', folders: ['/home/me/project'] });
-  await server.close(500);
+  server.handleEditorEvent(event);
+  server.handleEditorEvent({ type: 'workspaceFoldersChanged', folders: ['/home/me/project'] });
+  await server.shutdown(500);
   return server;
 }
 
@@ -124,3 +127,17 @@ void back;
 void engine;
 void terminal;
 void language;
+
+/** Whether `claude --ide` started in `cwd` would connect to `host`, by the CLI's own rules. */
+function connectsHere(host: Host, cwd: string, workspaceFolders: string[]): boolean {
+  const verdict: Verdict = discover({
+    cwd,
+    locks: [{ port: host.port, workspaceFolders }],
+    env: process.env,
+    ideFlag: true,
+    pathStyle: process.platform === 'win32' ? 'windows' : 'posix',
+  });
+  if (verdict.choice.kind === 'ambiguous') console.warn(`several servers: ${verdict.choice.ports.join(', ')}`);
+  return verdict.connectsTo === host.port && folderContains(workspaceFolders[0] ?? '', cwd, 'posix');
+}
+void connectsHere;

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { startServer } from 'idelink';
+import { startHost } from 'idelink';
 
 const folder = process.cwd();
 const file = resolve(process.argv[2] ?? 'README.md');
@@ -38,7 +38,7 @@ async function confirm(question, signal) {
   }
 }
 
-const server = await startServer({
+const server = await startHost({
   workspaceFolders: [folder],
   ideName: 'Miniature Editor',
   onEvent(event) {
@@ -73,7 +73,7 @@ const server = await startServer({
 });
 
 const firstLine = readFileSync(file, 'utf8').split('\n', 1)[0];
-server.editorEvent({ type: 'documentOpened', path: file, languageId: 'markdown' });
+server.handleEditorEvent({ type: 'documentOpened', path: file, languageId: 'markdown' });
 server.selectionChanged({
   path: file,
   text: firstLine,
@@ -86,7 +86,7 @@ console.log(`selected line 1 of ${file}; now run \`claude --ide\` in ${folder}`)
 
 async function quit() {
   terminal.close();
-  await server.close();
+  await server.shutdown();
   process.exit(0);
 }
 terminal.once('SIGINT', quit); // Ctrl-C while the terminal is read

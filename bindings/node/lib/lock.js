@@ -29,8 +29,12 @@ const {
   lockFileName,
   lockTempFileName,
   lockUpkeep,
+  maxLockBytes,
   staleLockOwner,
 } = require('./addon.js');
+
+/** Core's `MAX_LOCK_BYTES`: a file in the lock folder larger than this is not read as a lock. */
+const MAX_LOCK_BYTES = maxLockBytes();
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0 } = fs.constants;
 const CREATE_NEW = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
@@ -92,10 +96,10 @@ function pidIsAlive(pid) {
   }
 }
 
-/** The contents of `file` when it is a small regular file, else null. */
+/** The contents of `file` when it is a regular file of at most MAX_LOCK_BYTES, else null. */
 function readSmall(file) {
   const stat = statOrNull(fs.lstatSync, file);
-  if (stat === null || !stat.isFile() || stat.size > 64 * 1024) return null;
+  if (stat === null || !stat.isFile() || stat.size > MAX_LOCK_BYTES) return null;
   try {
     return fs.readFileSync(file, 'utf8');
   } catch {
@@ -158,7 +162,7 @@ function writeAtomically(file, contents) {
   }
 }
 
-/** Locks to remove if the process ends without closing its servers. */
+/** Locks to remove if the process ends without shutting its hosts down. */
 const live = new Set();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -197,7 +201,7 @@ class LockFileGuard {
    * Prepares `dir`, sweeps our stale locks and writes the lock for `port`.
    * @param {string} dir
    * @param {number} port
-   * @param {import('../index').LockFileFields} fields
+   * @param {import('../index').LockFile} fields
    */
   constructor(dir, port, fields) {
     prepareDir(dir);

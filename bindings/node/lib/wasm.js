@@ -61,12 +61,21 @@ function wasmBinding(w) {
       Object.entries(w.terminalEnv(port, { no_proxy: noProxy, NO_PROXY: noProxyUpper }, force)),
     languageId: (file) => w.languageId(file) ?? null,
 
+    folderContains: (folder, cwd, pathStyle) => w.folderContains(folder, cwd, pathStyle),
+    // As the addon's: the Verdict as JSON text (index.js parses it).
+    // As the addon's: the Verdict as JSON text (index.js parses it).
+    discover(start) {
+      object(start, 'start');
+      return JSON.stringify(parsing('start', 'start', () => w.discover(start)));
+    },
+
     lockFileJson: (fields) => w.lockFileJson(fields),
     parseLockFile: (text) => w.parseLockFile(text),
     lockFileName: (port) => w.lockFileName(port),
     lockPortFromFileName: (name) => w.lockPortFromFileName(name) ?? null,
     staleLockOwner: (name, body, ours) => w.staleLockOwner(name, body, ours) ?? null,
     lockTempFileName: (name, pid, attempt) => w.lockTempFileName(name, pid, attempt),
+    maxLockBytes: () => w.maxLockBytes(),
     lockUpkeep: (present) => w.lockUpkeep(present),
     lockRewrittenFor: (lock, event) => w.lockRewrittenFor(lock, event),
     lockRewrittenForSnapshot: (lock, snapshot) => w.lockRewrittenForSnapshot(lock, snapshot),

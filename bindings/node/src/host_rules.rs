@@ -1,10 +1,10 @@
 //! Core's host rules ([`idelink_core::host_rules`]) for the Node host (`lib/lock.js`,
-//! `lib/server.js`): lock names, the stale rule, the directory rules, the lock's upkeep and the
+//! `lib/host.js`): lock names, the stale rule, the directory rules, the lock's upkeep and the
 //! pump policy. The JS side performs the system calls and asks these what to do.
 
 use crate::convert::from_js_json;
 use crate::error::{guard, throw};
-use crate::lockfile::LockFileFields;
+use crate::lockfile::LockFileJs;
 use idelink_core::EditorEvent;
 use idelink_core::host_rules::PumpPolicy;
 use idelink_core::host_rules::lock_dir::{self, ConfigDir, DirFacts, DirKind, DirVerdict};
@@ -58,13 +58,13 @@ pub fn lock_upkeep(present: bool) -> &'static str {
 #[napi]
 pub fn lock_rewritten_for(
     env: Env,
-    lock: LockFileFields,
+    lock: LockFileJs,
     event: Unknown,
-) -> napi::Result<Option<LockFileFields>> {
+) -> napi::Result<Option<LockFileJs>> {
     let event: EditorEvent = from_js_json(&env, event)?;
     guard(|| {
         let next = lock_life::rewritten_for(&LockFile::from(lock), &event);
-        Ok(next.map(LockFileFields::from))
+        Ok(next.map(LockFileJs::from))
     })
     .unwrap_or_else(|why| Err(throw(why)))
 }

@@ -4,7 +4,7 @@
 //! the lock-file JSON model and core's host rules (lock names, stale rule, directory rules,
 //! pump policy: [`host_rules`]), for the npm package `idelink` (this folder). It converts
 //! types and holds no protocol logic. The JS `Engine` class (`lib/engine.js`) wraps the
-//! `engine_*` functions here around a handle ([`registry`] says why); `lib/server.js` adds
+//! `engine_*` functions here around a handle ([`registry`] says why); `lib/host.js` adds
 //! the sockets, timers and lock file.
 //!
 //! Conversions, in one place each:
@@ -25,6 +25,7 @@
 //! engine that panicked refuses every later call (its state may be inconsistent).
 
 pub mod convert;
+pub mod discovery;
 pub mod engine;
 pub mod error;
 pub mod helpers;

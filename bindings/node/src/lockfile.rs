@@ -7,7 +7,7 @@ use napi_derive::napi;
 
 /// The fields of a lock file, as JS passes them in and gets them back.
 #[napi(object)]
-pub struct LockFileFields {
+pub struct LockFileJs {
     /// A process that stays alive while the server runs (the CLI deletes locks of dead pids).
     pub pid: u32,
     /// Absolute paths the CLI matches its working directory against.
@@ -20,8 +20,8 @@ pub struct LockFileFields {
     pub running_in_windows: Option<bool>,
 }
 
-impl From<LockFileFields> for LockFile {
-    fn from(lock: LockFileFields) -> LockFile {
+impl From<LockFileJs> for LockFile {
+    fn from(lock: LockFileJs) -> LockFile {
         LockFile {
             pid: lock.pid,
             workspace_folders: lock.workspace_folders,
@@ -32,9 +32,9 @@ impl From<LockFileFields> for LockFile {
     }
 }
 
-impl From<LockFile> for LockFileFields {
-    fn from(lock: LockFile) -> LockFileFields {
-        LockFileFields {
+impl From<LockFile> for LockFileJs {
+    fn from(lock: LockFile) -> LockFileJs {
+        LockFileJs {
             pid: lock.pid,
             workspace_folders: lock.workspace_folders,
             ide_name: lock.ide_name,
@@ -44,19 +44,27 @@ impl From<LockFile> for LockFileFields {
     }
 }
 
+/// Core's `MAX_LOCK_BYTES`: the largest file in the lock folder a host reads as a lock (a
+/// body is a few hundred bytes; anything larger is not a lock).
+#[napi]
+pub fn max_lock_bytes() -> u32 {
+    const { assert!(idelink_core::lockfile::MAX_LOCK_BYTES <= u32::MAX as u64) };
+    idelink_core::lockfile::MAX_LOCK_BYTES as u32
+}
+
 /// The JSON text of `<port>.lock` for these fields (`transport: "ws"` added by core).
 #[napi]
-pub fn lock_file_json(lock: LockFileFields) -> napi::Result<String> {
+pub fn lock_file_json(lock: LockFileJs) -> napi::Result<String> {
     guard(|| Ok(LockFile::from(lock).to_json())).unwrap_or_else(|why| Err(throw(why)))
 }
 
 /// Reads a lock file body (ours or another IDE's), or throws saying what is wrong with it.
 #[napi]
-pub fn parse_lock_file(text: String) -> napi::Result<LockFileFields> {
+pub fn parse_lock_file(text: String) -> napi::Result<LockFileJs> {
     guard(|| {
         let lock =
             LockFile::parse(&text).map_err(|e| throw(format_args!("invalid lock file: {e}")))?;
-        Ok(LockFileFields::from(lock))
+        Ok(LockFileJs::from(lock))
     })
     .unwrap_or_else(|why| Err(throw(why)))
 }
@@ -67,7 +75,7 @@ mod tests {
 
     #[test]
     fn the_body_is_cores_and_reads_back() -> napi::Result<()> {
-        let fields = || LockFileFields {
+        let fields = || LockFileJs {
             pid: 42,
             workspace_folders: vec!["/w".into()],
             ide_name: "Nova".into(),

@@ -3,7 +3,7 @@
 
 use crate::convert::{from_js_json, timestamp};
 use crate::error::{guard, throw};
-use crate::lockfile::LockFileFields;
+use crate::lockfile::LockFileJs;
 use crate::registry::with;
 use idelink_core::host_rules::lock_life;
 use idelink_core::lockfile::LockFile;
@@ -42,14 +42,14 @@ fn bits(changes: SnapshotChanges) -> u32 {
 #[napi]
 pub fn lock_rewritten_for_snapshot(
     env: Env,
-    lock: LockFileFields,
+    lock: LockFileJs,
     snapshot: Unknown,
-) -> napi::Result<Option<LockFileFields>> {
+) -> napi::Result<Option<LockFileJs>> {
     let snapshot: EditorSnapshot = from_js_json(&env, snapshot)?;
     guard(|| {
         let lock = LockFile::from(lock);
         let next = snapshot.with_view(|view| lock_life::rewritten_for_snapshot(&lock, view));
-        Ok(next.map(LockFileFields::from))
+        Ok(next.map(LockFileJs::from))
     })
     .unwrap_or_else(|why| Err(throw(why)))
 }

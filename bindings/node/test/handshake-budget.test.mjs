@@ -1,4 +1,4 @@
-// Unauthenticated sockets cannot keep claude out (startServer over real loopback sockets on
+// Unauthenticated sockets cannot keep claude out (startHost over real loopback sockets on
 // port 0): 64 sockets that never send a byte are held open, then a client with the token
 // upgrades and initializes within 100 ms. Idle sockets have their own handshake budget in the
 // engine and evict one another; they never take a session's slot. Deadlines, no sleeps.
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import WebSocket from 'ws';
-import { startServer } from 'idelink';
+import { startHost } from 'idelink';
 
 /** The figure: upgraded and initialized this soon with the idle sockets held open. */
 const SERVED_WITHIN_MS = 100;
@@ -45,7 +45,7 @@ function initialize(port, token) {
 }
 
 test('64 idle sockets do not keep a client with the token out', async () => {
-  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: null });
+  const server = await startHost({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: 'none'});
   const idle = [];
   try {
     await within(
@@ -70,6 +70,6 @@ test('64 idle sockets do not keep a client with the token out', async () => {
     claude.ws.terminate();
   } finally {
     for (const socket of idle) socket.destroy();
-    await server.close();
+    await server.shutdown();
   }
 });

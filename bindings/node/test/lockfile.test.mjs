@@ -1,4 +1,4 @@
-// The lock file startServer writes: 0600 in a 0700 directory, the engine's JSON body, stale
+// The lock file startHost writes: 0600 in a 0700 directory, the engine's JSON body, stale
 // locks of ours swept, a symlinked directory refused, a config directory others can write or
 // own refused, an ide/ swapped while serving never written through, restored when deleted,
 // rewritten when the workspace folders change, removed on close, on exit and on a signal.
@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { defaultLockDir, lockFileJson, startServer } from 'idelink';
+import { defaultLockDir, lockFileJson, startHost } from 'idelink';
 
 const DEADLINE_MS = 5000;
 const DEAD_PID = 2 ** 31 - 1;
@@ -51,17 +51,17 @@ async function eventually(condition, what) {
 
 const mode = (path) => statSync(path).mode & 0o777;
 
-/** Why startServer refused `options`, or null (after closing the server) when it started. */
+/** Why startHost refused `options`, or null (after closing the server) when it started. */
 function refusal(options) {
-  return startServer(options).then(
-    (server) => server.close().then(() => null),
+  return startHost(options).then(
+    (server) => server.shutdown().then(() => null),
     (err) => err,
   );
 }
 
 test('the lock is 0600 in a 0700 directory, holds the engine body, and goes on close', async () => {
   const dir = join(tempBase(), 'config', 'ide');
-  const server = await startServer({ workspaceFolders: ['/w', '/v'], ideName: 'Test Editor', pid: 4321, lockDir: dir });
+  const server = await startHost({ workspaceFolders: ['/w', '/v'], ideName: 'Test Editor', pid: 4321, lock: { dir: dir }});
   try {
     assert.equal(server.lockPath, join(dir, `${server.port}.lock`));
     assert.equal(mode(dir), 0o700);
@@ -78,7 +78,7 @@ test('the lock is 0600 in a 0700 directory, holds the engine body, and goes on c
     assert.equal(text, lockFileJson({ pid: 4321, workspaceFolders: ['/w', '/v'], ideName: 'Test Editor', authToken: server.revealAuthToken() }));
     assert.deepEqual(readdirSync(dir), [`${server.port}.lock`], 'no temporary file left behind');
 
-    server.editorEvent({ type: 'workspaceFoldersChanged', folders: ['/x'] });
+    server.handleEditorEvent({ type: 'workspaceFoldersChanged', folders: ['/x'] });
     assert.deepEqual(JSON.parse(readFileSync(server.lockPath, 'utf8')).workspaceFolders, ['/x']);
     assert.equal(mode(server.lockPath), 0o600, 'a rewrite keeps the mode');
 
@@ -86,7 +86,7 @@ test('the lock is 0600 in a 0700 directory, holds the engine body, and goes on c
     await eventually(() => existsSync(server.lockPath), 'the deleted lock to be restored');
     assert.equal(mode(server.lockPath), 0o600);
   } finally {
-    await server.close();
+    await server.shutdown();
   }
   assert.equal(existsSync(server.lockPath), false, 'removed on close');
 });
@@ -100,13 +100,37 @@ test('stale locks of ours are swept; live or foreign ones stay', async () => {
   writeFileSync(join(dir, '3.lock'), body(process.pid, 'Test Editor'));
   writeFileSync(join(dir, '4.lock'), 'not json');
   writeFileSync(join(dir, '05.lock'), body(DEAD_PID, 'Test Editor'));
-  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: dir });
+  const server = await startHost({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: { dir: dir }});
   try {
     const left = readdirSync(dir).sort();
     assert.deepEqual(left, ['05.lock', '2.lock', '3.lock', '4.lock', `${server.port}.lock`].sort());
   } finally {
-    await server.close();
+    await server.shutdown();
   }
+});
+
+test('the lock placement is HostConfig.lock; a malformed one or the old lockDir is refused', async () => {
+  const dir = join(tempBase(), 'placed', 'ide');
+  const placed = await startHost({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: { dir } });
+  await placed.shutdown();
+  assert.equal(placed.lockPath, join(dir, `${placed.port}.lock`));
+  await assert.rejects(startHost({ workspaceFolders: ['/w'], ideName: 'E', lock: '/x' }), /config.lock must be 'default', 'none' or \{ dir/);
+  await assert.rejects(startHost({ workspaceFolders: ['/w'], ideName: 'E', lockDir: null }), /config.lockDir is now config.lock/);
+  await assert.rejects(startHost({ workspaceFolders: ['/w'], ideName: 'E', lock: 'none', config: {} }), /config.config is now config.engine/);
+});
+
+test('a lock past core\'s MAX_LOCK_BYTES is not read; one at the cap is', () => {
+  // lib/lock.js takes the cap from core (the addon's, or the wasm module's, maxLockBytes).
+  assert.equal(addon.maxLockBytes(), 64 * 1024);
+  const { sweepStale } = createRequire(import.meta.url)('../lib/lock.js');
+  const dir = join(tempBase(), 'ide');
+  mkdirSync(dir, { mode: 0o700 });
+  const body = lockFileJson({ pid: DEAD_PID, workspaceFolders: ['/w'], ideName: 'Test Editor', authToken: 'ab' });
+  const padded = (size) => body + ' '.repeat(size - Buffer.byteLength(body));
+  writeFileSync(join(dir, '1.lock'), padded(addon.maxLockBytes()));
+  writeFileSync(join(dir, '2.lock'), padded(addon.maxLockBytes() + 1));
+  assert.deepEqual(sweepStale(dir, 'Test Editor'), [join(dir, '1.lock')]);
+  assert.deepEqual(readdirSync(dir), ['2.lock']);
 });
 
 test('a symlinked or loose lock directory is refused or tightened', async () => {
@@ -114,14 +138,14 @@ test('a symlinked or loose lock directory is refused or tightened', async () => 
   mkdirSync(join(base, 'real'));
   symlinkSync(join(base, 'real'), join(base, 'link'));
   await assert.rejects(
-    startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(base, 'link') }),
+    startHost({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: { dir: join(base, 'link') }}),
     /refusing lock directory .*link: it is a symbolic link/,
   );
   assert.deepEqual(readdirSync(join(base, 'real')), [], 'nothing written through the link');
 
   mkdirSync(join(base, 'loose'), { mode: 0o755 });
-  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(base, 'loose') });
-  await server.close();
+  const server = await startHost({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: { dir: join(base, 'loose') }});
+  await server.shutdown();
   assert.equal(mode(join(base, 'loose')), 0o700);
 });
 
@@ -129,26 +153,26 @@ test('a config directory others can write is refused with the fix', async () => 
   for (const loose of [0o770, 0o707, 0o777]) {
     const config = tempBase();
     chmodSync(config, loose);
-    const err = await refusal({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(config, 'ide') });
+    const err = await refusal({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: { dir: join(config, 'ide') }});
     assert.ok(err?.message.endsWith(`fix it with: chmod go-w ${config}`), String(err));
     assert.deepEqual(readdirSync(config), [], 'nothing created in it');
   }
   // Sticky, like /tmp: only an entry's owner may rename it, so it is accepted.
   const sticky = tempBase();
   chmodSync(sticky, 0o1777);
-  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(sticky, 'ide') });
-  await server.close();
+  const server = await startHost({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: { dir: join(sticky, 'ide') }});
+  await server.shutdown();
 });
 
 test('a config directory of another user is refused', async () => {
   const config = tempBase();
   if (process.geteuid() === 0) {
     chownSync(config, 65534, 65534);
-    const err = await refusal({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(config, 'ide') });
+    const err = await refusal({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: { dir: join(config, 'ide') }});
     assert.match(String(err), /belongs to uid 65534, not to this user/);
     assert.deepEqual(readdirSync(config), [], 'nothing created in it');
   } else {
-    // Only root can give a directory away: the rule startServer applies, played for another user.
+    // Only root can give a directory away: the rule startHost applies, played for another user.
     const facts = { kind: 'directory', owner: process.geteuid(), mode: 0o700 };
     assert.throws(() => addon.judgeConfigDir(config, facts, process.geteuid() + 1), /not to this user/);
   }
@@ -158,17 +182,17 @@ test('an ide directory swapped for a link while serving is never written through
   const config = tempBase();
   const elsewhere = tempBase();
   const dir = join(config, 'ide');
-  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: dir });
+  const server = await startHost({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: { dir: dir }});
   try {
     renameSync(dir, join(config, 'moved'));
     symlinkSync(elsewhere, dir);
     assert.throws(
-      () => server.editorEvent({ type: 'workspaceFoldersChanged', folders: ['/w2'] }),
+      () => server.handleEditorEvent({ type: 'workspaceFoldersChanged', folders: ['/w2'] }),
       /refusing lock directory .*ide: it is a symbolic link/,
     );
     assert.deepEqual(readdirSync(elsewhere), [], 'nothing written through the link');
   } finally {
-    await server.close();
+    await server.shutdown();
   }
   assert.deepEqual(readdirSync(elsewhere), []);
 });
@@ -183,8 +207,8 @@ test('the default directory honours CLAUDE_CONFIG_DIR', () => {
 function child(ending) {
   const dir = join(tempBase(), 'ide');
   const script = `
-    const { startServer } = require(${JSON.stringify(INDEX)});
-    startServer({ workspaceFolders: ['/w'], ideName: 'Child', lockDir: ${JSON.stringify(dir)} })
+    const { startHost } = require(${JSON.stringify(INDEX)});
+    startHost({ workspaceFolders: ['/w'], ideName: 'Child', lock: { dir: ${JSON.stringify(dir)} }})
       .then((server) => { console.log(server.lockPath); ${ending} });`;
   const proc = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lockPath = new Promise((resolve) => {

@@ -1,4 +1,4 @@
-// startServer's `resume` over real loopback sockets on port 0 and a real lock directory (issue
+// startHost's `resume` over real loopback sockets on port 0 and a real lock directory (issue
 // 33 §2): a server closed and started again for the same editor and folders comes back on its
 // port with its token (an upgrade with the old token is accepted); a live server's record, a
 // record readable by others or a symbolic link, and a busy port start fresh and say why; with
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createRequire } from 'node:module';
-import { lockFileJson, startServer } from 'idelink';
+import { lockFileJson, startHost } from 'idelink';
 
 const addon = createRequire(import.meta.url)('../lib/addon.js');
 const DEADLINE_MS = 5000;
@@ -34,7 +34,7 @@ function lockDir() {
   return dir;
 }
 
-const options = (dir) => ({ workspaceFolders: ['/w'], ideName: 'ResumeTest', lockDir: dir, resume: true });
+const options = (dir) => ({ workspaceFolders: ['/w'], ideName: 'ResumeTest', lock: { dir }, resume: true });
 
 /** The status line of an upgrade to `port` presenting `token`. */
 function upgrade(port, token) {
@@ -80,14 +80,14 @@ function plant(dir, port, { running = false, pid = DEAD_PID, mode = 0o600 } = {}
 
 test('a server closed and started again takes back its port and token', { skip: !unix || !native }, async () => {
   const dir = lockDir();
-  const first = await startServer(options(dir));
+  const first = await startHost(options(dir));
   assert.equal(first.resumed, false);
   assert.match(first.resumeNote, /^started a new session \(no recent session/);
   const { port } = first;
   const token = first.revealAuthToken();
-  await first.close(0);
+  await first.shutdown(0);
 
-  const second = await startServer(options(dir));
+  const second = await startHost(options(dir));
   try {
     assert.equal(second.resumed, true, second.resumeNote);
     assert.equal(second.port, port);
@@ -96,21 +96,21 @@ test('a server closed and started again takes back its port and token', { skip: 
     assert.equal(await upgrade(port, token), 'HTTP/1.1 101 Switching Protocols');
     assert.match(await upgrade(port, TOKEN), /^HTTP\/1.1 401/);
   } finally {
-    await second.close(0);
+    await second.shutdown(0);
   }
 });
 
 test('without resume no record is kept and none is used', { skip: !unix }, async () => {
   const dir = lockDir();
   if (native) plant(dir, await freePort());
-  const server = await startServer({ ...options(dir), resume: false });
+  const server = await startHost({ ...options(dir), resume: false });
   try {
     assert.equal(server.resumed, false);
     assert.equal(server.resumeNote, 'resume is off');
     assert.notEqual(server.revealAuthToken(), TOKEN);
     assert.equal(existsSync(join(dir, `${server.port}.resume`)), false);
   } finally {
-    await server.close(0);
+    await server.shutdown(0);
   }
 });
 
@@ -130,13 +130,13 @@ test('a live server, a record others can read, a link and a busy port start fres
   for (const [arrange, why] of cases) {
     const dir = lockDir();
     arrange(dir, await freePort());
-    const server = await startServer(options(dir));
+    const server = await startHost(options(dir));
     try {
       assert.equal(server.resumed, false, server.resumeNote);
       assert.ok(server.resumeNote.includes(why), server.resumeNote);
       assert.notEqual(server.revealAuthToken(), TOKEN);
     } finally {
-      await server.close(0);
+      await server.shutdown(0);
     }
   }
 
@@ -145,23 +145,23 @@ test('a live server, a record others can read, a link and a busy port start fres
   await new Promise((resolve) => taken.listen(0, '127.0.0.1', resolve));
   const busy = taken.address().port;
   plant(dir, busy);
-  const server = await startServer(options(dir));
+  const server = await startHost(options(dir));
   try {
     assert.equal(server.resumed, false);
     assert.equal(server.resumeNote, `started a new session (port ${busy} is in use)`);
     assert.notEqual(server.port, busy);
   } finally {
-    await server.close(0);
+    await server.shutdown(0);
     await new Promise((resolve) => taken.close(resolve));
   }
 });
 
 test('on the WebAssembly engine a server with resume starts fresh and says why', { skip: native }, async () => {
-  const server = await startServer(options(lockDir()));
+  const server = await startHost(options(lockDir()));
   try {
     assert.equal(server.resumed, false);
     assert.match(server.resumeNote, /^started a new session \(resume needs the native addon; this process runs the wasm engine/);
   } finally {
-    await server.close(0);
+    await server.shutdown(0);
   }
 });

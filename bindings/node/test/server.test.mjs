@@ -1,4 +1,4 @@
-// startServer over real loopback sockets on port 0, with the `ws` package as the client (as
+// startHost over real loopback sockets on port 0, with the `ws` package as the client (as
 // the CLI's WebSocket client would connect): token + `mcp` subprotocol, initialize, a selection
 // pushed by the editor and read back, openDiff answered through onToolCall, a 401 for a wrong
 // token, and close. Every wait has a deadline; nothing sleeps.
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import util from 'node:util';
 import { after, test } from 'node:test';
 import WebSocket from 'ws';
-import { parseLockFile, startServer } from 'idelink';
+import { parseLockFile, startHost } from 'idelink';
 
 const DEADLINE_MS = 5000;
 
@@ -83,11 +83,11 @@ after(() => rmSync(base, { recursive: true, force: true }));
 test('a ws client upgrades, initializes, reads a selection and gets a diff answered', async () => {
   const events = new Waiters();
   const diffs = [];
-  const server = await startServer({
+  const server = await startHost({
     workspaceFolders: ['/w'],
     ideName: 'Test Editor',
-    lockDir: join(base, 'ide'),
-    config: { readyDelayMs: 0, selectionDebounceMs: 0 },
+    lock: { dir: join(base, 'ide') },
+    engine: { readyDelayMs: 0, selectionDebounceMs: 0 },
     onEvent: (event) => events.push(event),
     async onToolCall(request, call) {
       diffs.push({ request, id: call.id });
@@ -146,20 +146,20 @@ test('a ws client upgrades, initializes, reads a selection and gets a diff answe
     assert.equal(diffs.length, 1);
     assert.equal(diffs[0].request.tabName, '✻ [Claude Code] main.rs (1a2b3c) ⧉');
 
-    await server.close();
+    await server.shutdown();
     assert.equal(await client.closeCode(), 1001, 'close sends going-away');
   } finally {
-    await server.close();
+    await server.shutdown();
   }
 });
 
 test('a pulled getDiagnostics reaches onToolCall parsed and its outcome answers the client', async () => {
   const asked = [];
-  const server = await startServer({
+  const server = await startHost({
     workspaceFolders: ['/w'],
     ideName: 'Test Editor',
-    lockDir: null,
-    config: { reads: { getDiagnostics: 'editor' } },
+    lock: 'none',
+    engine: { reads: { getDiagnostics: 'editor' } },
     onToolCall(request) {
       asked.push(request);
       const range = { start: { line: 1, character: 4 }, end: { line: 1, character: 9 } };
@@ -188,7 +188,7 @@ test('a pulled getDiagnostics reaches onToolCall parsed and its outcome answers 
         '"range":{"start":{"line":1,"character":4},"end":{"line":1,"character":9}}}]}]',
     );
   } finally {
-    await server.close();
+    await server.shutdown();
   }
 });
 
@@ -199,10 +199,10 @@ test('a diff cancelled by close_tab aborts the onToolCall signal and ignores its
   });
   const aborted = new Waiters();
   const started = new Waiters();
-  const server = await startServer({
+  const server = await startHost({
     workspaceFolders: ['/w'],
     ideName: 'Test Editor',
-    lockDir: null,
+    lock: 'none',
     onToolCall(request, call) {
       call.signal.addEventListener('abort', () => aborted.push(call.signal.reason));
       started.push(request.tabName);
@@ -228,16 +228,16 @@ test('a diff cancelled by close_tab aborts the onToolCall signal and ignores its
     const ping = await client.request(3, 'ping', {});
     assert.deepEqual(ping.result, {}, 'the server still serves after the late answer');
   } finally {
-    await server.close();
+    await server.shutdown();
   }
 });
 
 test('a large answer goes out whole through back-pressure', async () => {
   const big = 'x'.repeat(4 << 20);
-  const server = await startServer({
+  const server = await startHost({
     workspaceFolders: ['/w'],
     ideName: 'Test Editor',
-    lockDir: null,
+    lock: 'none',
     onToolCall: () => ({ outcome: 'diffSaved', finalText: big }),
   });
   try {
@@ -251,16 +251,16 @@ test('a large answer goes out whole through back-pressure', async () => {
     assert.equal(diff.result.content[1].text.length, big.length);
     assert.ok(diff.result.content[1].text === big);
   } finally {
-    await server.close();
+    await server.shutdown();
   }
 });
 
 test('a wrong token gets 401 and no upgrade', async () => {
   const events = new Waiters();
-  const server = await startServer({
+  const server = await startHost({
     workspaceFolders: ['/w'],
     ideName: 'Test Editor',
-    lockDir: null,
+    lock: 'none',
     onEvent: (event) => events.push(event),
   });
   try {
@@ -280,12 +280,12 @@ test('a wrong token gets 401 and no upgrade', async () => {
     assert.deepEqual(closed.reason.kind, 'upgradeRejected');
     assert.equal(closed.reason.status, 401);
   } finally {
-    await server.close();
+    await server.shutdown();
   }
 });
 
 test('the token never shows in console.log, util.inspect, JSON.stringify or an Error', async () => {
-  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: join(base, 'inspect') });
+  const server = await startHost({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: { dir: join(base, 'inspect') }});
   try {
     // From the lock file, as the CLI reads it: the test does not depend on the accessor.
     const token = parseLockFile(readFileSync(server.lockPath, 'utf8')).authToken;
@@ -318,7 +318,7 @@ test('the token never shows in console.log, util.inspect, JSON.stringify or an E
     assert.equal(Object.keys(server).includes('authToken'), false);
     assert.equal(server.revealAuthToken(), token, 'the explicit accessor still gives it');
   } finally {
-    await server.close();
+    await server.shutdown();
   }
 });
 
@@ -341,7 +341,7 @@ function backpressureScenario(port, token) {
 }
 
 test('a client that pipelines calls without reading is paused within the shared memory bound', { timeout: 300_000 }, async () => {
-  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Test Editor', lockDir: null });
+  const server = await startHost({ workspaceFolders: ['/w'], ideName: 'Test Editor', lock: 'none'});
   try {
     const before = process.memoryUsage().rss;
     const report = await backpressureScenario(server.port, server.revealAuthToken());
@@ -352,6 +352,6 @@ test('a client that pipelines calls without reading is paused within the shared 
       `peak memory grew by ${growth} bytes, over the bound of ${report.peakGrowthBoundBytes}: ${JSON.stringify(report)}`,
     );
   } finally {
-    await server.close();
+    await server.shutdown();
   }
 });

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Engine, parseLockFile, startServer } from 'idelink';
+import { Engine, parseLockFile, startHost } from 'idelink';
 
 const NOTHING = { documents: false, active: false, diagnostics: false, workspaceFolders: false };
 
@@ -28,16 +28,16 @@ test('an unchanged snapshot changes nothing; a moved caret changes the active se
 
 test('the server rewrites its lock file when a snapshot names other folders', async () => {
   const base = mkdtempSync(join(tmpdir(), 'idelink-snapshot-'));
-  const server = await startServer({ workspaceFolders: ['/w'], ideName: 'Frame Editor', lockDir: join(base, 'ide') });
+  const server = await startHost({ workspaceFolders: ['/w'], ideName: 'Frame Editor', lock: { dir: join(base, 'ide') }});
   try {
     const folders = () => parseLockFile(readFileSync(server.lockPath, 'utf8')).workspaceFolders;
-    assert.deepEqual(server.snapshot(frame(0)).workspaceFolders, false);
+    assert.deepEqual(server.handleSnapshot(frame(0)).workspaceFolders, false);
     assert.deepEqual(folders(), ['/w']);
-    const changes = server.snapshot({ ...frame(0), workspaceFolders: ['/w', '/shared'] });
+    const changes = server.handleSnapshot({ ...frame(0), workspaceFolders: ['/w', '/shared'] });
     assert.deepEqual(changes, { ...NOTHING, workspaceFolders: true });
     assert.deepEqual(folders(), ['/w', '/shared']);
   } finally {
-    await server.close();
+    await server.shutdown();
     rmSync(base, { recursive: true, force: true });
   }
 });

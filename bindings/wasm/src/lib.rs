@@ -34,11 +34,13 @@
 //! - Core's host rules a JS host needs (lock names, the stale rule, the pump policy) are
 //!   exported too: `lockFileName`, `lockPortFromFileName`, `staleLockOwner`, `PumpPolicy`, and
 //!   the lock file's own rules for a host that keeps one on disk (the npm package `idelink`
-//!   runs on this module when no native addon fits): [`lock_rules`].
+//!   runs on this module when no native addon fits): [`lock_rules`]; and the `claude` CLI's
+//!   discovery rules (which lock it connects to, whether it looks at all): [`discovery`].
 //! - Host misuse (an unknown connection, a malformed event, a tool call answered twice)
 //!   throws a JS `Error` whose message says what was wrong; the engine is then unchanged.
 
 mod convert;
+mod discovery;
 mod engine;
 mod helpers;
 mod host_rules;
@@ -46,10 +48,11 @@ mod json;
 mod lock_rules;
 mod types;
 
+pub use discovery::{discover, folder_contains};
 pub use engine::Engine;
 pub use helpers::{language_id, terminal_env};
 pub use host_rules::{PumpPolicyJs, lock_file_name, lock_port_from_file_name, stale_lock_owner};
 pub use lock_rules::{
     judge_config_dir, judge_lock_dir, lock_dir_components, lock_file_json, lock_rewritten_for,
-    lock_temp_file_name, lock_upkeep, parse_lock_file,
+    lock_temp_file_name, lock_upkeep, max_lock_bytes, parse_lock_file,
 };

@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const LOCK_FILE_FIELDS: &str = r#"
 /** The fields of `<port>.lock` (the CLI's discovery file). */
-export interface LockFileFields {
+export interface LockFile {
   pid: number;
   workspaceFolders: string[];
   ideName: string;
@@ -24,12 +24,12 @@ export interface LockFileFields {
 }
 "#;
 
-/// The fields of a lock file as JS passes them in (`LockFileFields`).
+/// The fields of a lock file as JS passes them in (`LockFile`).
 fn lock_fields(value: JsValue) -> Result<LockFile, JsError> {
     Ok(json::read::<LockFields>(&value)?.0)
 }
 
-/// `lock` as JS gets it back (`Required<LockFileFields>`).
+/// `lock` as JS gets it back (`Required<LockFile>`).
 fn fields_object(lock: LockFile) -> JsValue {
     json::write(&LockFields(lock))
 }
@@ -37,17 +37,25 @@ fn fields_object(lock: LockFile) -> JsValue {
 /// The JSON text of `<port>.lock` for these fields (`transport: "ws"` added by core).
 #[wasm_bindgen(js_name = lockFileJson)]
 pub fn lock_file_json(
-    #[wasm_bindgen(unchecked_param_type = "LockFileFields")] fields: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "LockFile")] fields: JsValue,
 ) -> Result<String, JsError> {
     Ok(lock_fields(fields)?.to_json())
 }
 
 /// Reads a lock file body (ours or another IDE's), or throws saying what is wrong with it.
-#[wasm_bindgen(js_name = parseLockFile, unchecked_return_type = "Required<LockFileFields>")]
+#[wasm_bindgen(js_name = parseLockFile, unchecked_return_type = "Required<LockFile>")]
 pub fn parse_lock_file(text: &str) -> Result<JsValue, JsError> {
     let lock =
         LockFile::parse(text).map_err(|e| host_error(format_args!("invalid lock file: {e}")))?;
     Ok(fields_object(lock))
+}
+
+/// Core's `MAX_LOCK_BYTES`: the largest file in the lock folder a host reads as a lock (a
+/// body is a few hundred bytes; anything larger is not a lock).
+#[wasm_bindgen(js_name = maxLockBytes)]
+pub fn max_lock_bytes() -> u32 {
+    const { assert!(idelink_core::lockfile::MAX_LOCK_BYTES <= u32::MAX as u64) };
+    idelink_core::lockfile::MAX_LOCK_BYTES as u32
 }
 
 /// The temporary name a lock is written to before it is renamed into place.
@@ -72,9 +80,9 @@ pub fn lock_upkeep(present: bool) -> String {
 
 /// The lock fields to write after the editor event `event`, or `null` when it does not change
 /// them.
-#[wasm_bindgen(js_name = lockRewrittenFor, unchecked_return_type = "LockFileFields | null")]
+#[wasm_bindgen(js_name = lockRewrittenFor, unchecked_return_type = "LockFile | null")]
 pub fn lock_rewritten_for(
-    #[wasm_bindgen(unchecked_param_type = "LockFileFields")] lock: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "LockFile")] lock: JsValue,
     #[wasm_bindgen(unchecked_param_type = "EditorEvent")] event: JsValue,
 ) -> Result<JsValue, JsError> {
     let lock = lock_fields(lock)?;
@@ -89,10 +97,10 @@ pub fn lock_rewritten_for(
 /// `null` when its folders are the lock's already.
 #[wasm_bindgen(
     js_name = lockRewrittenForSnapshot,
-    unchecked_return_type = "LockFileFields | null"
+    unchecked_return_type = "LockFile | null"
 )]
 pub fn lock_rewritten_for_snapshot(
-    #[wasm_bindgen(unchecked_param_type = "LockFileFields")] lock: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "LockFile")] lock: JsValue,
     #[wasm_bindgen(unchecked_param_type = "EditorSnapshot")] snapshot: JsValue,
 ) -> Result<JsValue, JsError> {
     let lock = lock_fields(lock)?;

@@ -684,3 +684,127 @@ export type Config = {
    */
   executeCode?: boolean;
 };
+
+// -----------------------------------------------------------------------------------------------
+// The claude CLI's choice of IDE (discovery)
+
+/**
+ * The environment variables the CLI reads when it chooses an IDE, raw (`null`: unset). JSON form:
+ * an object with the variables' own names, so `process.env` can be passed as it is (other variables
+ * are ignored).
+ */
+export type ClaudeEnv = {
+  /** `CLAUDE_CODE_AUTO_CONNECT_IDE`: a yes/no switch (`1 true yes on` / `0 false no off`). */
+  CLAUDE_CODE_AUTO_CONNECT_IDE?: string | null;
+  /** `CLAUDE_CODE_SSE_PORT`: the port whose lock matches whatever its folders. */
+  CLAUDE_CODE_SSE_PORT?: string | null;
+  /** `CLAUDE_CODE_IDE_SKIP_VALID_CHECK`: every lock matches. */
+  CLAUDE_CODE_IDE_SKIP_VALID_CHECK?: string | null;
+  /** `FORCE_CODE_TERMINAL`. */
+  FORCE_CODE_TERMINAL?: string | null;
+  /** `TERM_PROGRAM`. */
+  TERM_PROGRAM?: string | null;
+  /** `TERMINAL_EMULATOR`. */
+  TERMINAL_EMULATOR?: string | null;
+};
+
+/**
+ * A live lock (its pid alive, its body read), as far as choosing goes. JSON form:
+ * `{"port":4242,"workspaceFolders":["/p"]}`.
+ */
+export type Candidate = {
+  /** The port from the lock's file name. */
+  port: number;
+  /** The lock's `workspaceFolders`, in NFC. */
+  workspaceFolders: Array<string>;
+};
+
+/**
+ * How claude is started, as the editor knows it. JSON form (the wasm, Node and C faces):
+ * `{"cwd":"/p/src","pathStyle":"posix","locks":[{"port":4242,"workspaceFolders":["/p"]}],
+ * "env":{"CLAUDE_CODE_SSE_PORT":"4242"},"autoConnectConfig":false,"ideFlag":true}`; only `cwd` and
+ * `locks` are required. Every path in NFC: the Node, wasm and C bindings normalize it; a Rust
+ * caller normalizes first.
+ */
+export type ClaudeStart = {
+  /** The folder claude starts in. */
+  cwd: string;
+  /** How the machine claude runs on spells paths (default POSIX). */
+  pathStyle?: PathStyle;
+  /** The live locks (their pid alive), as the lock folders hold them. */
+  locks: Array<Candidate>;
+  /** The environment claude starts with. */
+  env?: ClaudeEnv;
+  /** `autoConnectIde` in claude's global config (`~/.claude.json`). */
+  autoConnectConfig?: boolean;
+  /** claude is started with `--ide` (as `idelink claude` does). */
+  ideFlag?: boolean;
+};
+
+/**
+ * Why auto-connect is on. JSON form: `"ideFlag"`, `"ssePort"`, `"autoConnectEnv"`,
+ * `"autoConnectConfig"`.
+ */
+export type AutoConnectReason = "ideFlag" | "ssePort" | "autoConnectEnv" | "autoConnectConfig";
+
+/**
+ * Whether the CLI looks for an IDE at start. JSON form: `{"state":"disabled"}`,
+ * `{"state":"on","reason":"ideFlag"}`, `{"state":"notRequested"}`.
+ */
+export type AutoConnect =
+  | { state: "disabled" }
+  | {
+      state: "on";
+      /** The first reason that applies, in the CLI's order. */
+      reason: AutoConnectReason;
+    }
+  | { state: "notRequested" };
+
+/**
+ * The CLI's choice among live locks for a cwd: a lock whose port is `CLAUDE_CODE_SSE_PORT` matches
+ * whatever its folders; when exactly one lock has that port it alone is taken. Otherwise the locks
+ * containing the cwd are counted, and only exactly one connects. JSON form:
+ * `{"kind":"one","port":4242}`, `{"kind":"none"}`, `{"kind":"ambiguous","ports":[1,2]}`.
+ */
+export type LockChoice =
+  | {
+      kind: "one";
+      /** Its port. */
+      port: number;
+    }
+  | { kind: "none" }
+  | {
+      kind: "ambiguous";
+      /** Their ports, in the candidates' order. */
+      ports: Array<number>;
+    };
+
+/**
+ * An IDE terminal the CLI detects. Inside one it takes a lock found by folder only when the lock's
+ * `pid` is its parent or an ancestor (a lock whose port is `CLAUDE_CODE_SSE_PORT` is exempt). JSON
+ * form: `"forced"`, `"vscode"`, `"jetbrains"`.
+ */
+export type IdeTerminal = "forced" | "vscode" | "jetbrains";
+
+/**
+ * What the CLI would do. JSON form: `{"autoConnect":{"state":"on","reason":"ideFlag"},
+ * "choice":{"kind":"one","port":4242},"ideTerminal":null,"ancestorRule":false, "connectsTo":4242}`.
+ */
+export type Verdict = {
+  /** Whether it looks for an IDE at start. */
+  autoConnect: AutoConnect;
+  /** The lock it takes. */
+  choice: LockChoice;
+  /** The IDE terminal it detects. */
+  ideTerminal: IdeTerminal | null;
+  /**
+   * In that IDE terminal, with no `CLAUDE_CODE_SSE_PORT`: the chosen lock is taken only when its
+   * `pid` is claude's parent or an ancestor (the editor's own terminal).
+   */
+  ancestorRule: boolean;
+  /**
+   * The port it connects to at start: auto-connect on and exactly one lock chosen (subject to
+   * `ancestorRule`); `null` otherwise (`/ide` may still connect by hand).
+   */
+  connectsTo: number | null;
+};

@@ -5,7 +5,7 @@
 use super::config::{Config, SessionPolicy};
 use super::connection::{Connection, HandshakeStep};
 use super::error::EngineError;
-use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
+use super::output::{CancelReason, CloseReason, ConnId, EngineEvent, Output, ToolCallId};
 use super::push_schedule::PushSchedule;
 use super::service::{Effect, Service};
 use super::table::Connections;
@@ -161,7 +161,8 @@ impl Engine {
                 HandshakeStep::Rejected(reason) => self.finish(conn, reason),
                 HandshakeStep::Accepted { user_agent } => {
                     self.conns.signal(conn);
-                    self.conns.event(Event::Connected { conn, user_agent });
+                    self.conns
+                        .event(EngineEvent::Connected { conn, user_agent });
                     self.pump(now, conn);
                 }
             }
@@ -434,14 +435,14 @@ impl Engine {
             }
             Effect::Served(tool) => {
                 self.tool_called(conn);
-                self.conns.event(Event::ToolServed { conn, tool });
+                self.conns.event(EngineEvent::ToolServed { conn, tool });
             }
             Effect::DiffsClosed(closed, tool) => {
                 self.tool_called(conn);
                 for id in closed {
                     self.conns.cancelled(id, CancelReason::ClosedByClient);
                 }
-                self.conns.event(Event::ToolServed { conn, tool });
+                self.conns.event(EngineEvent::ToolServed { conn, tool });
             }
             Effect::CancelledByClient(id) => {
                 self.conns.cancelled(id, CancelReason::CancelledByClient)
@@ -455,7 +456,8 @@ impl Engine {
                 if let Some(old) = replaced {
                     self.conns.cancelled(old, CancelReason::Replaced);
                 }
-                self.conns.event(Event::ToolCall { id, conn, request });
+                self.conns
+                    .event(EngineEvent::ToolCall { id, conn, request });
             }
         }
     }

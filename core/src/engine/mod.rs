@@ -17,7 +17,12 @@ mod writer;
 pub use config::{Config, SessionPolicy};
 pub use error::EngineError;
 pub use machine::{Engine, SUPERSEDED_CODE, SUPERSEDED_REASON};
-pub use output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
+#[expect(
+    deprecated,
+    reason = "the 0.1.0 name, re-exported for code written against it"
+)]
+pub use output::Event;
+pub use output::{CancelReason, CloseReason, ConnId, EngineEvent, Output, ToolCallId};
 
 #[cfg(test)]
 mod tests;

@@ -81,8 +81,18 @@ pub enum Output {
         conn: ConnId,
     },
     /// Something the editor should know or do.
-    Event(Event),
+    Event(EngineEvent),
 }
+
+/// The 0.1.0 name of [`EngineEvent`], kept so that code written for 0.1 still compiles. The
+/// concept has one name in every face: `EngineEvent` in Rust, in TypeScript (`protocol.d.ts`;
+/// `Event` is the DOM's there) and in the docs; C gets it as the `event_json` of an
+/// `IDELINK_OUTPUT_EVENT` output.
+#[deprecated(
+    note = "renamed `EngineEvent`: one name in Rust, TypeScript, C and the docs \
+                     (TypeScript cannot use `Event`, the DOM's)"
+)]
+pub type Event = EngineEvent;
 
 /// Something that happened that the editor should know about or act on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -91,9 +101,9 @@ pub enum Output {
     rename_all_fields = "camelCase",
     tag = "event"
 )]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EngineEvent"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
-pub enum Event {
+pub enum EngineEvent {
     /// A client completed the WebSocket upgrade with the right token.
     Connected {
         /// The connection.

@@ -2,7 +2,7 @@
 //! `CloseTransport` bookkeeping, and the events the host drains in causal order.
 
 use super::connection::Connection;
-use super::output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
+use super::output::{CancelReason, CloseReason, ConnId, EngineEvent, Output, ToolCallId};
 use super::writer::Writer;
 use crate::time::Timestamp;
 use std::collections::VecDeque;
@@ -163,14 +163,14 @@ impl Connections {
         if close_transport {
             self.outputs.push_back(Output::CloseTransport { conn });
         }
-        self.event(Event::Closed { conn, reason });
+        self.event(EngineEvent::Closed { conn, reason });
     }
 
     pub(crate) fn cancelled(&mut self, id: ToolCallId, reason: CancelReason) {
-        self.event(Event::ToolCallCancelled { id, reason });
+        self.event(EngineEvent::ToolCallCancelled { id, reason });
     }
 
-    pub(crate) fn event(&mut self, event: Event) {
+    pub(crate) fn event(&mut self, event: EngineEvent) {
         self.outputs.push_back(Output::Event(event));
     }
 

@@ -79,7 +79,7 @@ fn session_bytes() -> Vec<u8> {
 struct Drained {
     bytes: std::collections::BTreeMap<ConnId, Vec<u8>>,
     closes: Vec<ConnId>,
-    events: Vec<Event>,
+    events: Vec<EngineEvent>,
 }
 
 fn drain(engine: &mut Engine, into: &mut Drained) {
@@ -133,7 +133,7 @@ fn tool_calls(drained: &Drained) -> usize {
     drained
         .events
         .iter()
-        .filter(|e| matches!(e, Event::ToolCall { .. }))
+        .filter(|e| matches!(e, EngineEvent::ToolCall { .. }))
         .count()
 }
 
@@ -142,7 +142,7 @@ fn tool_call_id(drained: &Drained) -> ToolCallId {
         .events
         .iter()
         .find_map(|e| match e {
-            Event::ToolCall { id, .. } => Some(*id),
+            EngineEvent::ToolCall { id, .. } => Some(*id),
             _ => None,
         })
         .expect("a tool call")
@@ -163,7 +163,7 @@ fn output_is_independent_of_how_the_input_is_split() {
         whole
             .events
             .iter()
-            .any(|e| matches!(e, Event::ToolCall { .. }))
+            .any(|e| matches!(e, EngineEvent::ToolCall { .. }))
     );
     for split in 1..bytes.len() {
         let mut engine = engine_with(|_| {});
@@ -267,7 +267,7 @@ fn handshakes_over_their_budget_evict_the_oldest_with_503() {
         "{refused}"
     );
     assert_eq!(drained.closes, [first]);
-    assert!(drained.events.contains(&Event::Closed {
+    assert!(drained.events.contains(&EngineEvent::Closed {
         conn: first,
         reason: CloseReason::HandshakeEvicted
     }));
@@ -370,7 +370,7 @@ fn held_input_past_one_message_closes_a_client_that_does_not_read() {
         }
     }
     assert_eq!(drained.closes, [conn]);
-    assert!(drained.events.contains(&Event::Closed {
+    assert!(drained.events.contains(&EngineEvent::Closed {
         conn,
         reason: CloseReason::OutboundOverflow
     }));
@@ -400,7 +400,7 @@ fn a_push_to_a_client_over_the_cap_closes_it() {
             events.push(e);
         }
     }
-    assert!(events.contains(&Event::Closed {
+    assert!(events.contains(&EngineEvent::Closed {
         conn,
         reason: CloseReason::OutboundOverflow
     }));
@@ -470,7 +470,7 @@ fn pending_tool_calls_are_held_to_a_byte_budget_per_connection_and_in_total() {
         .events
         .iter()
         .filter_map(|e| match e {
-            Event::ToolCall { id, conn, .. } if *conn == b => Some(*id),
+            EngineEvent::ToolCall { id, conn, .. } if *conn == b => Some(*id),
             _ => None,
         })
         .next()
@@ -487,7 +487,7 @@ fn pending_tool_calls_are_held_to_a_byte_budget_per_connection_and_in_total() {
         after
             .events
             .iter()
-            .any(|e| matches!(e, Event::ToolCall { conn, .. } if *conn == b)),
+            .any(|e| matches!(e, EngineEvent::ToolCall { conn, .. } if *conn == b)),
         "{after:?}"
     );
 }
@@ -558,7 +558,7 @@ fn idle_handshakes_cannot_keep_an_authenticated_client_out() {
             answer.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
             "{answer}"
         );
-        assert!(drained.events.contains(&Event::Closed {
+        assert!(drained.events.contains(&EngineEvent::Closed {
             conn: *conn,
             reason: CloseReason::HandshakeEvicted
         }));
@@ -568,7 +568,7 @@ fn idle_handshakes_cannot_keep_an_authenticated_client_out() {
             !drained
                 .events
                 .iter()
-                .any(|e| matches!(e, Event::Closed { conn: c, .. } if c == conn))
+                .any(|e| matches!(e, EngineEvent::Closed { conn: c, .. } if c == conn))
         );
     }
     // A third authenticated client: no session slot is free.
@@ -581,7 +581,7 @@ fn idle_handshakes_cannot_keep_an_authenticated_client_out() {
         answer.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
         "{answer}"
     );
-    assert!(refused.events.contains(&Event::Closed {
+    assert!(refused.events.contains(&EngineEvent::Closed {
         conn: late,
         reason: CloseReason::TooManyConnections
     }));
@@ -602,7 +602,7 @@ fn idle_handshakes_cannot_keep_an_authenticated_client_out() {
         answer.starts_with("HTTP/1.1 101 Switching Protocols\r\n"),
         "{answer}"
     );
-    assert!(served.events.contains(&Event::Connected {
+    assert!(served.events.contains(&EngineEvent::Connected {
         conn: claude,
         user_agent: None
     }));
@@ -643,7 +643,7 @@ fn keepalive_pings_then_closes_a_silent_client() {
     }
     assert_eq!(drained.bytes[&conn], [0x89, 0x00], "an empty ping, once");
     assert_eq!(drained.closes, [conn]);
-    assert!(drained.events.contains(&Event::Closed {
+    assert!(drained.events.contains(&EngineEvent::Closed {
         conn,
         reason: CloseReason::KeepaliveTimeout
     }));
@@ -666,7 +666,7 @@ fn host_close_sends_going_away_and_cancels_pending_calls() {
         drained
             .events
             .iter()
-            .all(|e| !matches!(e, Event::ToolCall { .. }))
+            .all(|e| !matches!(e, EngineEvent::ToolCall { .. }))
     );
     engine.handle_editor_event(
         at(2),
@@ -689,7 +689,7 @@ fn host_close_sends_going_away_and_cancels_pending_calls() {
     let id = tool_call_id(&drained);
     assert!(drained.events.iter().any(|e| matches!(
         e,
-        Event::ToolCall {
+        EngineEvent::ToolCall {
             request: ToolRequest::SaveDocument { .. },
             ..
         }
@@ -703,7 +703,7 @@ fn host_close_sends_going_away_and_cancels_pending_calls() {
     assert_eq!(closing.bytes[&conn], going_away);
     assert_eq!(
         closing.events,
-        [Event::ToolCallCancelled {
+        [EngineEvent::ToolCallCancelled {
             id,
             reason: CancelReason::ClientGone
         }]
@@ -716,7 +716,7 @@ fn host_close_sends_going_away_and_cancels_pending_calls() {
     assert_eq!(done.closes, [conn]);
     assert_eq!(
         done.events,
-        [Event::Closed {
+        [EngineEvent::Closed {
             conn,
             reason: CloseReason::ClosedByHost
         }]
@@ -739,7 +739,7 @@ fn time_going_backwards_counts_as_the_latest_time() {
     engine.handle_timeout(at(100));
     drain(&mut engine, &mut drained);
     assert!(
-        matches!(drained.events.as_slice(), [Event::SessionReady { conn: c, .. }] if *c == conn)
+        matches!(drained.events.as_slice(), [EngineEvent::SessionReady { conn: c, .. }] if *c == conn)
     );
 }
 
@@ -753,7 +753,7 @@ fn execute_code_is_a_request_only_when_enabled() {
     drain(&mut engine, &mut drained);
     assert!(drained.events.iter().any(|e| matches!(
         e,
-        Event::ToolCall { request: ToolRequest::ExecuteCode { code }, .. } if code == "1+1"
+        EngineEvent::ToolCall { request: ToolRequest::ExecuteCode { code }, .. } if code == "1+1"
     )));
 }
 
@@ -783,7 +783,7 @@ fn closing_the_active_document_pushes_no_file_once() {
         drained
             .events
             .iter()
-            .any(|e| matches!(e, Event::SessionReady { .. })),
+            .any(|e| matches!(e, EngineEvent::SessionReady { .. })),
         "{drained:?}"
     );
     let activated = EditorEvent::DocumentActivated {
@@ -881,7 +881,7 @@ fn a_pulled_read_goes_to_the_editor_and_a_wrong_kind_of_answer_is_host_misuse() 
     let id = tool_call_id(&asked);
     assert!(matches!(
         &asked.events[..],
-        [Event::ToolCall {
+        [EngineEvent::ToolCall {
             request: ToolRequest::GetCurrentSelection,
             ..
         }]

@@ -146,7 +146,7 @@ fn server_info(v: Val<'_>) -> Result<ServerInfo, FormError> {
     })
 }
 
-fn path_style(v: Val<'_>) -> Result<PathStyle, FormError> {
+pub(super) fn path_style(v: Val<'_>) -> Result<PathStyle, FormError> {
     const STYLES: [PathStyle; 2] = [PathStyle::Posix, PathStyle::Windows];
     Ok(STYLES[v.one_of(&["posix", "windows"])?])
 }

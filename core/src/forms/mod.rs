@@ -2,9 +2,9 @@
 //! codec of the napi, wasm and C bindings, on the one JSON reader (`crate::json`).
 //!
 //! In: [`Config`], [`EditorEvent`], [`EditorSnapshot`], [`ToolOutcome`], for the JS faces'
-//! host helpers [`LockFields`] and [`Inherited`], and the JS numbers they pass ([`timestamp`],
-//! [`conn_id`], [`tool_call_id`], [`byte_count`], [`whole_number`]). Out: [`Output`], [`Event`],
-//! [`SnapshotChanges`], [`LockFields`] and [`Variables`]. The rules are exactly those of
+//! host helpers [`LockFields`] and [`Inherited`], discovery's [`ClaudeStart`], and the JS numbers they pass ([`timestamp`],
+//! [`conn_id`], [`tool_call_id`], [`byte_count`], [`whole_number`]). Out: [`Output`], [`EngineEvent`],
+//! [`SnapshotChanges`], [`LockFields`], [`Variables`] and [`Verdict`]. The rules are exactly those of
 //! core's serde forms (the property tests hold this codec to serde_json on random values and
 //! on broken ones):
 //!
@@ -32,6 +32,7 @@
 use std::fmt;
 
 mod config;
+mod discovery;
 mod event;
 mod host;
 mod number;
@@ -45,7 +46,8 @@ mod write;
 pub use host::{Inherited, LockFields, Variables};
 pub use number::{Shown, byte_count, conn_id, timestamp, tool_call_id, whole_number};
 
-use crate::engine::{Event, Output};
+use crate::discovery::{ClaudeStart, Verdict};
+use crate::engine::{EngineEvent, Output};
 use crate::{Config, EditorEvent, EditorSnapshot, SnapshotChanges, ToolOutcome};
 use read::{Path, Val};
 
@@ -138,6 +140,7 @@ input_forms! {
     ToolOutcome => "outcome", true, outcome::tool_outcome;
     LockFields => "lock file fields", false, host::lock_fields;
     Inherited => "inherited", false, host::inherited;
+    ClaudeStart => "start", false, discovery::claude_start;
 }
 
 macro_rules! output_forms {
@@ -152,10 +155,11 @@ macro_rules! output_forms {
 
 output_forms! {
     Output => output::output;
-    Event => output::event;
+    EngineEvent => output::event;
     SnapshotChanges => output::snapshot_changes;
     LockFields => host::write_lock_fields;
     Variables => host::write_variables;
+    Verdict => discovery::verdict;
 }
 
 #[cfg(test)]

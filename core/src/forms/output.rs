@@ -1,11 +1,11 @@
-//! The output forms: `Output` (tagged by `kind`) with its `Event` (tagged by `event`),
+//! The output forms: `Output` (tagged by `kind`) with its `EngineEvent` (tagged by `event`),
 //! `ToolRequest` (tagged by `tool`), `CloseReason` (tagged by `kind`), `CancelReason`, and
 //! `SnapshotChanges`, written as serde_json writes their serde forms: absent options `null`,
 //! except a request's, which are left out.
 
 use super::write::Object;
 use crate::SnapshotChanges;
-use crate::engine::{CancelReason, CloseReason, Event, Output};
+use crate::engine::{CancelReason, CloseReason, EngineEvent, Output};
 use crate::ide::ToolRequest;
 use crate::json::{push_string, push_u64};
 use crate::mcp::ClientInfo;
@@ -23,18 +23,18 @@ pub(super) fn output(out: &mut Vec<u8>, output: &Output) {
     .end();
 }
 
-/// An `Event` in its JSON form (what the C host queues).
-pub(super) fn event(out: &mut Vec<u8>, event: &Event) {
+/// An `EngineEvent` in its JSON form (what the C host queues).
+pub(super) fn event(out: &mut Vec<u8>, event: &EngineEvent) {
     event_members(Object::new(out), event).end();
 }
 
-fn event_members<'o>(o: Object<'o>, event: &Event) -> Object<'o> {
+fn event_members<'o>(o: Object<'o>, event: &EngineEvent) -> Object<'o> {
     match event {
-        Event::Connected { conn, user_agent } => o
+        EngineEvent::Connected { conn, user_agent } => o
             .str("event", "connected")
             .u64("conn", conn.as_u64())
             .nullable("userAgent", user_agent.as_deref(), push_string),
-        Event::SessionReady {
+        EngineEvent::SessionReady {
             conn,
             client,
             client_pid,
@@ -45,20 +45,20 @@ fn event_members<'o>(o: Object<'o>, event: &Event) -> Object<'o> {
             .nullable("clientPid", *client_pid, |out, pid| {
                 push_u64(out, pid.into())
             }),
-        Event::ToolCall { id, conn, request } => o
+        EngineEvent::ToolCall { id, conn, request } => o
             .str("event", "toolCall")
             .u64("id", id.as_u64())
             .u64("conn", conn.as_u64())
             .with("request", |out| tool_request(out, request)),
-        Event::ToolCallCancelled { id, reason } => o
+        EngineEvent::ToolCallCancelled { id, reason } => o
             .str("event", "toolCallCancelled")
             .u64("id", id.as_u64())
             .str("reason", cancel_reason(*reason)),
-        Event::ToolServed { conn, tool } => o
+        EngineEvent::ToolServed { conn, tool } => o
             .str("event", "toolServed")
             .u64("conn", conn.as_u64())
             .str("tool", tool.as_str()),
-        Event::Closed { conn, reason } => o
+        EngineEvent::Closed { conn, reason } => o
             .str("event", "closed")
             .u64("conn", conn.as_u64())
             .with("reason", |out| close_reason(out, reason)),

@@ -385,7 +385,7 @@ fn close_reason() -> impl Strategy<Value = CloseReason> {
     ]
 }
 
-fn event() -> impl Strategy<Value = Event> {
+fn event() -> impl Strategy<Value = EngineEvent> {
     let reason = prop::sample::select(vec![
         CancelReason::ClosedByClient,
         CancelReason::Replaced,
@@ -404,28 +404,29 @@ fn event() -> impl Strategy<Value = Event> {
             protocol_version,
         });
     prop_oneof![
-        (conn(), opt_text()).prop_map(|(conn, user_agent)| Event::Connected { conn, user_agent }),
+        (conn(), opt_text())
+            .prop_map(|(conn, user_agent)| EngineEvent::Connected { conn, user_agent }),
         (conn(), client, prop::option::of(any::<u32>())).prop_map(|(conn, client, client_pid)| {
-            Event::SessionReady {
+            EngineEvent::SessionReady {
                 conn,
                 client,
                 client_pid,
             }
         }),
         (any::<u64>(), conn(), tool_request()).prop_map(|(id, conn, request)| {
-            Event::ToolCall {
+            EngineEvent::ToolCall {
                 id: ToolCallId::from_u64(id),
                 conn,
                 request,
             }
         }),
-        (any::<u64>(), reason).prop_map(|(id, reason)| Event::ToolCallCancelled {
+        (any::<u64>(), reason).prop_map(|(id, reason)| EngineEvent::ToolCallCancelled {
             id: ToolCallId::from_u64(id),
             reason,
         }),
         (conn(), prop::sample::select(ToolName::ALL.to_vec()))
-            .prop_map(|(conn, tool)| Event::ToolServed { conn, tool }),
-        (conn(), close_reason()).prop_map(|(conn, reason)| Event::Closed { conn, reason }),
+            .prop_map(|(conn, tool)| EngineEvent::ToolServed { conn, tool }),
+        (conn(), close_reason()).prop_map(|(conn, reason)| EngineEvent::Closed { conn, reason }),
     ]
 }
 
@@ -623,6 +624,98 @@ fn spell(value: &Value) -> String {
     }
 }
 
+/// A `ClaudeStart` as JS hands it in (it has no serde writer: built as a JSON value), with
+/// other environment variables beside the CLI's, as `process.env` has.
+fn claude_start_json() -> impl Strategy<Value = Value> {
+    let lock = (any::<u16>(), texts())
+        .prop_map(|(port, folders)| serde_json::json!({"port": port, "workspaceFolders": folders}));
+    let env = prop::collection::vec((0..8usize, opt_text()), 0..6).prop_map(|vars| {
+        let mut env = serde_json::Map::new();
+        for (at, value) in vars {
+            let name = crate::discovery::ClaudeEnv::NAMES
+                .get(at)
+                .copied()
+                .unwrap_or("PATH");
+            env.insert(name.to_owned(), value.map_or(Value::Null, Value::String));
+        }
+        Value::Object(env)
+    });
+    (
+        text(),
+        prop::option::of(any::<bool>()),
+        prop::collection::vec(lock, 0..4),
+        prop::option::of(env),
+        prop::option::of(any::<bool>()),
+        prop::option::of(any::<bool>()),
+    )
+        .prop_map(|(cwd, windows, locks, env, config, flag)| {
+            let mut start = serde_json::json!({"cwd": cwd, "locks": locks});
+            let mut set = |name: &str, value: Option<Value>| {
+                if let (Some(value), Some(start)) = (value, start.as_object_mut()) {
+                    start.insert(name.to_owned(), value);
+                }
+            };
+            set(
+                "pathStyle",
+                windows.map(|w| Value::from(if w { "windows" } else { "posix" })),
+            );
+            set("env", env);
+            set("autoConnectConfig", config.map(Value::from));
+            set("ideFlag", flag.map(Value::from));
+            start
+        })
+}
+
+fn verdict() -> impl Strategy<Value = crate::discovery::Verdict> {
+    use crate::discovery::{AutoConnect, AutoConnectReason, IdeTerminal, LockChoice, Verdict};
+    let reason = prop_oneof![
+        Just(AutoConnectReason::IdeFlag),
+        Just(AutoConnectReason::SsePort),
+        Just(AutoConnectReason::AutoConnectEnv),
+        Just(AutoConnectReason::AutoConnectConfig),
+    ];
+    let auto = prop_oneof![
+        Just(AutoConnect::Disabled),
+        reason.prop_map(|reason| AutoConnect::On { reason }),
+        Just(AutoConnect::NotRequested),
+    ];
+    let choice = prop_oneof![
+        any::<u16>().prop_map(|port| LockChoice::One { port }),
+        Just(LockChoice::None),
+        prop::collection::vec(any::<u16>(), 0..4).prop_map(|ports| LockChoice::Ambiguous { ports }),
+    ];
+    let terminal = prop::option::of(prop_oneof![
+        Just(IdeTerminal::Forced),
+        Just(IdeTerminal::VsCode),
+        Just(IdeTerminal::JetBrains),
+    ]);
+    (
+        auto,
+        choice,
+        terminal,
+        any::<bool>(),
+        prop::option::of(any::<u16>()),
+    )
+        .prop_map(
+            |(auto_connect, choice, ide_terminal, ancestor_rule, connects_to)| Verdict {
+                auto_connect,
+                choice,
+                ide_terminal,
+                ancestor_rule,
+                connects_to,
+            },
+        )
+}
+
+/// `text` read as a `ClaudeStart` by serde and by the codec: both refuse it or both read it to
+/// the same value.
+fn same_start(text: &str) -> Result<(), TestCaseError> {
+    let serde = serde_json::from_str::<crate::discovery::ClaudeStart>(text).ok();
+    let ours = read::<crate::discovery::ClaudeStart>(text).ok();
+    prop_assert_eq!(serde, ours, "{}", text);
+    Ok(())
+}
+
 // ---- the properties ------------------------------------------------------------------
 
 /// `text` read by serde and by the codec: both refuse it, or both read the same value
@@ -686,6 +779,19 @@ proptest! {
     #[test]
     fn tool_outcomes_read_as_serde_reads(value in tool_outcome(), how in broken()) {
         holds(&value, &how)?;
+    }
+
+    #[test]
+    fn claude_starts_read_as_serde_reads(value in claude_start_json(), how in broken()) {
+        let text = value.to_string();
+        prop_assert!(read::<crate::discovery::ClaudeStart>(&text).is_ok(), "{}", text);
+        same_start(&text)?;
+        same_start(&break_text(&text, &how))?;
+    }
+
+    #[test]
+    fn verdicts_are_written_as_serde_writes(value in verdict()) {
+        prop_assert_eq!(write(&value), serde_json::to_string(&value).unwrap_or_default());
     }
 
     #[test]

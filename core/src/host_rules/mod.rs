@@ -3,7 +3,7 @@
 //! ([`lock_dir`], [`lock_life`]; the lock body itself is [`crate::lockfile`]), and when a
 //! restarted host may take its old port and token back ([`resume`]).
 //!
-//! A host (the mio host, Node `startServer`, the relay, a C host) performs the system calls
+//! A host (the mio host, Node `startHost`, the relay, a C host) performs the system calls
 //! (stat, open, create, rename, kill(pid, 0), read, write) and asks these functions what to do
 //! with their results, so every host behaves alike and the rules are tested once, here.
 

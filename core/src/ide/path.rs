@@ -26,6 +26,18 @@ pub enum PathStyle {
     Windows,
 }
 
+impl PathStyle {
+    /// The style its JSON name (`"posix"`, `"windows"`) names, for a binding that takes it
+    /// as a plain string.
+    pub fn from_name(name: &str) -> Option<PathStyle> {
+        match name {
+            "posix" => Some(PathStyle::Posix),
+            "windows" => Some(PathStyle::Windows),
+            _ => None,
+        }
+    }
+}
+
 /// The canonical spelling of `path` for the CLI.
 ///
 /// Windows: a verbatim prefix is dropped (`\\?\C:\a` → `C:\a`, `\\?\UNC\srv\share` →

@@ -10,7 +10,7 @@
 //! lock file (the load generator is told the port and token), serves up to 256 connections,
 //! and exits by itself after `--seconds` (default 120).
 
-use idelink_core::{EditorEvent, Event, ToolOutcome, ToolRequest};
+use idelink_core::{EditorEvent, EngineEvent, ToolOutcome, ToolRequest};
 use idelink_mio::{Host, HostConfig, LockPlacement};
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -64,7 +64,7 @@ fn run(limit: Duration) -> Result<(), Box<dyn std::error::Error>> {
     while start.elapsed() < limit {
         host.poll(Some(Duration::from_millis(20)), &mut events)?;
         for event in events.drain(..) {
-            if let Event::ToolCall { id, request, .. } = event {
+            if let EngineEvent::ToolCall { id, request, .. } = event {
                 let outcome = match request {
                     ToolRequest::OpenFile { .. } => ToolOutcome::FileOpened {
                         language_id: Some("rust".to_owned()),

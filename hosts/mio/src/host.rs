@@ -3,7 +3,8 @@
 use crate::sockets::SocketTable;
 use idelink_core::host_rules::lock_life;
 use idelink_core::{
-    AuthToken, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId, ToolOutcome,
+    AuthToken, EditorEvent, Engine, EngineError, EngineEvent, Output, Timestamp, ToolCallId,
+    ToolOutcome,
 };
 use idelink_core::{Snapshot, SnapshotChanges};
 use idelink_host::lock::LockFileGuard;
@@ -31,7 +32,7 @@ mod pump;
 ///   [`poll`](Self::poll): [`handle_editor_event`](Self::handle_editor_event) (selection,
 ///   documents, diagnostics, folders, mentions), [`handle_snapshot`](Self::handle_snapshot) (the
 ///   whole visible state, once per frame), [`handle_tool_outcome`](Self::handle_tool_outcome)
-///   (the editor's answer to an [`Event::ToolCall`]);
+///   (the editor's answer to an [`EngineEvent::ToolCall`]);
 /// - **commands**: [`shutdown`](Self::shutdown);
 /// - **poll**: [`poll`](Self::poll) waits for sockets and timers, serves them and hands over
 ///   the engine's events. Call it in a loop, and handle every event it returned before the next
@@ -47,7 +48,7 @@ mod pump;
 /// loop {
 ///     host.poll(Some(Duration::from_millis(16)), &mut events)?; // once per frame
 ///     for event in events.drain(..) {
-///         // idelink_core::Event::ToolCall { id, request, .. } => show it, later
+///         // idelink_core::EngineEvent::ToolCall { id, request, .. } => show it, later
 ///         // host.handle_tool_outcome(id, &outcome)
 ///         let _ = event;
 ///     }
@@ -69,7 +70,7 @@ pub struct Host {
     token: AuthToken,
     resume: ResumeOutcome,
     /// Engine events produced since the last `poll` handed them over.
-    parked: Vec<Event>,
+    parked: Vec<EngineEvent>,
 }
 
 impl Host {
@@ -174,7 +175,7 @@ impl Host {
         Ok(changes)
     }
 
-    /// The editor's outcome of a tool request from an [`Event::ToolCall`] (the engine's
+    /// The editor's outcome of a tool request from an [`EngineEvent::ToolCall`] (the engine's
     /// [`Engine::handle_tool_outcome`]); the reply is written at once.
     pub fn handle_tool_outcome(
         &mut self,
@@ -189,7 +190,7 @@ impl Host {
 
     /// Closes every client (close code 1001) and gives them up to `grace` to finish, then
     /// removes the lock file. The host serves nothing afterwards.
-    pub fn shutdown(&mut self, grace: Duration, events: &mut Vec<Event>) {
+    pub fn shutdown(&mut self, grace: Duration, events: &mut Vec<EngineEvent>) {
         let now = self.now();
         self.engine.shutdown(now);
         self.drain();
@@ -210,7 +211,11 @@ impl Host {
     /// timeout, or from a dedicated thread. An `Err` is the poller's own failure (the host
     /// cannot go on); peers' faults never surface here.
     #[must_use = "an Err means the poller failed and the host serves nothing more"]
-    pub fn poll(&mut self, timeout: Option<Duration>, events: &mut Vec<Event>) -> io::Result<()> {
+    pub fn poll(
+        &mut self,
+        timeout: Option<Duration>,
+        events: &mut Vec<EngineEvent>,
+    ) -> io::Result<()> {
         let now = self.now().as_millis();
         // The lock check is a deadline too, so a caller may poll with no timeout: an idle host
         // with no session then wakes for the lock check alone.

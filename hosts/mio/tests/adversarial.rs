@@ -8,7 +8,7 @@ use common::{
     Client, Served, TempDir, assert_still_served, config, frame, raw_request, server_close,
     upgrade_request,
 };
-use idelink_core::{CloseReason, Event, ToolOutcome, ToolRequest};
+use idelink_core::{CloseReason, EngineEvent, ToolOutcome, ToolRequest};
 
 /// Runs `attack` with a bystander client connected and initialized, then proves the
 /// bystander and a new client are both still served, and stops the host (failing the test if
@@ -182,13 +182,13 @@ fn a_slowloris_is_closed_at_the_handshake_deadline() {
         let closed = served.wait_for("the slowloris closed", |e| {
             matches!(
                 e,
-                Event::Closed {
+                EngineEvent::Closed {
                     reason: CloseReason::HandshakeTimeout,
                     ..
                 }
             )
         });
-        assert!(matches!(closed, Event::Closed { .. }));
+        assert!(matches!(closed, EngineEvent::Closed { .. }));
     });
 }
 
@@ -201,7 +201,7 @@ fn fails_with(served: &Served, bytes: &[u8], code: u16, reason: &str) {
     client.send(bytes);
     assert_eq!(client.read_to_eof(), server_close(code, reason), "{reason}");
     served.wait_for("the protocol violation", |e| {
-        matches!(e, Event::Closed { reason: CloseReason::ProtocolViolation { code: c, detail }, .. }
+        matches!(e, EngineEvent::Closed { reason: CloseReason::ProtocolViolation { code: c, detail }, .. }
             if *c == code && detail == reason)
     });
 }
@@ -538,9 +538,9 @@ fn hostile_paths_are_neither_resolved_nor_read() {
             let id = 300 + i as u32;
             let args = serde_json::json!({ "filePath": path }).to_string();
             client.send_text(&common::tool_request(id, "openFile", &args));
-            let Event::ToolCall {
+            let EngineEvent::ToolCall {
                 id: call, request, ..
-            } = served.wait_for("openFile", |e| matches!(e, Event::ToolCall { .. }))
+            } = served.wait_for("openFile", |e| matches!(e, EngineEvent::ToolCall { .. }))
             else {
                 unreachable!()
             };
@@ -561,8 +561,8 @@ fn hostile_paths_are_neither_resolved_nor_read() {
             "new_file_contents": "pwned", "tab_name": "t"})
         .to_string();
         client.send_text(&common::tool_request(400, "openDiff", &args));
-        let Event::ToolCall { id: call, .. } =
-            served.wait_for("openDiff", |e| matches!(e, Event::ToolCall { .. }))
+        let EngineEvent::ToolCall { id: call, .. } =
+            served.wait_for("openDiff", |e| matches!(e, EngineEvent::ToolCall { .. }))
         else {
             unreachable!()
         };
@@ -598,7 +598,7 @@ fn a_connection_flood_gets_503_and_frees_its_slots() {
         }
         let mut released = 0;
         while released < 3 {
-            if let Event::Closed {
+            if let EngineEvent::Closed {
                 reason: CloseReason::TransportClosed,
                 ..
             } = served.next_event()

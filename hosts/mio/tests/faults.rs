@@ -7,7 +7,7 @@ mod common;
 
 use common::{Client, DEADLINE, Served, TempDir, assert_still_served, config, frame, tool_request};
 use idelink_core::host_rules::PumpPolicy;
-use idelink_core::{CancelReason, CloseReason, ConnId, Event, ToolCallId, ToolOutcome};
+use idelink_core::{CancelReason, CloseReason, ConnId, EngineEvent, ToolCallId, ToolOutcome};
 #[cfg(unix)]
 use idelink_mio::LockPlacement;
 use idelink_mio::{HostError, PortChoice};
@@ -25,9 +25,9 @@ fn open_diff(id: u32, tab: &str) -> String {
 fn diff_pending(served: &Served, client: &mut Client, id: u32, tab: &str) -> (ToolCallId, ConnId) {
     client.send_text(&open_diff(id, tab));
     match served.wait_for("the openDiff tool call", |e| {
-        matches!(e, Event::ToolCall { .. })
+        matches!(e, EngineEvent::ToolCall { .. })
     }) {
-        Event::ToolCall { id, conn, .. } => (id, conn),
+        EngineEvent::ToolCall { id, conn, .. } => (id, conn),
         _ => unreachable!(),
     }
 }
@@ -38,8 +38,8 @@ fn cancelled_then_closed(served: &Served, conn: ConnId, call: ToolCallId) -> Clo
     let mut cancelled = Vec::new();
     loop {
         match served.next_event() {
-            Event::ToolCallCancelled { id, reason } => cancelled.push((id, reason)),
-            Event::Closed { conn: c, reason } if c == conn => {
+            EngineEvent::ToolCallCancelled { id, reason } => cancelled.push((id, reason)),
+            EngineEvent::Closed { conn: c, reason } if c == conn => {
                 assert_eq!(cancelled, [(call, CancelReason::ClientGone)]);
                 return reason;
             }
@@ -130,7 +130,7 @@ fn an_editor_that_never_answers_is_answered_for_at_the_deadline() {
         r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"DIFF_REJECTED"},{"type":"text","text":"tab-1"}]}}"#
     );
     served.wait_for("the deadline cancellation", |e| {
-        *e == Event::ToolCallCancelled {
+        *e == EngineEvent::ToolCallCancelled {
             id: call,
             reason: CancelReason::DeadlineExpired,
         }
@@ -351,8 +351,8 @@ fn a_hundred_reconnects_in_a_row_leak_nothing() {
     let mut closed = 0;
     while closed < 100 {
         match served.next_event() {
-            Event::Connected { .. } => connected += 1,
-            Event::Closed { .. } => closed += 1,
+            EngineEvent::Connected { .. } => connected += 1,
+            EngineEvent::Closed { .. } => closed += 1,
             _ => {}
         }
     }
@@ -375,11 +375,11 @@ fn only_the_departing_clients_diffs_are_cancelled() {
     let mut cancelled = Vec::new();
     loop {
         match served.next_event() {
-            Event::ToolCallCancelled { id, reason } => {
+            EngineEvent::ToolCallCancelled { id, reason } => {
                 assert_eq!(reason, CancelReason::ClientGone);
                 cancelled.push(id);
             }
-            Event::Closed { conn, .. } => {
+            EngineEvent::Closed { conn, .. } => {
                 assert_eq!(conn, leaving_conn);
                 break;
             }
@@ -400,7 +400,7 @@ fn only_the_departing_clients_diffs_are_cancelled() {
         served
             .drain_events()
             .iter()
-            .all(|e| !matches!(e, Event::ToolCallCancelled { .. }))
+            .all(|e| !matches!(e, EngineEvent::ToolCallCancelled { .. }))
     );
     served.stop();
 }

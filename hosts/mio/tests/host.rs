@@ -6,7 +6,7 @@
 )]
 
 use idelink_core::host_rules::PumpPolicy;
-use idelink_core::{EditorEvent, Event, ToolOutcome, ToolRequest};
+use idelink_core::{EditorEvent, EngineEvent, ToolOutcome, ToolRequest};
 use idelink_mio::{Host, HostConfig, HostError, LockPlacement};
 use idelink_test_client::Client;
 use serde_json::{Value, json};
@@ -31,7 +31,7 @@ struct Running {
     port: u16,
     token: String,
     editor: Sender<EditorEvent>,
-    events: Receiver<Event>,
+    events: Receiver<EngineEvent>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -53,7 +53,7 @@ impl Running {
                     host.handle_editor_event(&event).unwrap();
                 }
                 for event in batch.drain(..) {
-                    if let Event::ToolCall {
+                    if let EngineEvent::ToolCall {
                         id,
                         request: ToolRequest::GetDiagnostics { path },
                         ..
@@ -62,7 +62,7 @@ impl Running {
                         host.handle_tool_outcome(*id, &pulled_diagnostics(path))
                             .unwrap();
                     }
-                    if let Event::ToolCall {
+                    if let EngineEvent::ToolCall {
                         id,
                         request:
                             ToolRequest::OpenDiff {
@@ -93,7 +93,7 @@ impl Running {
         }
     }
 
-    fn wait_for(&self, what: impl Fn(&Event) -> bool) -> Event {
+    fn wait_for(&self, what: impl Fn(&EngineEvent) -> bool) -> EngineEvent {
         loop {
             let event = self.events.recv_timeout(DEADLINE).expect("host event");
             if what(&event) {
@@ -140,7 +140,7 @@ fn two_clients_are_served_and_only_the_departing_ones_diffs_are_cancelled() {
     let mut first = Client::connect_initialized(host.port, &host.token).unwrap();
     let mut second = Client::connect_initialized(host.port, &host.token).unwrap();
     for _ in 0..2 {
-        host.wait_for(|e| matches!(e, Event::SessionReady { .. }));
+        host.wait_for(|e| matches!(e, EngineEvent::SessionReady { .. }));
     }
     host.editor
         .send(EditorEvent::SelectionChanged {
@@ -163,8 +163,8 @@ fn two_clients_are_served_and_only_the_departing_ones_diffs_are_cancelled() {
             json!({"name": "openDiff", "arguments": diff_args("hold-2")}),
         )
         .unwrap();
-    let held_id = match host.wait_for(|e| matches!(e, Event::ToolCall { .. })) {
-        Event::ToolCall { id, .. } => id,
+    let held_id = match host.wait_for(|e| matches!(e, EngineEvent::ToolCall { .. })) {
+        EngineEvent::ToolCall { id, .. } => id,
         _ => unreachable!(),
     };
     let saved = first
@@ -176,9 +176,9 @@ fn two_clients_are_served_and_only_the_departing_ones_diffs_are_cancelled() {
     assert_eq!(saved["result"]["content"][0]["text"], "FILE_SAVED");
     assert_eq!(saved["result"]["content"][1]["text"], "new");
     drop(second);
-    let cancelled = host.wait_for(|e| matches!(e, Event::ToolCallCancelled { .. }));
+    let cancelled = host.wait_for(|e| matches!(e, EngineEvent::ToolCallCancelled { .. }));
     assert!(
-        matches!(cancelled, Event::ToolCallCancelled { id, .. } if id == held_id),
+        matches!(cancelled, EngineEvent::ToolCallCancelled { id, .. } if id == held_id),
         "only the departed client's diff is cancelled: {cancelled:?}"
     );
     let still = first.call("ping", json!({})).unwrap();
@@ -242,9 +242,9 @@ fn a_pulled_read_is_answered_by_the_editor_through_the_host() {
         answer["result"]["content"][0]["text"],
         r#"[{"uri":"file:///w/src/main.rs","diagnostics":[{"message":"unused","severity":"Warning","range":{"start":{"line":1,"character":4},"end":{"line":1,"character":9}}}]}]"#
     );
-    let asked = host.wait_for(|e| matches!(e, Event::ToolCall { .. }));
+    let asked = host.wait_for(|e| matches!(e, EngineEvent::ToolCall { .. }));
     assert!(
-        matches!(&asked, Event::ToolCall { request: ToolRequest::GetDiagnostics { path: Some(p) }, .. } if p == "/w/src/main.rs"),
+        matches!(&asked, EngineEvent::ToolCall { request: ToolRequest::GetDiagnostics { path: Some(p) }, .. } if p == "/w/src/main.rs"),
         "{asked:?}"
     );
 }

@@ -33,7 +33,7 @@ mod files;
 
 use idelink_core::ide::{Diagnostic, FileDiagnostics, OpenTab, Position, Range, Severity};
 use idelink_core::language::language_id;
-use idelink_core::{EditorEvent, Event, ReadSource, ReadSources, ToolOutcome, ToolRequest};
+use idelink_core::{EditorEvent, EngineEvent, ReadSource, ReadSources, ToolOutcome, ToolRequest};
 use idelink_tokio::{Host, HostConfig, HostEvent, LockPlacement};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -370,9 +370,9 @@ fn describe(request: &ToolRequest, workspace: &str) -> String {
 }
 
 /// One console line per engine event worth one.
-fn status_line(event: &Event) -> Option<String> {
+fn status_line(event: &EngineEvent) -> Option<String> {
     Some(match event {
-        Event::SessionReady {
+        EngineEvent::SessionReady {
             conn,
             client,
             client_pid,
@@ -385,9 +385,11 @@ fn status_line(event: &Event) -> Option<String> {
                 shown(client.protocol_version)
             )
         }
-        Event::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
-        Event::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
-        Event::Closed { conn, reason } => format!("{conn} closed: {}", shown(&reason.to_string())),
+        EngineEvent::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
+        EngineEvent::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
+        EngineEvent::Closed { conn, reason } => {
+            format!("{conn} closed: {}", shown(&reason.to_string()))
+        }
         _ => return None,
     })
 }

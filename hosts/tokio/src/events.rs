@@ -2,7 +2,7 @@
 //! closes of connections that never authenticated folded into one counted event.
 //!
 //! Any local process can connect to the loopback port and hang up without the token; the
-//! engine reports each such socket's end (`Event::Closed` with no `Event::Connected` before
+//! engine reports each such socket's end (`EngineEvent::Closed` with no `EngineEvent::Connected` before
 //! it). Queued one by one, 3,000 connect/hang-ups are 3,000 events held until the editor reads
 //! them, and an editor busy elsewhere holds them all. Here they are counted instead: the first
 //! such close queues one [`HostEvent::HandshakesClosed`], and every later one until the editor
@@ -11,7 +11,7 @@
 //! folded, dropped or reordered.
 
 use crate::host::HostEvent;
-use idelink_core::{CloseReason, ConnId, Event};
+use idelink_core::{CloseReason, ConnId, EngineEvent};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::mpsc;
@@ -74,10 +74,10 @@ impl EventSink {
     /// one is counted into the pending [`HostEvent::HandshakesClosed`] (queued if none is).
     pub(crate) fn send(&mut self, event: HostEvent) {
         match &event {
-            HostEvent::Engine(Event::Connected { conn, .. }) => {
+            HostEvent::Engine(EngineEvent::Connected { conn, .. }) => {
                 self.authenticated.insert(*conn);
             }
-            HostEvent::Engine(Event::Closed { conn, reason })
+            HostEvent::Engine(EngineEvent::Closed { conn, reason })
                 if !self.authenticated.remove(conn) =>
             {
                 let mut tally = lock(&self.tally);

@@ -4,7 +4,7 @@
 use crate::events::{self, Events};
 use crate::server::{Command, Server};
 use idelink_core::{
-    AuthToken, CloseReason, ConnId, EditorEvent, EngineError, Event, ToolCallId, ToolOutcome,
+    AuthToken, CloseReason, ConnId, EditorEvent, EngineError, EngineEvent, ToolCallId, ToolOutcome,
     ToolRequest,
 };
 use idelink_core::{EditorSnapshot, SnapshotChanges};
@@ -21,7 +21,7 @@ use tokio::task::JoinHandle;
 #[derive(Debug)]
 pub enum HostEvent {
     /// The editor must carry out `request` and answer through `reply` (once, from any task,
-    /// now or later). A [`Event::ToolCallCancelled`] with this `id` means the answer is no
+    /// now or later). A [`EngineEvent::ToolCallCancelled`] with this `id` means the answer is no
     /// longer wanted (the client left, the diff tab was closed or replaced).
     ToolCall {
         /// The call's id (as in the cancellation, and for [`Host::handle_tool_outcome`]).
@@ -35,7 +35,7 @@ pub enum HostEvent {
     },
     /// Every other engine event: `Connected`, `SessionReady`, `ToolCallCancelled`,
     /// `ToolServed`, and `Closed` for a connection that was `Connected`.
-    Engine(Event),
+    Engine(EngineEvent),
     /// Connections closed before they authenticated (no `Connected`: refused upgrades,
     /// handshake timeouts and evictions, sockets that hung up before upgrading), folded into
     /// one event so that any number of them holds one place in the queue: `count` closes since

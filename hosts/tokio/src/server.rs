@@ -7,8 +7,8 @@ use crate::events::EventSink;
 use crate::host::{HostEvent, ToolReply};
 use idelink_core::host_rules::{PumpPolicy, lock_life};
 use idelink_core::{
-    AuthToken, ConnId, EditorEvent, Engine, EngineError, Event, Output, Timestamp, ToolCallId,
-    ToolOutcome,
+    AuthToken, ConnId, EditorEvent, Engine, EngineError, EngineEvent, Output, Timestamp,
+    ToolCallId, ToolOutcome,
 };
 use idelink_core::{EditorSnapshot, SnapshotChanges};
 use idelink_host::lock::LockFileGuard;
@@ -317,7 +317,7 @@ impl Server {
                         connection.close(now);
                     }
                 }
-                Output::Event(Event::ToolCall { id, conn, request }) => {
+                Output::Event(EngineEvent::ToolCall { id, conn, request }) => {
                     let reply = ToolReply::new(id, self.commands_tx.clone());
                     self.events.send(HostEvent::ToolCall {
                         id,

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{DEADLINE, TempDir, blocking, config};
-use idelink_core::{CloseReason, Event};
+use idelink_core::{CloseReason, EngineEvent};
 use idelink_test_client::Client;
 use idelink_tokio::{Host, HostEvent};
 use std::io::Read;
@@ -74,7 +74,7 @@ async fn three_thousand_hang_ups_hold_one_queued_event_and_a_client_with_the_tok
                 assert_eq!(last, CloseReason::TransportClosed);
                 counted += count;
             }
-            HostEvent::Engine(Event::Connected { .. }) => connected = true,
+            HostEvent::Engine(EngineEvent::Connected { .. }) => connected = true,
             _ => {}
         }
     }
@@ -84,7 +84,7 @@ async fn three_thousand_hang_ups_hold_one_queued_event_and_a_client_with_the_tok
     // The session's own close is reported as it is, not counted.
     drop(client);
     common::wait_for(&mut events, "the client's close", |e| {
-        matches!(e, HostEvent::Engine(Event::Closed { .. }))
+        matches!(e, HostEvent::Engine(EngineEvent::Closed { .. }))
     })
     .await;
     host.shutdown(Duration::from_secs(1)).await;

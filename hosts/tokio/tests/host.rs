@@ -10,7 +10,7 @@
 mod common;
 
 use common::{DEADLINE, TempDir, blocking, config, wait_for};
-use idelink_core::{CancelReason, CloseReason, EditorEvent, Event, ToolOutcome, ToolRequest};
+use idelink_core::{CancelReason, CloseReason, EditorEvent, EngineEvent, ToolOutcome, ToolRequest};
 use idelink_test_client::Client;
 use idelink_tokio::{Host, HostError, HostEvent, PortChoice, ResumeOutcome};
 use serde_json::{Value, json};
@@ -100,7 +100,7 @@ async fn a_tool_call_is_answered_through_its_oneshot_and_selection_is_pushed() {
     let (port, token) = (host.port(), host.auth_token().as_str().to_owned());
     let client = blocking(move || Client::connect_initialized(port, &token).unwrap()).await;
     wait_for(&mut events, "the session", |e| {
-        matches!(e, HostEvent::Engine(Event::SessionReady { .. }))
+        matches!(e, HostEvent::Engine(EngineEvent::SessionReady { .. }))
     })
     .await;
     host.handle_editor_event(EditorEvent::SelectionChanged {
@@ -179,7 +179,7 @@ async fn a_dropped_reply_is_answered_by_the_deadline_and_a_late_answer_is_refuse
     wait_for(
         &mut events,
         "the deadline's cancellation",
-        |e| matches!(e, HostEvent::Engine(Event::ToolCallCancelled { id: c, .. }) if *c == id),
+        |e| matches!(e, HostEvent::Engine(EngineEvent::ToolCallCancelled { id: c, .. }) if *c == id),
     )
     .await;
     assert!(
@@ -222,11 +222,11 @@ async fn only_the_departing_clients_diff_is_cancelled() {
     };
     drop(held);
     wait_for(&mut events, "the cancellation", |e| {
-        matches!(e, HostEvent::Engine(Event::ToolCallCancelled { id: c, reason: CancelReason::ClientGone }) if *c == id)
+        matches!(e, HostEvent::Engine(EngineEvent::ToolCallCancelled { id: c, reason: CancelReason::ClientGone }) if *c == id)
     })
     .await;
     wait_for(&mut events, "the close", |e| {
-        matches!(e, HostEvent::Engine(Event::Closed { conn: c, reason: CloseReason::TransportClosed }) if *c == conn)
+        matches!(e, HostEvent::Engine(EngineEvent::Closed { conn: c, reason: CloseReason::TransportClosed }) if *c == conn)
     })
     .await;
     let pong = blocking(move || {

@@ -6,7 +6,7 @@
 //!
 //! The scenario measures nothing itself: the caller compares the server process's peak memory
 //! growth with [`PEAK_GROWTH_BOUND_BYTES`], the one bound every host is held to (the mio host
-//! in-process, Node `startServer` through the `backpressure` binary, the relay).
+//! in-process, Node `startHost` through the `backpressure` binary, the relay).
 
 use crate::Client;
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! What in the environment decides whether claude connects, besides the locks: the `claude`
 //! binary and its version, proxy variables, the auto-connect switches.
 
-use super::rules::ConnectFacts;
+use idelink_core::discovery::ConnectFacts;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;

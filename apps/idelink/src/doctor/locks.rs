@@ -3,7 +3,8 @@
 //! rules ([`read_lock_file`]: a FIFO or a device named `x.lock` is reported, never waited on),
 //! parsed with [`LockFile::parse`], with whether its `pid` is alive.
 
-use super::rules::{Candidate, Pick, pick};
+use super::rules::{candidate, choose_lock};
+use idelink_core::discovery::{Candidate, LockChoice};
 use idelink_core::host_rules::lock_dir::{ConfigDir, LOCK_SUBDIR};
 use idelink_core::lockfile::LockFile;
 use idelink_host::lock::read_lock_file;
@@ -181,21 +182,16 @@ pub fn serving_port(dir: &str) -> Result<u16, Box<dyn Error>> {
         .iter()
         .flat_map(|d| read_dir(d).locks)
         .filter(|lock| lock.is_live())
-        .filter_map(|lock| {
-            Some(Candidate {
-                port: lock.port?,
-                folders: lock.body.ok()?.workspace_folders,
-            })
-        })
+        .filter_map(|lock| Some(candidate(lock.port?, &lock.body.ok()?.workspace_folders)))
         .collect();
-    match pick(&candidates, dir, None, false) {
-        Pick::One(port) => Ok(port),
-        Pick::None => Err(format!(
+    match choose_lock(&candidates, dir, None, false) {
+        LockChoice::One { port } => Ok(port),
+        LockChoice::None => Err(format!(
             "no running server has {dir} in its workspace; start one with `idelink serve` \
              there (or open the folder in your editor); `idelink doctor` shows what it found"
         )
         .into()),
-        Pick::Ambiguous(ports) => Err(format!(
+        LockChoice::Ambiguous { ports } => Err(format!(
             "{} servers have {dir} in their workspace (ports {}); stop all but one, or name \
              one with `idelink env PORT`",
             ports.len(),

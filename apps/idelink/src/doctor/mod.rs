@@ -1,6 +1,6 @@
 //! `idelink doctor [DIR]`: whether `claude --ide` started in DIR will connect, and if not, why,
-//! with the fix. Judged with the CLI's own rules ([`rules`]); exit status 0 only when it would
-//! connect; `--json` for editors.
+//! with the fix. Judged with the CLI's own rules ([`idelink_core::discovery`], through
+//! [`rules`]); exit status 0 only when it would connect; `--json` for editors.
 
 mod environment;
 mod locks;
@@ -8,16 +8,16 @@ mod owner;
 mod probe;
 mod program;
 mod report;
-pub mod rules;
+mod rules;
 mod sessions;
 
 pub use locks::{read_dir, search_dirs, serving_port};
 pub use program::{PROGRAM_VAR, resolve_program};
 
 use crate::workspace::{path_text, workspace_dir};
+use idelink_core::discovery::{self, AutoConnect, ConnectFacts, LockChoice, TerminalVars};
 use idelink_host::regular_file::read_regular_file;
 use report::{Finding, Level, Report};
-use rules::{AutoConnect, Candidate, Pick};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -75,7 +75,7 @@ fn examine(dir: &str, live: bool) -> Report {
         .and_then(|path| read_regular_file(&path, MAX_CLAUDE_CONFIG_BYTES).ok())
         .and_then(|bytes| String::from_utf8(bytes).ok());
     let facts = environment::connect_facts(&var, global.as_deref());
-    let auto = rules::auto_connect(&facts);
+    let auto = discovery::auto_connect(&facts);
     match auto {
         AutoConnect::Disabled => report.push(Finding::new(
             Level::Fail,
@@ -86,18 +86,20 @@ fn examine(dir: &str, live: bool) -> Report {
             ),
             Some("unset CLAUDE_CODE_AUTO_CONNECT_IDE, or connect by hand with /ide in claude"),
         )),
-        AutoConnect::On(why) => report.push(Finding::ok("auto-connect", format!("on ({why})"))),
+        AutoConnect::On { reason: why } => {
+            report.push(Finding::ok("auto-connect", format!("on ({})", why.words())))
+        }
         AutoConnect::NotRequested => {}
     }
     let sessions = sessions::examine(&var);
     for finding in sessions.findings {
         report.push(finding);
     }
-    let plain = rules::ConnectFacts {
+    let plain = ConnectFacts {
         ide_flag: false,
         ..facts.clone()
     };
-    if rules::auto_connect(&plain) == AutoConnect::NotRequested {
+    if discovery::auto_connect(&plain) == AutoConnect::NotRequested {
         report.push(Finding::new(
             Level::Info,
             "auto-connect",
@@ -122,17 +124,15 @@ fn examine(dir: &str, live: bool) -> Report {
         for lock in &lock_dir.locks {
             report.lock(lock, dir);
             if let (true, Some(port), Ok(body)) = (lock.is_live(), lock.port, &lock.body) {
-                candidates.push(Candidate {
-                    port,
-                    folders: body.workspace_folders.clone(),
-                });
+                candidates.push(rules::candidate(port, &body.workspace_folders));
                 tokens.push((port, body.pid, body.auth_token.clone()));
             }
         }
     }
 
-    let sse_port = rules::sse_port(facts.sse_port_env.as_deref());
-    let skip_check = var("CLAUDE_CODE_IDE_SKIP_VALID_CHECK").is_some_and(|v| !v.is_empty());
+    let sse_port = discovery::sse_port(facts.sse_port_env.as_deref());
+    let skip_check =
+        discovery::skip_valid_check(var("CLAUDE_CODE_IDE_SKIP_VALID_CHECK").as_deref());
     if skip_check {
         report.push(Finding::new(
             Level::Warn,
@@ -141,31 +141,32 @@ fn examine(dir: &str, live: bool) -> Report {
             Some("unset it unless one server runs on this machine"),
         ));
     }
-    let picked = rules::pick(&candidates, dir, sse_port, skip_check);
-    if let (Some(terminal), Pick::One(port), None) = (rules::ide_terminal(&var), &picked, sse_port)
-    {
+    let picked = rules::choose_lock(&candidates, dir, sse_port, skip_check);
+    let terminal = discovery::ide_terminal(&TerminalVars::read(var));
+    if let (Some(terminal), LockChoice::One { port }, None) = (terminal, &picked, sse_port) {
         report.push(Finding::new(
             Level::Warn,
             "ide terminal",
             format!(
-                "inside {terminal} claude takes the lock of port {port} only when its owner is \
-                 claude's parent or an ancestor (an editor's own terminal)"
+                "inside {} claude takes the lock of port {port} only when its owner is \
+                 claude's parent or an ancestor (an editor's own terminal)",
+                terminal.words()
             ),
             Some("start claude with `idelink claude`: it names the port, which lifts this rule"),
         ));
     }
     match &picked {
-        Pick::One(port) => report.push(Finding::ok(
+        LockChoice::One { port } => report.push(Finding::ok(
             "choice",
             format!("claude in {dir} picks the server on port {port}"),
         )),
-        Pick::None => report.push(Finding::new(
+        LockChoice::None => report.push(Finding::new(
             Level::Fail,
             "choice",
             format!("no live lock contains {dir}"),
             Some("start `idelink serve` in this folder (or a folder above it), or open it in your editor"),
         )),
-        Pick::Ambiguous(ports) => report.push(Finding::new(
+        LockChoice::Ambiguous { ports } => report.push(Finding::new(
             Level::Fail,
             "choice",
             format!(
@@ -180,7 +181,7 @@ fn examine(dir: &str, live: bool) -> Report {
     let mut live_ok = !live;
     if live {
         for (port, pid, token) in &tokens {
-            let chosen = picked == Pick::One(*port);
+            let chosen = picked == LockChoice::One { port: *port };
             let checked = probe::probe(*port, *pid, token);
             let owner = checked.owner.words();
             match checked.outcome {
@@ -232,7 +233,7 @@ fn examine(dir: &str, live: bool) -> Report {
     report.set_verdict(
         auto != AutoConnect::Disabled
             && !sessions.blocks_auto_connect
-            && matches!(picked, Pick::One(_))
+            && matches!(picked, LockChoice::One { .. })
             && live_ok,
     );
     report

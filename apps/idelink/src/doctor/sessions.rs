@@ -4,7 +4,7 @@
 //! code; docs/protocol.md §9).
 
 use super::report::{Finding, Level};
-use super::rules::env_flag;
+use idelink_core::discovery::env_flag;
 
 /// `MCP_TOOL_TIMEOUT` below this many milliseconds warns: every IDE call has the limit, an
 /// `openDiff` that waits for the user included, and a person reading a diff takes longer.

@@ -5,7 +5,7 @@ use super::framing::{self, FrameError};
 use crate::signals::StopFlag;
 use idelink_core::EditorSnapshot;
 use idelink_core::rpc::{self, Message, RequestId, RpcError, RpcLimits};
-use idelink_core::{EditorEvent, Event, ToolCallId, ToolOutcome};
+use idelink_core::{EditorEvent, EngineEvent, ToolCallId, ToolOutcome};
 use idelink_mio::{Host, ResumeOutcome};
 use serde::Serialize;
 use std::error::Error;
@@ -202,9 +202,9 @@ struct Output<'a> {
 
 impl Output<'_> {
     /// An engine event: tool requests become `tool/call` requests, the rest `idelink/event`.
-    fn forward(&mut self, event: Event) -> io::Result<()> {
+    fn forward(&mut self, event: EngineEvent) -> io::Result<()> {
         match event {
-            Event::ToolCall { id, conn, request } => {
+            EngineEvent::ToolCall { id, conn, request } => {
                 #[derive(Serialize)]
                 struct Params<'r> {
                     conn: idelink_core::ConnId,

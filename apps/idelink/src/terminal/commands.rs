@@ -3,7 +3,7 @@
 //! `d` shows the diff under review again. None of them is a review answer (`a`, `r`, `e`), so
 //! the review keystrokes keep their meaning while a diff is up.
 
-use idelink_core::{ConnId, EditorEvent, Event};
+use idelink_core::{ConnId, EditorEvent, EngineEvent};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -124,13 +124,13 @@ pub struct Sessions {
 
 impl Sessions {
     /// Follows connects, ready sessions and closes.
-    pub fn on_event(&mut self, event: &Event) {
+    pub fn on_event(&mut self, event: &EngineEvent) {
         match event {
-            Event::Connected { conn, user_agent } => {
+            EngineEvent::Connected { conn, user_agent } => {
                 let agent = user_agent.as_deref().unwrap_or("no user agent");
                 self.by_conn.insert(*conn, format!("connecting ({agent})"));
             }
-            Event::SessionReady {
+            EngineEvent::SessionReady {
                 conn,
                 client,
                 client_pid,
@@ -139,7 +139,7 @@ impl Sessions {
                 self.by_conn
                     .insert(*conn, format!("{} {}{pid}", client.name, client.version));
             }
-            Event::Closed { conn, .. } => {
+            EngineEvent::Closed { conn, .. } => {
                 self.by_conn.remove(conn);
             }
             _ => {}

@@ -9,7 +9,7 @@ use super::status;
 use super::workspace_editor::DiffPolicy;
 use super::workspace_editor::{Decision, WorkspaceEditor};
 use crate::signals::StopFlag;
-use idelink_core::{Event, ToolOutcome};
+use idelink_core::{EngineEvent, ToolOutcome};
 use idelink_mio::{Host, ResumeOutcome};
 use std::error::Error;
 use std::io::Write;
@@ -58,7 +58,7 @@ pub fn run(
         host.poll(Some(wait), &mut events)?;
         for event in events.drain(..) {
             match &event {
-                Event::Closed { conn, reason } if !sessions.knows(*conn) => {
+                EngineEvent::Closed { conn, reason } if !sessions.knows(*conn) => {
                     closes.count(Instant::now(), reason.to_string());
                 }
                 _ => {
@@ -69,7 +69,7 @@ pub fn run(
             }
             sessions.on_event(&event);
             match event {
-                Event::ToolCall { id, request, .. } => {
+                EngineEvent::ToolCall { id, request, .. } => {
                     if options.trace_contents {
                         let request = inert::line(&format!("{request:?}"), usize::MAX);
                         tracing::trace!(%request, "tool request");
@@ -96,7 +96,7 @@ pub fn run(
                     }
                 }
                 // The proposal under review went away: its question goes with it.
-                Event::ToolCallCancelled { id, .. } if editor.on_cancelled(id) => {
+                EngineEvent::ToolCallCancelled { id, .. } if editor.on_cancelled(id) => {
                     if let Some(reviewer) = reviewer.as_mut() {
                         reviewer.withdraw(&mut screen);
                     }

@@ -1,15 +1,15 @@
 //! One status line per engine event.
 
-use idelink_core::{Event, ToolRequest};
+use idelink_core::{EngineEvent, ToolRequest};
 
 /// The status line for `event`, or None for events not worth a line.
-pub fn line(event: &Event, workspace: &str) -> Option<String> {
+pub fn line(event: &EngineEvent, workspace: &str) -> Option<String> {
     Some(match event {
-        Event::Connected { conn, user_agent } => format!(
+        EngineEvent::Connected { conn, user_agent } => format!(
             "{conn} connected ({})",
             user_agent.as_deref().unwrap_or("no user agent")
         ),
-        Event::SessionReady {
+        EngineEvent::SessionReady {
             conn,
             client,
             client_pid,
@@ -20,12 +20,12 @@ pub fn line(event: &Event, workspace: &str) -> Option<String> {
                 client.name, client.version, client.protocol_version
             )
         }
-        Event::ToolCall { id, conn, request } => {
+        EngineEvent::ToolCall { id, conn, request } => {
             format!("{conn} {} ({id})", describe(request, workspace))
         }
-        Event::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
-        Event::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
-        Event::Closed { conn, reason } => format!("{conn} closed: {reason}"),
+        EngineEvent::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
+        EngineEvent::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
+        EngineEvent::Closed { conn, reason } => format!("{conn} closed: {reason}"),
         _ => return None,
     })
 }

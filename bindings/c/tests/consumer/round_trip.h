@@ -32,8 +32,8 @@ static RoundTrip round_trip(const char *folder, const char *path, const char *la
     uint64_t conn = 0;
     const char request[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1:40000\r\n\r\n";
     r.started = idelink_engine_new("{\"port\":40000}", "00112233445566778899aabbccddeeff", &engine) == IDELINK_OK &&
-                idelink_engine_accept(engine, 0, &conn) == IDELINK_OK &&
-                idelink_engine_bytes(engine, 0, conn, (const uint8_t *)request,
+                idelink_engine_handle_accept(engine, 0, &conn) == IDELINK_OK &&
+                idelink_engine_handle_bytes(engine, 0, conn, (const uint8_t *)request,
                                      round_trip_length(request)) == IDELINK_OK;
     if (!r.started) {
         idelink_engine_free(engine);
@@ -43,15 +43,15 @@ static RoundTrip round_trip(const char *folder, const char *path, const char *la
     size_t len = 0;
     r.refused = idelink_engine_outbound(engine, conn, &data, &len) == IDELINK_OK &&
                 round_trip_starts_with(data, len, "HTTP/1.1 401");
-    r.misuse = idelink_engine_sent(engine, 99, 1) == IDELINK_ERROR_MISUSE &&
+    r.misuse = idelink_engine_handle_sent(engine, 99, 1) == IDELINK_ERROR_MISUSE &&
                round_trip_length(idelink_last_error_message()) > 0;
     IdelinkDocument doc = {path, language, false, false};
     IdelinkActiveDocument active = {path, 0, {{3, 0}, {3, 0}}};
     const char *folders[] = {folder};
     IdelinkSnapshot snapshot = {&doc, 1, &active, 0, 0, folders, 1};
     IdelinkSnapshotChanges first, second;
-    r.snapshots = idelink_engine_snapshot(engine, 0, &snapshot, &first) == IDELINK_OK &&
-                  idelink_engine_snapshot(engine, 16, &snapshot, &second) == IDELINK_OK &&
+    r.snapshots = idelink_engine_handle_snapshot(engine, 0, &snapshot, &first) == IDELINK_OK &&
+                  idelink_engine_handle_snapshot(engine, 16, &snapshot, &second) == IDELINK_OK &&
                   first.documents && first.active && first.workspace_folders &&
                   !second.documents && !second.active && !second.workspace_folders;
     idelink_engine_free(engine);

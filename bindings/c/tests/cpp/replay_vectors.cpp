@@ -175,7 +175,7 @@ Value apply_snapshot(IdelinkEngine* engine, const Value& step) {
     CSnapshot snapshot(step["snapshot"]);
     IdelinkSnapshot view = snapshot.view();
     IdelinkSnapshotChanges changes{};
-    check(idelink_engine_snapshot(engine, step["at"].as_u64(), &view, &changes), "idelink_engine_snapshot");
+    check(idelink_engine_handle_snapshot(engine, step["at"].as_u64(), &view, &changes), "idelink_engine_handle_snapshot");
     Value reported = Value::object();
     reported.set("documents", Value::boolean(changes.documents));
     reported.set("active", Value::boolean(changes.active));
@@ -191,27 +191,27 @@ void apply(IdelinkEngine* engine, const Value& step) {
     const std::string& what = step["do"].as_string();
     if (what == "accept") {
         std::uint64_t conn = 0;
-        check(idelink_engine_accept(engine, at, &conn), "idelink_engine_accept");
+        check(idelink_engine_handle_accept(engine, at, &conn), "idelink_engine_handle_accept");
     } else if (what == "bytes") {
         Bytes bytes;
         if (step.find("http")) append(bytes, step["http"].as_string());
         if (step.find("frames"))
             for (const auto& frame : step["frames"].items()) encode_frame(frame, kMask, bytes);
         if (step.find("hex")) { Bytes raw = from_hex(step["hex"].as_string()); bytes.insert(bytes.end(), raw.begin(), raw.end()); }
-        check(idelink_engine_bytes(engine, at, step["conn"].as_u64(), bytes.data(), bytes.size()),
-              "idelink_engine_bytes");
+        check(idelink_engine_handle_bytes(engine, at, step["conn"].as_u64(), bytes.data(), bytes.size()),
+              "idelink_engine_handle_bytes");
     } else if (what == "closed") {
-        check(idelink_engine_closed(engine, at, step["conn"].as_u64()), "idelink_engine_closed");
+        check(idelink_engine_handle_closed(engine, at, step["conn"].as_u64()), "idelink_engine_handle_closed");
     } else if (what == "close") {
         check(idelink_engine_close(engine, at, step["conn"].as_u64()), "idelink_engine_close");
     } else if (what == "editor") {
-        check(idelink_engine_editor_event(engine, at, step["event"].dump().c_str()),
-              "idelink_engine_editor_event");
+        check(idelink_engine_handle_editor_event(engine, at, step["event"].dump().c_str()),
+              "idelink_engine_handle_editor_event");
     } else if (what == "outcome") {
-        check(idelink_engine_tool_outcome(engine, at, step["id"].as_u64(), step["outcome"].dump().c_str()),
-              "idelink_engine_tool_outcome");
+        check(idelink_engine_handle_tool_outcome(engine, at, step["id"].as_u64(), step["outcome"].dump().c_str()),
+              "idelink_engine_handle_tool_outcome");
     } else if (what == "timeout") {
-        check(idelink_engine_timeout(engine, at), "idelink_engine_timeout");
+        check(idelink_engine_handle_timeout(engine, at), "idelink_engine_handle_timeout");
     } else {
         throw Failure("unknown input " + what);
     }
@@ -234,7 +234,7 @@ void drain_and_compare(IdelinkEngine* engine, const Value& expect, std::size_t f
             std::size_t len = 0;
             check(idelink_engine_outbound(engine, out.conn, &data, &len), "idelink_engine_outbound");
             Bytes got(data, data + len);
-            check(idelink_engine_sent(engine, out.conn, len), "idelink_engine_sent");
+            check(idelink_engine_handle_sent(engine, out.conn, len), "idelink_engine_handle_sent");
             actual_text = "send " + std::to_string(out.conn) + ": " + printable(got);
             same = want && want->find("send") && (*want)["send"].as_u64() == out.conn &&
                    expected_send(*want) == got;

@@ -17,7 +17,7 @@
 // Ship those with the extension (vsce packages node_modules that the bundle leaves external).
 
 const { parseArgs } = require('node:util');
-const { binding, startServer, terminalEnv } = require('idelink');
+const { binding, startHost, terminalEnv } = require('idelink');
 
 let server = null;
 
@@ -35,15 +35,16 @@ function shown(text, multiline = false) {
 
 /**
  * Starts serving `folder`; `editor` gives the selection and carries out the tool calls.
- * `settings` (optional): `ideName`, `lockDir` (see `startServer`) and `acceptDiffs` (default
- * false: a real editor shows the diff and lets the user decide; never accept unseen).
+ * `settings` (optional): `ideName`, `lockDir` (the lock directory; default where claude looks)
+ * and `acceptDiffs` (default false: a real editor shows the diff and lets the user decide;
+ * never accept unseen).
  */
 async function activate(folder, editor, settings = {}) {
   const { ideName = 'Bundled Example', lockDir, acceptDiffs = false } = settings;
-  server = await startServer({
+  server = await startHost({
     workspaceFolders: [folder],
     ideName,
-    lockDir,
+    lock: lockDir === undefined ? 'default' : { dir: lockDir },
     onEvent(event) {
       if (event.event === 'sessionReady') {
         const { name, version, protocolVersion } = event.client;
@@ -74,7 +75,7 @@ async function activate(folder, editor, settings = {}) {
 }
 
 async function deactivate() {
-  await server?.close();
+  await server?.shutdown();
   server = null;
 }
 

@@ -3,7 +3,7 @@
 
 use crate::engine::calls::PendingCall;
 use crate::engine::connection::Connection;
-use crate::engine::output::{CancelReason, CloseReason, ConnId, Event};
+use crate::engine::output::{CancelReason, CloseReason, ConnId, EngineEvent};
 use crate::engine::writer::Reply;
 use crate::ide::{AtMentioned, NoFileSelected, SelectionChanged};
 use crate::time::Timestamp;
@@ -29,7 +29,7 @@ impl Engine {
             && let Some(client) = session.info().cloned()
         {
             let client_pid = session.pid();
-            self.conns.event(Event::SessionReady {
+            self.conns.event(EngineEvent::SessionReady {
                 conn,
                 client,
                 client_pid,

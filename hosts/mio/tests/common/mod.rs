@@ -6,7 +6,7 @@
     reason = "shared by several test crates; each one uses a subset of the helpers"
 )]
 
-use idelink_core::{EditorEvent, EngineError, Event, ToolCallId, ToolOutcome};
+use idelink_core::{EditorEvent, EngineError, EngineEvent, ToolCallId, ToolOutcome};
 use idelink_mio::{Host, HostConfig, HostError, LockPlacement};
 use mio::Waker;
 use std::path::{Path, PathBuf};
@@ -89,7 +89,7 @@ pub struct Served {
     pub token: String,
     /// The lock file, if any.
     pub lock_path: Option<PathBuf>,
-    events: Receiver<Event>,
+    events: Receiver<EngineEvent>,
     commands: Sender<Command>,
     waker: Arc<Waker>,
     thread: Option<JoinHandle<()>>,
@@ -160,14 +160,14 @@ impl Served {
     }
 
     /// The next event, failing the test when none comes by the deadline.
-    pub fn next_event(&self) -> Event {
+    pub fn next_event(&self) -> EngineEvent {
         self.events
             .recv_timeout(DEADLINE)
             .expect("an event by the deadline")
     }
 
     /// Skips events until one matches `wanted`, which it returns.
-    pub fn wait_for(&self, what: &str, wanted: impl Fn(&Event) -> bool) -> Event {
+    pub fn wait_for(&self, what: &str, wanted: impl Fn(&EngineEvent) -> bool) -> EngineEvent {
         loop {
             let event = self
                 .events
@@ -180,7 +180,7 @@ impl Served {
     }
 
     /// The events received so far that were not consumed (does not wait).
-    pub fn drain_events(&self) -> Vec<Event> {
+    pub fn drain_events(&self) -> Vec<EngineEvent> {
         self.events.try_iter().collect()
     }
 

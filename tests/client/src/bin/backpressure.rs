@@ -1,5 +1,5 @@
 //! Runs the back-pressure scenario ([`idelink_test_client::backpressure`]) against a server in
-//! another process (Node `startServer`, the relay), whose test measures its own peak memory:
+//! another process (Node `startHost`, the relay), whose test measures its own peak memory:
 //! `backpressure <port> <token>` prints one JSON line, `{"requests", "requestBytes",
 //! "answerBytes", "peakGrowthBoundBytes"}`, or fails with the reason.
 

@@ -1,5 +1,5 @@
 'use strict';
-// startServer: the Node host around the engine, as the mio host is the native one. It owns the
+// startHost: the Node host around the engine, as the mio host is the native one. It owns the
 // loopback listener (`net`), the token (`crypto`), the lock file (./lock.js), with `resume` the
 // resume record (./resume.js), the clock
 // (`performance.now()`) and the timer; it pumps sockets into the engine and drains the engine's
@@ -25,14 +25,14 @@ function now() {
 
 /**
  * Listens on 127.0.0.1, mints the token, writes the lock file and serves the Claude Code CLI.
- * @param {import('../index').ServerOptions} options
- * @returns {Promise<import('../index').IdeServer>}
+ * @param {import('../index').HostConfig} config
+ * @returns {Promise<import('../index').Host>}
  */
-async function startServer(options) {
-  checkOptions(options);
-  const { listener, authToken, resume } = await listen(options);
+async function startHost(config) {
+  const lockDir = checkConfig(config);
+  const { listener, authToken, resume } = await listen(config, lockDir);
   try {
-    return new IdeServer(options, listener, authToken, resume);
+    return new Host(config, lockDir, listener, authToken, resume);
   } catch (err) {
     listener.close();
     throw err;
@@ -55,17 +55,16 @@ async function bound(port) {
 /**
  * The listener and token to serve with: with `resume` on, a resumable record's port (bound
  * exactly) and token (./resume.js, core's rules); else, or when there is none or its port does
- * not bind, a fresh token on `options.port`. `resume` says which, and why (the mio host's
+ * not bind, a fresh token on `config.port`. `resume` says which, and why (the mio host's
  * `ResumeOutcome`).
  */
-async function listen(options) {
+async function listen(config, lockDir) {
   let why = null;
-  if (options.resume && options.lockDir !== null && resumeUnsupported !== null) {
+  if (config.resume && lockDir !== null && resumeUnsupported !== null) {
     why = resumeUnsupported;
-  } else if (options.resume && options.lockDir !== null) {
-    const dir = options.lockDir ?? defaultLockDir();
-    prepareDir(dir);
-    const found = findResumable(dir, options.ideName, options.workspaceFolders);
+  } else if (config.resume && lockDir !== null) {
+    prepareDir(lockDir);
+    const found = findResumable(lockDir, config.ideName, config.workspaceFolders);
     if (found.why === undefined) {
       try {
         const note = `resumed the last session on port ${found.port} with its token: a claude still reconnecting to it rejoins`;
@@ -77,22 +76,33 @@ async function listen(options) {
       why = found.why;
     }
   }
-  const listener = await bound(options.port ?? 0);
+  const listener = await bound(config.port ?? 0);
   const note = why === null ? 'resume is off' : `started a new session (${why})`;
   return { listener, authToken: crypto.randomBytes(16).toString('hex'), resume: { resumed: false, note } };
 }
 
-function checkOptions(options) {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError('startServer needs an options object: { workspaceFolders, ideName, ... }');
+/** Checks `config`; returns the lock directory it names, or null for `lock: 'none'`. */
+function checkConfig(config) {
+  if (config === null || typeof config !== 'object') {
+    throw new TypeError('startHost needs a config object: { workspaceFolders, ideName, ... }');
   }
-  const { workspaceFolders, ideName } = options;
+  const { workspaceFolders, ideName, lock = 'default' } = config;
   if (!Array.isArray(workspaceFolders) || !workspaceFolders.every((f) => typeof f === 'string')) {
-    throw new TypeError('options.workspaceFolders must be an array of absolute paths');
+    throw new TypeError('config.workspaceFolders must be an array of absolute paths');
   }
   if (typeof ideName !== 'string' || ideName === '') {
-    throw new TypeError('options.ideName must be a non-empty string (shown by the CLI)');
+    throw new TypeError('config.ideName must be a non-empty string (shown by the CLI)');
   }
+  // The names before HostConfig matched idelink-host's: refused, so that a caller still
+  // passing them never has its lock written where it did not ask (docs/embedding.md).
+  for (const [old, now] of [['lockDir', 'lock'], ['config', 'engine']]) {
+    if (old in config) throw new TypeError(`config.${old} is now config.${now} (HostConfig, as in Rust and C)`);
+  }
+  // As idelink-host's LockPlacement and the C host's `lock` (Default, None, At(dir)).
+  if (lock === 'default') return defaultLockDir();
+  if (lock === 'none') return null;
+  if (lock !== null && typeof lock === 'object' && typeof lock.dir === 'string') return lock.dir;
+  throw new TypeError("config.lock must be 'default', 'none' or { dir: '/path/to/ide' }");
 }
 
 /** One accepted socket and its pump state. */
@@ -112,7 +122,7 @@ class Socket {
 /** What inspection and JSON show instead of the token (as the Rust types' Debug does). */
 const REDACTED = '<redacted>';
 
-class IdeServer {
+class Host {
   /** The token clients must present: never an own enumerable property (see revealAuthToken). */
   #authToken;
   #engine;
@@ -127,38 +137,37 @@ class IdeServer {
   #timerAt = null;
   #closed = null;
   #idle = null;
-  #options;
+  #config;
   /** Core's pump policy (pause and resume marks, linger, lock check period). */
   #pump;
 
-  constructor(options, listener, authToken, resume) {
-    this.#options = options;
+  constructor(config, lockDir, listener, authToken, resume) {
+    this.#config = config;
     this.#listener = listener;
-    this.#pump = pumpPolicy(options.pauseReadsAtBytes);
+    this.#pump = pumpPolicy(config.pauseReadsAtBytes);
     /** The port the CLI connects to (on 127.0.0.1). */
     this.port = listener.address().port;
     this.#authToken = authToken;
-    const { workspaceFolders, ideName } = options;
-    this.#engine = new Engine({ ...options.config, port: this.port, workspaceFolders }, authToken);
-    /** The lock file's path, or null when started with `lockDir: null`. */
+    const { workspaceFolders, ideName } = config;
+    this.#engine = new Engine({ ...config.engine, port: this.port, workspaceFolders }, authToken);
+    /** The lock file's path, or null when started with `lock: 'none'`. */
     this.lockPath = null;
     /** True when `resume: true` took back the last session's port and token. */
     this.resumed = resume.resumed;
     /** How the server came to its port and token, for a log line (no token in it). */
     this.resumeNote = resume.note;
-    if (options.lockDir !== null) {
-      const dir = options.lockDir ?? defaultLockDir();
+    if (lockDir !== null) {
       const fields = {
-        pid: options.pid ?? process.pid,
+        pid: config.pid ?? process.pid,
         workspaceFolders,
         ideName,
         authToken,
-        runningInWindows: options.runningInWindows ?? false,
+        runningInWindows: config.runningInWindows ?? false,
       };
-      this.#lock = new LockFileGuard(dir, this.port, fields);
-      if (options.resume && resumeUnsupported === null) {
+      this.#lock = new LockFileGuard(lockDir, this.port, fields);
+      if (config.resume && resumeUnsupported === null) {
         try {
-          this.#record = new ResumeRecordKeeper(dir, this.port, fields);
+          this.#record = new ResumeRecordKeeper(lockDir, this.port, fields);
         } catch (err) {
           this.#lock.remove();
           throw err;
@@ -173,7 +182,7 @@ class IdeServer {
 
   /**
    * The token clients must present (also in the lock file). A method, not a property, so that
-   * `console.log(server)`, `util.inspect`, `JSON.stringify` and error reporters that walk an
+   * `console.log(host)`, `util.inspect`, `JSON.stringify` and error reporters that walk an
    * object's properties never print it: call it only where the token is handed to a client.
    * @returns {string}
    */
@@ -184,7 +193,7 @@ class IdeServer {
   /** What `util.inspect` (and so `console.log`) shows: the token redacted. */
   [util.inspect.custom](depth, options, inspect) {
     const shown = { port: this.port, lockPath: this.lockPath, authToken: REDACTED };
-    return `IdeServer ${inspect(shown, options)}`;
+    return `Host ${inspect(shown, options)}`;
   }
 
   /** What `JSON.stringify` writes: the token redacted. */
@@ -197,15 +206,15 @@ class IdeServer {
    * @param {Omit<import('../index').SelectionChangedEvent, 'type'>} selection
    */
   selectionChanged({ path, text, selection }) {
-    this.editorEvent({ type: 'selectionChanged', path, text, selection });
+    this.handleEditorEvent({ type: 'selectionChanged', path, text, selection });
   }
 
   /**
    * An editor event in its JSON form; `workspaceFoldersChanged` also rewrites the lock file.
    * @param {import('../index').EditorEvent} event
    */
-  editorEvent(event) {
-    if (this.#closed) throw new Error('idelink: the server is closed');
+  handleEditorEvent(event) {
+    if (this.#closed) throw new Error('idelink: the host is shut down');
     this.#engine.handleEditorEvent(now(), event);
     try {
       const rewritten = this.#lock && lockRewrittenFor(this.#lock.fields, event);
@@ -222,8 +231,8 @@ class IdeServer {
    * @param {import('../index').EditorSnapshot} snapshot
    * @returns {import('../index').SnapshotChanges}
    */
-  snapshot(snapshot) {
-    if (this.#closed) throw new Error('idelink: the server is closed');
+  handleSnapshot(snapshot) {
+    if (this.#closed) throw new Error('idelink: the host is shut down');
     const changes = this.#engine.handleSnapshot(now(), snapshot);
     try {
       const rewritten =
@@ -241,12 +250,12 @@ class IdeServer {
    * @param {number} [graceMs]
    * @returns {Promise<void>}
    */
-  close(graceMs = 1000) {
-    this.#closed ??= this.#shutdown(graceMs);
+  shutdown(graceMs = 1000) {
+    this.#closed ??= this.#stop(graceMs);
     return this.#closed;
   }
 
-  async #shutdown(graceMs) {
+  async #stop(graceMs) {
     clearInterval(this.#lockCheck);
     // The record first: a server started again once the lock is gone finds it stopped.
     this.#record?.stop();
@@ -372,7 +381,7 @@ class IdeServer {
       this.#pending.delete(event.id);
       controller?.abort(event.reason);
     }
-    const { onEvent } = this.#options;
+    const { onEvent } = this.#config;
     if (onEvent) {
       try {
         onEvent(event);
@@ -385,7 +394,7 @@ class IdeServer {
   #toolCall({ id, conn, request }) {
     const controller = new AbortController();
     this.#pending.set(id, controller);
-    const { onToolCall, ideName } = this.#options;
+    const { onToolCall, ideName } = this.#config;
     const call = { id, conn, signal: controller.signal };
     // Deferred, so the handler never runs inside the engine's drain; skipped when the call was
     // cancelled in the same batch of input (there is nothing left to carry out).
@@ -405,7 +414,7 @@ class IdeServer {
   }
 
   #answer(id, outcome) {
-    if (!this.#pending.delete(id)) return; // cancelled meanwhile, or the server closed
+    if (!this.#pending.delete(id)) return; // cancelled meanwhile, or the host shut down
     try {
       this.#engine.handleToolOutcome(now(), id, outcome);
     } catch (err) {
@@ -452,10 +461,10 @@ class IdeServer {
   }
 
   #report(err) {
-    const { onError } = this.#options;
+    const { onError } = this.#config;
     if (onError) onError(err);
     else process.emitWarning(err);
   }
 }
 
-module.exports = { startServer };
+module.exports = { startHost };
