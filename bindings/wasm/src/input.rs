@@ -358,8 +358,12 @@ pub(crate) fn tool_outcome(value: JsValue) -> Result<ToolOutcome, JsError> {
         },
         "diffSaved" => ToolOutcome::DiffSaved {
             final_text: o.string("finalText")?,
+            original_text: o.opt_string("originalText")?,
         },
         "diffRejected" => ToolOutcome::DiffRejected,
+        "diffRefused" => ToolOutcome::DiffRefused {
+            reason: o.string("reason")?,
+        },
         "documentSaved" => ToolOutcome::DocumentSaved,
         "codeExecuted" => ToolOutcome::CodeExecuted {
             outputs: o
@@ -400,6 +404,7 @@ pub(crate) fn tool_outcome(value: JsValue) -> Result<ToolOutcome, JsError> {
                     "fileOpened",
                     "diffSaved",
                     "diffRejected",
+                    "diffRefused",
                     "documentSaved",
                     "codeExecuted",
                     "failed",

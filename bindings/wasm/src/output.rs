@@ -53,6 +53,11 @@ fn event_fields(b: Built, event: &Event) -> Result<Built, JsError> {
             .str("event", "toolCallCancelled")
             .num("id", id.as_u64() as f64)
             .str("reason", cancel_reason(*reason)?),
+        Event::FileReplaced { id, path, text } => b
+            .str("event", "fileReplaced")
+            .num("id", id.as_u64() as f64)
+            .str("path", path)
+            .str("text", text),
         Event::ToolServed { conn, tool } => b
             .str("event", "toolServed")
             .num("conn", conn.as_u64() as f64)
@@ -105,12 +110,21 @@ fn tool_request(request: &ToolRequest) -> Result<JsValue, JsError> {
             new_file_path,
             new_file_contents,
             tab_name,
-        } => Built::new()
-            .str("tool", "openDiff")
-            .str("oldFilePath", old_file_path)
-            .str("newFilePath", new_file_path)
-            .str("newFileContents", new_file_contents)
-            .str("tabName", tab_name),
+            dirty,
+        } => {
+            let built = Built::new()
+                .str("tool", "openDiff")
+                .str("oldFilePath", old_file_path)
+                .str("newFilePath", new_file_path)
+                .str("newFileContents", new_file_contents)
+                .str("tabName", tab_name);
+            // Left out when false, as serde writes it.
+            if *dirty {
+                built.bool("dirty", true)
+            } else {
+                built
+            }
+        }
         ToolRequest::SaveDocument { path } => {
             Built::new().str("tool", "saveDocument").str("path", path)
         }

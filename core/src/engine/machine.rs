@@ -259,8 +259,12 @@ impl Engine {
         self.writer.clear();
         self.writer.reply(call.rpc_id.as_borrowed(), &reply);
         let conn = call.conn;
+        let replaced = ide::file_replaced(&call.request, outcome);
         self.service.calls_mut().remove(id);
         self.send_written(conn);
+        if let Some((path, text)) = replaced {
+            self.conns.event(Event::FileReplaced { id, path, text });
+        }
         Ok(())
     }
 

@@ -24,6 +24,11 @@ pub fn line(event: &Event, workspace: &str) -> Option<String> {
             format!("{conn} {} ({id})", describe(request, workspace))
         }
         Event::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
+        Event::FileReplaced { id, path, text } => format!(
+            "{id} {} now holds the accepted text ({} bytes)",
+            relative(path, workspace),
+            text.len()
+        ),
         Event::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
         Event::Closed { conn, reason } => format!("{conn} closed: {reason}"),
         _ => return None,
