@@ -6,7 +6,7 @@
 //!
 //! The CLI (2.1.332) reads the old file with its line endings made `\n` (its `openDiff`'s
 //! `new_file_contents` has `\n` for a file whose lines end `\r\n`: the real-CLI test
-//! `an_accepted_diff_of_a_crlf_file_with_a_bom_is_written_as_idelink_said`), keeps a
+//! `an_accepted_diff_of_a_dirty_document_leaves_the_file_as_file_replaced_said`), keeps a
 //! byte-order mark, and on `FILE_SAVED`:
 //! - puts the mark back when the proposal and the old file start with one and the answered
 //!   text (not empty) does not (the CLI's bundled code:
