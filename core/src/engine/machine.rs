@@ -259,7 +259,9 @@ impl Engine {
         self.writer.clear();
         self.writer.reply(call.rpc_id.as_borrowed(), &reply);
         let conn = call.conn;
-        let replaced = ide::file_replaced(&call.request, outcome);
+        let replaced = (!call.saved_while_pending)
+            .then(|| ide::file_replaced(&call.request, outcome))
+            .flatten();
         self.service.calls_mut().remove(id);
         self.send_written(conn);
         if let Some((path, text)) = replaced {

@@ -136,7 +136,9 @@ pub enum Event {
     /// it writes after its own `getDiagnostics` of the file, moments later). Replace the
     /// document's buffer with `text` and mark it clean; a file watcher's change to these
     /// bytes is this write, not a conflict. Not emitted for an accept that changes nothing
-    /// (answered as a refusal).
+    /// (answered as a refusal), nor when the editor saved the file while the diff was pending
+    /// (the CLI then refuses the write, or replaces its old text within what was saved: reload
+    /// the file from disk).
     FileReplaced {
         /// The `openDiff` request that was accepted.
         id: ToolCallId,

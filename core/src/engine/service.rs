@@ -58,6 +58,15 @@ impl Service {
     /// Applies an editor event to the state.
     pub(crate) fn apply(&mut self, event: &EditorEvent) -> StateChange {
         self.selection.invalidate();
+        if let EditorEvent::DocumentSaved { path }
+        | EditorEvent::DocumentDirtyChanged {
+            path,
+            is_dirty: false,
+        } = event
+        {
+            let path = crate::ide::normalize_path(path, self.state.path_style());
+            self.calls.saved_under_diffs(&path);
+        }
         self.state.apply(event)
     }
 
@@ -179,6 +188,7 @@ impl Service {
             bytes,
             started: now,
             deadline: deadline.map(|ms| now.add_millis(ms)),
+            saved_while_pending: false,
         });
         Effect::Requested {
             id,

@@ -2,13 +2,14 @@
 //! disk"), with `idelink serve --stdio` as the sidecar and the test as the editor: an `openDiff`
 //! of a document with unsaved changes says `dirty`; a refusal leaves the decision to the CLI's
 //! terminal prompt; an accept ends with the file holding exactly the `fileReplaced` text (the
-//! CLI's byte-order mark and line-ending rules); an accept of the file's own text is not sent
-//! as the denial the CLI would read it as.
+//! CLI's byte-order mark and line-ending rules); saving first makes the CLI tell the model the
+//! file changed; an accept of the file's own text is not sent as the denial the CLI would read
+//! it as.
 
 use crate::PROMPT;
 use crate::idelink::Serve;
 use idelink_real_claude::scene::{self, FILE_NAME, ORIGINAL, Scene};
-use idelink_real_claude::{claude, wait};
+use idelink_real_claude::{claude, fake_api, wait};
 use serde_json::{Value, json};
 
 /// What the CLI's terminal asks when it decides an edit itself.
@@ -152,5 +153,64 @@ fn an_accept_of_the_files_own_text_is_not_sent_as_a_denial() {
         .into_iter()
         .find(|line| line.contains("fileReplaced"));
     assert_eq!(replaced, None, "no change, no fileReplaced");
+    scene.assert_stayed_on_loopback();
+}
+
+/// The editor saves the dirty document, then accepts: the file is no longer the text the CLI
+/// made the proposal from, so the CLI does not write it and tells the model so in the edit's
+/// tool result (the model reads the file again); the saved text stays, and idelink reports no
+/// `fileReplaced` (the editor saved while the diff was pending).
+#[test]
+fn saving_a_dirty_document_first_makes_the_cli_tell_the_model_the_file_changed() {
+    let Some(claude) = claude::locate(
+        "saving_a_dirty_document_first_makes_the_cli_tell_the_model_the_file_changed",
+    ) else {
+        return;
+    };
+    let mut scene = Scene::new("save-first", claude, Box::new(Serve));
+    let call = open_diff_call(&mut scene, ORIGINAL, true);
+    let saved = "hello from the editor's unsaved buffer\nsecond line\n";
+    std::fs::write(&scene.file, saved).unwrap_or_else(|e| panic!("{e}"));
+    let path = scene::text(&scene.file);
+    scene.ide().send(
+        &json!({"jsonrpc": "2.0", "method": "editor/event", "params": {
+        "type": "documentSaved", "path": path}}),
+    );
+    let proposed = call["params"]["request"]["newFileContents"].clone();
+    answer(
+        &mut scene,
+        &call,
+        json!({"outcome": "diffSaved", "finalText": proposed, "originalText": ORIGINAL}),
+    );
+    let result = wait::until("the edit's tool result in a model request", || {
+        scene.api.turns().into_iter().find_map(|turn| {
+            turn["messages"].as_array()?.iter().find_map(|m| {
+                m["content"]
+                    .as_array()?
+                    .iter()
+                    .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == fake_api::EDIT_ID)
+                    .cloned()
+            })
+        })
+    });
+    assert_eq!(result["is_error"], true, "{result}");
+    let told = crate::all_text(&result["content"]);
+    assert!(
+        told.contains("File content has changed since it was last read"),
+        "the model should be told the file changed: {result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&scene.file).unwrap_or_default(),
+        saved
+    );
+    let replaced = scene
+        .ide()
+        .lines()
+        .into_iter()
+        .find(|line| line.contains("fileReplaced"));
+    assert_eq!(
+        replaced, None,
+        "the file was saved under the diff: no fileReplaced"
+    );
     scene.assert_stayed_on_loopback();
 }

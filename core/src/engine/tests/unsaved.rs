@@ -134,3 +134,49 @@ fn an_accept_of_the_files_own_text_is_refused_not_sent_as_a_denial() {
     assert!(!reply.contains("FILE_SAVED"));
     assert_eq!(events, []);
 }
+
+#[test]
+fn an_accept_after_the_editor_saved_the_file_reports_no_file_replaced() {
+    for saved in [
+        EditorEvent::DocumentSaved {
+            path: "/w/a".into(),
+        },
+        EditorEvent::DocumentDirtyChanged {
+            path: "/w/a".into(),
+            is_dirty: false,
+        },
+    ] {
+        let (mut engine, conn, _) = connected(|_| {});
+        let (id, _) = diff_of(&mut engine, conn, 5, true, "x");
+        let (other, _) = diff_of(&mut engine, conn, 6, true, "x");
+        engine.handle_editor_event(at(2), &saved);
+        let (reply, events) = answer(
+            &mut engine,
+            conn,
+            id,
+            r#"{"outcome":"diffSaved","finalText":"x","originalText":"o"}"#,
+        );
+        assert!(
+            reply.contains(r#"{"type":"text","text":"FILE_SAVED"}"#),
+            "{reply}"
+        );
+        assert_eq!(events, [], "after {saved:?}");
+        // Both diffs of the file were pending when it was saved.
+        let (_, events) = answer(
+            &mut engine,
+            conn,
+            other,
+            r#"{"outcome":"diffSaved","finalText":"x","originalText":"o"}"#,
+        );
+        assert_eq!(events, []);
+        // A diff shown after the save is of the saved file again.
+        let (later, _) = diff_of(&mut engine, conn, 7, false, "x");
+        let (_, events) = answer(
+            &mut engine,
+            conn,
+            later,
+            r#"{"outcome":"diffSaved","finalText":"x","originalText":"o"}"#,
+        );
+        assert_eq!(events.len(), 1, "{events:?}");
+    }
+}
