@@ -61,7 +61,7 @@ fn wait_terminal_prompt(scene: &Scene, original: &str, reason: &str) {
             assert_eq!(now, original, "the CLI wrote the file");
             let screen = scene.terminal().screen();
             assert!(
-                !screen.contains(&scene.claude.expect.rejected_update),
+                !screen.contains(scene.claude.expect.rejected_update),
                 "the CLI took the answer as a denial: {screen}"
             );
             (screen.contains(TERMINAL_PROMPT) && scene.debug_log().contains(&failed)).then_some(())
