@@ -141,7 +141,8 @@ struct Selection {
 struct PendingDiff {
     std::string path;
     std::string proposed;
-    // The file's text the diff was shown against (an accept's `originalText`), when it was read.
+    // The file's text the diff was shown against (an accept's `originalText`; empty for a file
+    // that does not exist), when known.
     bool has_original = false;
     std::string original;
 };
@@ -350,8 +351,10 @@ private:
             show_diff(id, request["oldFilePath"].as_string(), current, request["newFileContents"].as_string());
             if (request["dirty"] == Value::boolean(true))
                 say("! call#" + std::to_string(id) + ": the document has unsaved changes; the diff is against the file on disk");
-            const bool read = current.status == regular_file::Status::Read;
-            pending_[id] = PendingDiff{path, request["newFileContents"].as_string(), read, read ? current.text : ""};
+            // A file that does not exist is read as empty, as the CLI reads it; one refused is unknown.
+            const bool known = current.status != regular_file::Status::Refused;
+            pending_[id] = PendingDiff{path, request["newFileContents"].as_string(), known,
+                                       current.status == regular_file::Status::Read ? current.text : ""};
             if (policy_ == "ask") {
                 const std::string n = std::to_string(id);
                 say("accept or reject call#" + n + "? (type `accept " + n + " [TEXT]` or `reject " + n + "`)");

@@ -132,7 +132,8 @@ pub enum Event {
     /// The editor accepted an `openDiff` (its
     /// [`ToolOutcome::DiffSaved`](crate::ToolOutcome::DiffSaved) was answered `FILE_SAVED`):
     /// the CLI now writes `text` to `path`, exactly these bytes once it has (its rules for the
-    /// byte-order mark and line endings applied: [`written_text`](crate::ide::written_text);
+    /// byte-order mark, line endings and final newline for the client's release applied:
+    /// [`written_text`](crate::ide::written_text);
     /// it writes after its own `getDiagnostics` of the file, moments later). Replace the
     /// document's buffer with `text` and mark it clean; a file watcher's change to these
     /// bytes is this write, not a conflict. Not emitted for an accept that changes nothing

@@ -46,4 +46,4 @@ pub use request::{FileDiagnostics, OpenTab, ToolOutcome, ToolRequest};
 pub use result::ToolResult;
 pub use state::{EditorState, OpenDocument, StateChange, StateLimits};
 pub(crate) use written::file_replaced;
-pub use written::{NO_CHANGE_REASON, is_no_change, written_text};
+pub use written::{NO_CHANGE_REASON, WriteRules, is_no_change, written_text};

@@ -291,8 +291,8 @@ pub enum ToolOutcome {
     DiffSaved {
         /// The complete accepted text.
         final_text: String,
-        /// The file's text on disk when the diff was shown (the diff's left side), if the
-        /// editor read it; absent for a file that does not exist.
+        /// The file's text on disk when the diff was shown (the diff's left side; empty for a
+        /// file that does not exist, as the CLI reads it), if the editor read it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         original_text: Option<String>,
     },

@@ -15,6 +15,12 @@
 //! - writes the file with the line endings it had: for a file whose lines end `\r\n`, every
 //!   line break of the answered text is written `\r\n` (a `\r\n` already there stays one);
 //!   the final newline is written exactly as answered (none added, none taken away);
+//!
+//! Releases before 2.1.329 differ (docs/compatibility.md; [`WriteRules`]): they put no mark
+//! back (their code is `newContent:B[1].text`, 2.1.328), and the file keeps the final newline
+//! it had (a file they create gets none).
+//!
+//! Every release:
 //! - takes a text equal to the old file as "User denied via IDE" (the bundled code:
 //!   `if(te.length===0){… E({behavior:"deny",message:"User denied via IDE"})`, where `te` is
 //!   the list of changes from the old text to the answered one).
@@ -23,6 +29,51 @@ use super::request::{ToolOutcome, ToolRequest};
 
 /// U+FEFF, the byte-order mark, as the CLI tests for it (`charCodeAt(0)===65279`).
 const BOM: char = '\u{feff}';
+
+/// How a CLI release writes an accepted diff: the rules [`written_text`] applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteRules {
+    /// It puts a byte-order mark the answer lost back (2.1.329 on).
+    pub restores_bom: bool,
+    /// It writes the final newline as answered (2.1.329 on); before, the file keeps the final
+    /// newline it had, and a file it creates has none.
+    pub final_newline_as_answered: bool,
+}
+
+/// The first release with today's [`WriteRules`]: both rules appear in its bundle (2.1.328's
+/// accept is `newContent:B[1].text`, 2.1.329's `P.charCodeAt(0)===65279?$Gt(D,N[1].text):…`),
+/// and the drift alarm's create test sees the final newline kept from it on.
+const CURRENT_RULES_SINCE: [u32; 3] = [2, 1, 329];
+
+impl WriteRules {
+    /// The rules of 2.1.329 and later, and of a client whose version is not a release number.
+    pub const CURRENT: WriteRules = WriteRules {
+        restores_bom: true,
+        final_newline_as_answered: true,
+    };
+
+    /// The rules of the releases before 2.1.329.
+    pub const BEFORE_2_1_329: WriteRules = WriteRules {
+        restores_bom: false,
+        final_newline_as_answered: false,
+    };
+
+    /// The rules of the CLI release `version` (`clientInfo.version`, `2.1.316`); anything that
+    /// is not three dot-separated numbers gets [`WriteRules::CURRENT`].
+    pub fn for_version(version: &str) -> WriteRules {
+        let mut parts = version.split('.').map(str::parse::<u32>);
+        let (Some(Ok(a)), Some(Ok(b)), Some(Ok(c)), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return WriteRules::CURRENT;
+        };
+        if [a, b, c] < CURRENT_RULES_SINCE {
+            WriteRules::BEFORE_2_1_329
+        } else {
+            WriteRules::CURRENT
+        }
+    }
+}
 
 /// The line break a file is written with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,16 +102,31 @@ impl LineEnding {
 
 /// The exact text the CLI writes to the file for an accept of `proposal` answered with
 /// `final_text`, `original` being the file's text on disk (the diff's left side, as the
-/// editor read it; `None` for a file that does not exist yet). Without `original` the line
-/// endings and the mark are the answered text's own.
+/// editor read it; empty for a file that does not exist, which is how the CLI reads it).
+/// Without `original` (the editor did not read it) the text is the answered text as it is.
 ///
-/// For a file created through the diff, CLIs before 2.1.329 drop the final newline
-/// (docs/compatibility.md); this is the pinned CLI's rule.
-pub fn written_text(original: Option<&str>, proposal: &str, final_text: &str) -> String {
+/// `rules` are the CLI release's ([`WriteRules::for_version`]).
+pub fn written_text(
+    original: Option<&str>,
+    proposal: &str,
+    final_text: &str,
+    rules: WriteRules,
+) -> String {
     let Some(original) = original else {
         return final_text.to_owned();
     };
-    let accepted = accepted_text(original, proposal, final_text);
+    let mut accepted = if rules.restores_bom {
+        accepted_text(original, proposal, final_text)
+    } else {
+        final_text.to_owned()
+    };
+    if !rules.final_newline_as_answered {
+        let kept = without_final_newline(&accepted).len();
+        accepted.truncate(kept);
+        if original.ends_with('\n') {
+            accepted.push('\n');
+        }
+    }
     match LineEnding::of(original) {
         LineEnding::Lf => accepted,
         LineEnding::CrLf => {
@@ -77,6 +143,12 @@ pub fn written_text(original: Option<&str>, proposal: &str, final_text: &str) ->
             text
         }
     }
+}
+
+/// `text` without one final line break (`\n` or `\r\n`).
+fn without_final_newline(text: &str) -> &str {
+    text.strip_suffix('\n')
+        .map_or(text, |rest| rest.strip_suffix('\r').unwrap_or(rest))
 }
 
 /// The text the CLI takes as accepted (before it writes it with the file's line endings):
@@ -96,8 +168,9 @@ fn accepted_text(original: &str, proposal: &str, final_text: &str) -> String {
 /// Whether the CLI reads an accept of `proposal` answered with `final_text` as no change
 /// (and so as "User denied via IDE") for a file whose text on disk is `original`: the text it
 /// takes as accepted (the mark put back) equals the file as it read it (line endings made
-/// `\n`). A file that does not exist (`None`) is created by any accept, even of an empty
-/// text; an answer with `\r\n` for a file read as `\n` is a change to the CLI.
+/// `\n`). Without `original` nothing is known to be equal. A file that does not exist is read
+/// as empty by the CLI, so an empty accept of it is no change too; an answer with `\r\n` for
+/// a file read as `\n` is a change to the CLI.
 pub fn is_no_change(original: Option<&str>, proposal: &str, final_text: &str) -> bool {
     original.is_some_and(|original| {
         let as_read = original.replace("\r\n", "\n");
@@ -111,6 +184,7 @@ pub fn is_no_change(original: Option<&str>, proposal: &str, final_text: &str) ->
 pub(crate) fn file_replaced(
     request: &ToolRequest,
     outcome: &ToolOutcome,
+    rules: WriteRules,
 ) -> Option<(String, String)> {
     let (
         ToolRequest::OpenDiff {
@@ -130,7 +204,7 @@ pub(crate) fn file_replaced(
     (!is_no_change(original, new_file_contents, final_text)).then(|| {
         (
             new_file_path.clone(),
-            written_text(original, new_file_contents, final_text),
+            written_text(original, new_file_contents, final_text, rules),
         )
     })
 }
@@ -145,12 +219,19 @@ mod tests {
     use super::*;
 
     const PROPOSAL_BOM: &str = "\u{feff}goodbye\nsecond\n";
+    const NOW: WriteRules = WriteRules::CURRENT;
+    const OLD: WriteRules = WriteRules::BEFORE_2_1_329;
 
     #[test]
     fn a_lf_file_gets_the_answered_text_byte_for_byte() {
         for final_text in ["goodbye\nsecond\n", "goodbye\nsecond", "", "a\r\nb\n"] {
             assert_eq!(
-                written_text(Some("hello\nsecond\n"), "goodbye\nsecond\n", final_text),
+                written_text(
+                    Some("hello\nsecond\n"),
+                    "goodbye\nsecond\n",
+                    final_text,
+                    NOW
+                ),
                 final_text
             );
         }
@@ -161,15 +242,20 @@ mod tests {
         let original = "hello\r\nsecond\r\n";
         let proposal = "goodbye\nsecond\n";
         assert_eq!(
-            written_text(Some(original), proposal, "goodbye\nsecond\nthird"),
+            written_text(Some(original), proposal, "goodbye\nsecond\nthird", NOW),
             "goodbye\r\nsecond\r\nthird"
         );
         assert_eq!(
-            written_text(Some(original), proposal, "goodbye\r\nsecond\r\nthird\r\n"),
+            written_text(
+                Some(original),
+                proposal,
+                "goodbye\r\nsecond\r\nthird\r\n",
+                NOW
+            ),
             "goodbye\r\nsecond\r\nthird\r\n"
         );
         assert_eq!(
-            written_text(Some(original), proposal, "a\n\nb\n"),
+            written_text(Some(original), proposal, "a\n\nb\n", NOW),
             "a\r\n\r\nb\r\n"
         );
     }
@@ -178,29 +264,76 @@ mod tests {
     fn the_mark_comes_back_when_proposal_and_file_had_it_and_the_answer_lost_it() {
         let original = "\u{feff}hello\r\nsecond\r\n";
         assert_eq!(
-            written_text(Some(original), PROPOSAL_BOM, "goodbye\nsecond\nthird"),
+            written_text(Some(original), PROPOSAL_BOM, "goodbye\nsecond\nthird", NOW),
             "\u{feff}goodbye\r\nsecond\r\nthird"
         );
         assert_eq!(
-            written_text(Some(original), PROPOSAL_BOM, PROPOSAL_BOM),
+            written_text(Some(original), PROPOSAL_BOM, PROPOSAL_BOM, NOW),
             "\u{feff}goodbye\r\nsecond\r\n"
         );
         // An empty answer stays empty; a file without the mark does not get one.
-        assert_eq!(written_text(Some(original), PROPOSAL_BOM, ""), "");
+        assert_eq!(written_text(Some(original), PROPOSAL_BOM, "", NOW), "");
         assert_eq!(
-            written_text(Some("hello\n"), PROPOSAL_BOM, "goodbye\n"),
+            written_text(Some("hello\n"), PROPOSAL_BOM, "goodbye\n", NOW),
             "goodbye\n"
         );
         // A proposal without the mark (the model removed it) keeps the answer as it is.
         assert_eq!(
-            written_text(Some("\u{feff}hello\n"), "goodbye\n", "goodbye\n"),
+            written_text(Some("\u{feff}hello\n"), "goodbye\n", "goodbye\n", NOW),
             "goodbye\n"
         );
     }
 
     #[test]
     fn a_new_file_gets_the_answered_text() {
-        assert_eq!(written_text(None, "a\n", "a\r\nb"), "a\r\nb");
+        assert_eq!(written_text(None, "a\n", "a\r\nb", NOW), "a\r\nb");
+    }
+
+    /// 2.1.316 (the drift alarm's replaced test): a `\r\n` file with a mark, answered without
+    /// the mark, with `\n` and no final newline, was written without the mark and with a
+    /// final `\r\n`; a file it creates loses its final newline.
+    #[test]
+    fn releases_before_2_1_329_put_no_mark_back_and_keep_the_files_final_newline() {
+        let original = "\u{feff}hello\r\nsecond\r\n";
+        assert_eq!(
+            written_text(Some(original), PROPOSAL_BOM, "goodbye\nsecond\nthird", OLD),
+            "goodbye\r\nsecond\r\nthird\r\n"
+        );
+        assert_eq!(
+            written_text(Some("hello"), "goodbye\n", "goodbye\n", OLD),
+            "goodbye"
+        );
+        assert_eq!(
+            written_text(Some("hello\n"), "goodbye\n", "goodbye\r\n", OLD),
+            "goodbye\n"
+        );
+        // A file that does not exist is read as empty: a file it creates loses its final
+        // newline.
+        assert_eq!(written_text(Some(""), "a\nb\n", "a\nb\n", OLD), "a\nb");
+        assert_eq!(written_text(Some(""), "a\nb\n", "a\nb\n", NOW), "a\nb\n");
+        // Not known: the answered text.
+        assert_eq!(written_text(None, "a\nb\n", "a\nb\n", OLD), "a\nb\n");
+    }
+
+    #[test]
+    fn rules_follow_the_client_version() {
+        assert_eq!(WriteRules::for_version("2.1.332"), NOW);
+        assert_eq!(WriteRules::for_version("2.1.329"), NOW);
+        assert_eq!(WriteRules::for_version("2.2.0"), NOW);
+        assert_eq!(WriteRules::for_version("2.1.328"), OLD);
+        assert_eq!(WriteRules::for_version("2.1.112"), OLD);
+        assert_eq!(WriteRules::for_version("1.9.999"), OLD);
+        for odd in [
+            "",
+            "9",
+            "2.1",
+            "2.1.3.4",
+            "2.1.x",
+            "v2.1.300",
+            "2.1.300-beta",
+        ] {
+            assert_eq!(WriteRules::for_version(odd), NOW, "{odd:?}");
+        }
     }
 
     #[test]

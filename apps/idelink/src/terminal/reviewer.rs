@@ -37,7 +37,7 @@ pub struct Reviewer {
     editing: Option<ToolCallId>,
     /// The diff on screen and its file's label, to show again (`d`).
     shown_diff: Option<(String, String)>,
-    /// The text of the file on screen as the diff was made from it (none for a new file):
+    /// The text of the file on screen as the diff was made from it (empty for a new file):
     /// an accept's `originalText`.
     shown_original: Option<String>,
 }
@@ -147,7 +147,7 @@ impl Reviewer {
                 screen.show(&view.text);
                 self.ask(id, &label, view.whole, screen);
                 self.shown_diff = Some((view.text, label));
-                self.shown_original = original;
+                self.shown_original = Some(original);
             }
             Err(message) => {
                 editor.finish_current();

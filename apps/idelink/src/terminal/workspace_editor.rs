@@ -65,7 +65,12 @@ impl WorkspaceEditor {
             } => match self.policy {
                 DiffPolicy::Accept => {
                     let original = match read_regular(Path::new(&new_file_path), MAX_FILE_BYTES) {
-                        Ok(bytes) => bytes.map(|b| String::from_utf8_lossy(&b).into_owned()),
+                        // A file that does not exist is read as empty, as the CLI reads it.
+                        Ok(bytes) => Some(
+                            bytes
+                                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                                .unwrap_or_default(),
+                        ),
                         Err(message) => {
                             return Decision::Answer(Vec::new(), ToolOutcome::Failed { message });
                         }
@@ -106,7 +111,8 @@ impl WorkspaceEditor {
     }
 
     /// The outcome of accepting `proposed` as `final_text` for a file whose text on disk is
-    /// `original` (none: it does not exist): `diffSaved` with the original, or, when the accept
+    /// `original` (empty: it does not exist; none: not read): `diffSaved` with the original,
+    /// or, when the accept
     /// changes nothing ([`is_no_change`]: the CLI would read it as "User denied via IDE"), a
     /// refusal that says so, which leaves the decision to claude's own prompt.
     pub fn accept(original: Option<String>, proposed: &str, final_text: String) -> ToolOutcome {
@@ -192,7 +198,7 @@ mod tests {
                 Vec::new(),
                 ToolOutcome::DiffSaved {
                     final_text: "new".into(),
-                    original_text: None,
+                    original_text: Some(String::new()),
                 }
             )
         );

@@ -180,3 +180,30 @@ fn an_accept_after_the_editor_saved_the_file_reports_no_file_replaced() {
         assert_eq!(events.len(), 1, "{events:?}");
     }
 }
+
+#[test]
+fn file_replaced_follows_the_clients_release() {
+    let mut engine = engine_with(|_| {});
+    let conn = engine.handle_accept(at(0));
+    let mut bytes = upgrade();
+    bytes.extend(text(&INIT.replace("2.1.332", "2.1.316")));
+    bytes.extend(text(INITIALIZED));
+    engine.handle_bytes(at(0), conn, &bytes).unwrap();
+    drain(&mut engine, &mut Drained::default());
+    let (id, _) = diff_of(&mut engine, conn, 5, false, r"\ufeffgoodbye\nsecond\n");
+    let (_, events) = answer(
+        &mut engine,
+        conn,
+        id,
+        r#"{"outcome":"diffSaved","finalText":"goodbye\nsecond\nthird","originalText":"\ufeffhello\r\nsecond\r\n"}"#,
+    );
+    // 2.1.316 puts no mark back and keeps the file's final newline.
+    assert_eq!(
+        events,
+        [Event::FileReplaced {
+            id,
+            path: "/w/a".into(),
+            text: "goodbye\r\nsecond\r\nthird\r\n".into()
+        }]
+    );
+}
