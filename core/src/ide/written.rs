@@ -90,8 +90,12 @@ impl LineEnding {
     /// a mixed file is written with its majority's ending), `\n` otherwise and for a file with
     /// no line break.
     fn of(original: &str) -> LineEnding {
-        let crlf = original.matches("\r\n").count();
-        let lf = original.matches('\n').count() - crlf;
+        // Byte loops, not `str::matches`: the substring searcher would cost the wasm module
+        // more than its size budget leaves.
+        let bytes = original.as_bytes();
+        let breaks = bytes.iter().filter(|&&b| b == b'\n').count();
+        let crlf = bytes.windows(2).filter(|pair| pair == b"\r\n").count();
+        let lf = breaks - crlf;
         if crlf > 0 && crlf >= lf {
             LineEnding::CrLf
         } else {
@@ -129,20 +133,23 @@ pub fn written_text(
     }
     match LineEnding::of(original) {
         LineEnding::Lf => accepted,
-        LineEnding::CrLf => {
-            let mut text = String::with_capacity(accepted.len() + accepted.len() / 16);
-            let mut lines = accepted.split('\n').peekable();
-            while let Some(line) = lines.next() {
-                if lines.peek().is_some() {
-                    text.push_str(line.strip_suffix('\r').unwrap_or(line));
-                    text.push_str("\r\n");
-                } else {
-                    text.push_str(line);
-                }
-            }
-            text
+        LineEnding::CrLf => with_line_breaks(&accepted, "\r\n"),
+    }
+}
+
+/// `text` with every line break (`\n` or `\r\n`) written as `line_break`.
+fn with_line_breaks(text: &str, line_break: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut lines = text.split('\n').peekable();
+    while let Some(line) = lines.next() {
+        if lines.peek().is_some() {
+            out.push_str(line.strip_suffix('\r').unwrap_or(line));
+            out.push_str(line_break);
+        } else {
+            out.push_str(line);
         }
     }
+    out
 }
 
 /// `text` without one final line break (`\n` or `\r\n`).
@@ -159,7 +166,10 @@ fn accepted_text(original: &str, proposal: &str, final_text: &str) -> String {
         && !final_text.is_empty()
         && !final_text.starts_with(BOM)
     {
-        format!("{BOM}{final_text}")
+        let mut text = String::with_capacity(BOM.len_utf8() + final_text.len());
+        text.push(BOM);
+        text.push_str(final_text);
+        text
     } else {
         final_text.to_owned()
     }
@@ -173,7 +183,7 @@ fn accepted_text(original: &str, proposal: &str, final_text: &str) -> String {
 /// a file read as `\n` is a change to the CLI.
 pub fn is_no_change(original: Option<&str>, proposal: &str, final_text: &str) -> bool {
     original.is_some_and(|original| {
-        let as_read = original.replace("\r\n", "\n");
+        let as_read = with_line_breaks(original, "\n");
         accepted_text(&as_read, proposal, final_text) == as_read
     })
 }
