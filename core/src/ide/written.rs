@@ -61,8 +61,8 @@ impl WriteRules {
     /// The rules of the CLI release `version` (`clientInfo.version`, `2.1.316`); anything that
     /// is not three dot-separated numbers gets [`WriteRules::CURRENT`].
     pub fn for_version(version: &str) -> WriteRules {
-        let mut parts = version.split('.').map(str::parse::<u32>);
-        let (Some(Ok(a)), Some(Ok(b)), Some(Ok(c)), None) =
+        let mut parts = version.split('.').map(|part| part.parse::<u32>().ok());
+        let (Some(Some(a)), Some(Some(b)), Some(Some(c)), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
         else {
             return WriteRules::CURRENT;
@@ -140,15 +140,22 @@ pub fn written_text(
 /// `text` with every line break (`\n` or `\r\n`) written as `line_break`.
 fn with_line_breaks(text: &str, line_break: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16);
-    let mut lines = text.split('\n').peekable();
-    while let Some(line) = lines.next() {
-        if lines.peek().is_some() {
-            out.push_str(line.strip_suffix('\r').unwrap_or(line));
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for (at, &byte) in bytes.iter().enumerate() {
+        if byte == b'\n' {
+            let end = if at > start && bytes[at - 1] == b'\r' {
+                at - 1
+            } else {
+                at
+            };
+            // `\r` and `\n` are ASCII: both ends are character boundaries.
+            out.push_str(text.get(start..end).unwrap_or_default());
             out.push_str(line_break);
-        } else {
-            out.push_str(line);
+            start = at + 1;
         }
     }
+    out.push_str(text.get(start..).unwrap_or_default());
     out
 }
 

@@ -69,6 +69,16 @@ fn wait_terminal_prompt(scene: &Scene, original: &str, reason: &str) {
     );
 }
 
+/// Asserts the sidecar reported no `fileReplaced` event (`why`: the case).
+fn assert_no_file_replaced(scene: &mut Scene, why: &str) {
+    let replaced = scene
+        .ide()
+        .lines()
+        .into_iter()
+        .find(|line| line.contains("fileReplaced"));
+    assert_eq!(replaced, None, "{why}: no fileReplaced");
+}
+
 /// The editor refuses the diff of a dirty document: idelink answers an error result with the
 /// reason, the CLI logs it and asks in its own terminal, and the file is not touched.
 #[test]
@@ -155,12 +165,7 @@ fn an_accept_of_the_files_own_text_is_not_sent_as_a_denial() {
         json!({"outcome": "diffSaved", "finalText": ORIGINAL, "originalText": ORIGINAL}),
     );
     wait_terminal_prompt(&scene, ORIGINAL, idelink_core::ide::NO_CHANGE_REASON);
-    let replaced = scene
-        .ide()
-        .lines()
-        .into_iter()
-        .find(|line| line.contains("fileReplaced"));
-    assert_eq!(replaced, None, "no change, no fileReplaced");
+    assert_no_file_replaced(&mut scene, "no change");
     scene.assert_stayed_on_loopback();
 }
 
@@ -211,14 +216,6 @@ fn saving_a_dirty_document_first_makes_the_cli_tell_the_model_the_file_changed()
         std::fs::read_to_string(&scene.file).unwrap_or_default(),
         saved
     );
-    let replaced = scene
-        .ide()
-        .lines()
-        .into_iter()
-        .find(|line| line.contains("fileReplaced"));
-    assert_eq!(
-        replaced, None,
-        "the file was saved under the diff: no fileReplaced"
-    );
+    assert_no_file_replaced(&mut scene, "the file was saved under the diff");
     scene.assert_stayed_on_loopback();
 }
