@@ -53,7 +53,9 @@ fn answer(scene: &mut Scene, call: &Value, outcome: Value) {
 /// Waits for the CLI to fall back to its own prompt for the edit, its debug log naming
 /// `reason`; the file stays as it was throughout, and nothing is read as a denial.
 fn wait_terminal_prompt(scene: &Scene, original: &str, reason: &str) {
-    let failed = format!("IDE diff view failed: {reason}");
+    // Every release logs the error result as `MCP server "ide" <reason>`; 2.1.332 also logs
+    // `IDE diff view failed: <reason>` (2.1.112 does not).
+    let failed = format!("MCP server \"ide\" {reason}");
     wait::until(
         &format!("claude's own prompt ({TERMINAL_PROMPT:?}) and {failed:?} in its log"),
         || {
