@@ -265,8 +265,8 @@ export type ToolOutcome =
       /** The complete accepted text. */
       finalText: string;
       /**
-       * The file's text on disk when the diff was shown (the diff's left side), if the editor read
-       * it; absent for a file that does not exist.
+       * The file's text on disk when the diff was shown (the diff's left side; empty for a file
+       * that does not exist, as the CLI reads it), if the editor read it.
        */
       originalText?: string | null;
     }

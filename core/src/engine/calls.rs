@@ -19,7 +19,8 @@ pub(crate) struct PendingCall {
     /// When the engine answers for a silent editor.
     pub(crate) deadline: Option<Timestamp>,
     /// For an `openDiff`: the editor saved its file while the diff was pending (a
-    /// `documentSaved`, or `documentDirtyChanged` to clean). The file is then not the text
+    /// `documentSaved`, `documentDirtyChanged` to clean, or a dirty document opened again
+    /// clean, as a snapshot does). The file is then not the text
     /// the CLI made the proposal from, and what the CLI does with an accept depends on what
     /// was saved (docs/protocol.md, "Save first"): no `fileReplaced` follows the accept.
     pub(crate) saved_while_pending: bool,

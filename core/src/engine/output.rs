@@ -138,8 +138,9 @@ pub enum Event {
     /// document's buffer with `text` and mark it clean; a file watcher's change to these
     /// bytes is this write, not a conflict. Not emitted for an accept that changes nothing
     /// (answered as a refusal), nor when the editor saved the file while the diff was pending
-    /// (the CLI then refuses the write, or replaces its old text within what was saved: reload
-    /// the file from disk).
+    /// (`documentSaved`, `documentDirtyChanged` to clean, a snapshot showing it clean): the
+    /// CLI then refuses the write, or replaces its old text within what was saved, so reload
+    /// the file from disk.
     FileReplaced {
         /// The `openDiff` request that was accepted.
         id: ToolCallId,

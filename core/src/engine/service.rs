@@ -58,13 +58,24 @@ impl Service {
     /// Applies an editor event to the state.
     pub(crate) fn apply(&mut self, event: &EditorEvent) -> StateChange {
         self.selection.invalidate();
-        if let EditorEvent::DocumentSaved { path }
+        // A save under a pending diff: said outright, or a dirty document turning clean (a
+        // snapshot re-opens a document with its new flags).
+        let (EditorEvent::DocumentSaved { path }
         | EditorEvent::DocumentDirtyChanged {
             path,
             is_dirty: false,
-        } = event
-        {
-            let path = crate::ide::normalize_path(path, self.state.path_style());
+        }
+        | EditorEvent::DocumentOpened {
+            path,
+            is_dirty: false,
+            ..
+        }) = event
+        else {
+            return self.state.apply(event);
+        };
+        let path = crate::ide::normalize_path(path, self.state.path_style());
+        let was_dirty = self.state.document(&path).is_some_and(|doc| doc.is_dirty);
+        if was_dirty || !matches!(event, EditorEvent::DocumentOpened { .. }) {
             self.calls.saved_under_diffs(&path);
         }
         self.state.apply(event)

@@ -145,6 +145,13 @@ fn an_accept_after_the_editor_saved_the_file_reports_no_file_replaced() {
             path: "/w/a".into(),
             is_dirty: false,
         },
+        // What a snapshot of the saved document hands the engine.
+        EditorEvent::DocumentOpened {
+            path: "/w/a".into(),
+            language_id: None,
+            is_dirty: false,
+            is_untitled: false,
+        },
     ] {
         let (mut engine, conn, _) = connected(|_| {});
         let (id, _) = diff_of(&mut engine, conn, 5, true, "x");
