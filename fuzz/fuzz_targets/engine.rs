@@ -164,7 +164,10 @@ enum Editor {
 enum Outcome {
     FileOpened,
     DiffSaved(String),
+    /// An accept with the file's text the diff was made from.
+    DiffSavedOver(String, String),
     DiffRejected,
+    DiffRefused(String),
     DocumentSaved,
     CodeExecuted(Vec<String>),
     Failed(String),
@@ -316,7 +319,11 @@ impl Outcome {
         let value = match self {
             Outcome::FileOpened => json!({"outcome": "fileOpened"}),
             Outcome::DiffSaved(text) => json!({"outcome": "diffSaved", "finalText": text}),
+            Outcome::DiffSavedOver(text, original) => {
+                json!({"outcome": "diffSaved", "finalText": text, "originalText": original})
+            }
             Outcome::DiffRejected => json!({"outcome": "diffRejected"}),
+            Outcome::DiffRefused(reason) => json!({"outcome": "diffRefused", "reason": reason}),
             Outcome::DocumentSaved => json!({"outcome": "documentSaved"}),
             Outcome::CodeExecuted(outputs) => {
                 json!({"outcome": "codeExecuted", "outputs": outputs})
@@ -368,7 +375,10 @@ impl Outcome {
             (Outcome::Failed(_), _)
                 | (Outcome::FileOpened, ToolRequest::OpenFile { .. })
                 | (
-                    Outcome::DiffSaved(_) | Outcome::DiffRejected,
+                    Outcome::DiffSaved(_)
+                        | Outcome::DiffSavedOver(..)
+                        | Outcome::DiffRejected
+                        | Outcome::DiffRefused(_),
                     ToolRequest::OpenDiff { .. }
                 )
                 | (Outcome::DocumentSaved, ToolRequest::SaveDocument { .. })

@@ -141,6 +141,10 @@ struct Selection {
 struct PendingDiff {
     std::string path;
     std::string proposed;
+    // The file's text the diff was shown against (an accept's `originalText`; empty for a file
+    // that does not exist), when known.
+    bool has_original = false;
+    std::string original;
 };
 
 class Editor {
@@ -320,6 +324,11 @@ private:
             say(conn + " " + event["tool"].as_string());
         } else if (kind == "toolCall") {
             tool_call(event);
+        } else if (kind == "fileReplaced") {
+            // The file now holds exactly this text (once the CLI wrote it): an editor with buffers
+            // replaces the document's buffer with it and marks it clean, with no conflict prompt.
+            say("call#" + event["id"].dump() + " " + relative(event["path"].as_string()) + " now holds the accepted text (" +
+                std::to_string(event["text"].as_string().size()) + " bytes)");
         } else if (kind == "toolCallCancelled") {
             say("call#" + event["id"].dump() + " cancelled: " + event["reason"].as_string());
             pending_.erase(event["id"].as_u64());
@@ -338,8 +347,14 @@ private:
         Value outcome = Value::object();
         if (tool == "openDiff") {
             const std::string& path = request["newFilePath"].as_string();
-            show_diff(id, request["oldFilePath"].as_string(), request["newFileContents"].as_string());
-            pending_[id] = PendingDiff{path, request["newFileContents"].as_string()};
+            regular_file::Result current = regular_file::read(request["oldFilePath"].as_string());
+            show_diff(id, request["oldFilePath"].as_string(), current, request["newFileContents"].as_string());
+            if (request["dirty"] == Value::boolean(true))
+                say("! call#" + std::to_string(id) + ": the document has unsaved changes; the diff is against the file on disk");
+            // A file that does not exist is read as empty, as the CLI reads it; one refused is unknown.
+            const bool known = current.status != regular_file::Status::Refused;
+            pending_[id] = PendingDiff{path, request["newFileContents"].as_string(), known,
+                                       current.status == regular_file::Status::Read ? current.text : ""};
             if (policy_ == "ask") {
                 const std::string n = std::to_string(id);
                 say("accept or reject call#" + n + "? (type `accept " + n + " [TEXT]` or `reject " + n + "`)");
@@ -366,8 +381,8 @@ private:
 
     // A line diff: the common head and tail as context, the middle as removed and added; a
     // warning first when the text holds characters shown as markers.
-    void show_diff(std::uint64_t id, const std::string& path, const std::string& proposed) {
-        regular_file::Result current = regular_file::read(path);
+    void show_diff(std::uint64_t id, const std::string& path, const regular_file::Result& current,
+                   const std::string& proposed) {
         auto old_lines = split_lines(current.text);
         auto new_lines = split_lines(proposed);
         std::size_t head = 0;
@@ -402,6 +417,9 @@ private:
             std::string final_text = pending->second.proposed + (extra.empty() ? "" : extra + "\n");
             outcome.set("outcome", Value::string("diffSaved"));
             outcome.set("finalText", Value::string(final_text));
+            // With the file's text, idelink refuses an accept that changes nothing (the CLI would
+            // read it as a denial) and reports the exact bytes written in `fileReplaced`.
+            if (pending->second.has_original) outcome.set("originalText", Value::string(pending->second.original));
         } else {
             outcome.set("outcome", Value::string("diffRejected"));
         }

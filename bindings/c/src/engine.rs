@@ -296,8 +296,11 @@ pub unsafe extern "C" fn idelink_engine_handle_snapshot(
 }
 
 /// The editor's answer to the tool call `id` (from a `toolCall` event), in the outcome's JSON
-/// form: `{"outcome":"diffSaved","finalText":"…"}`, `{"outcome":"diffRejected"}`, … The text is
-/// only read during the call.
+/// form: `{"outcome":"diffSaved","finalText":"…","originalText":"…"}` (`originalText`, the file's
+/// text the diff was made from, optional), `{"outcome":"diffRejected"}`,
+/// `{"outcome":"diffRefused","reason":"…"}`, … The text is only read during the call. An
+/// accepted diff is followed by a `fileReplaced` event (`{"event":"fileReplaced","id":1,
+/// "path":"…","text":"…"}`: the file's exact text once the CLI wrote it).
 /// A read tool the engine configuration pulls from the editor (`"reads":{"getDiagnostics":
 /// "editor"}`) arrives as a `toolCall` too (`{"tool":"getDiagnostics","path":"…"}`) and is
 /// answered with its outcome (`{"outcome":"diagnostics","files":[{"path":"…","diagnostics":

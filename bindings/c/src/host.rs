@@ -217,7 +217,7 @@ pub unsafe extern "C" fn idelink_host_poll(
 
 /// Takes the oldest queued event: `*event_json` receives its JSON text
 /// (`{"event":"connected","conn":1,"userAgent":"…"}`, `sessionReady`, `toolCall`,
-/// `toolCallCancelled`, `toolServed`, `closed`), or NULL when the queue is empty.
+/// `toolCallCancelled`, `fileReplaced`, `toolServed`, `closed`), or NULL when the queue is empty.
 ///
 /// **Ownership:** the text is library-owned: free it with `idelink_string_free` (it outlives
 /// the host).
@@ -296,8 +296,11 @@ pub unsafe extern "C" fn idelink_host_handle_snapshot(
 }
 
 /// The editor's answer to the tool call `id` (the `id` of a `toolCall` event), in the
-/// outcome's JSON form: `{"outcome":"diffSaved","finalText":"…"}` (the text the user kept),
-/// `{"outcome":"diffRejected"}`, `{"outcome":"fileOpened"}`, `{"outcome":"failed","message":"…"}`.
+/// outcome's JSON form: `{"outcome":"diffSaved","finalText":"…","originalText":"…"}` (the text
+/// the user kept, and the file's text the diff was made from, optional),
+/// `{"outcome":"diffRejected"}`, `{"outcome":"diffRefused","reason":"…"}`,
+/// `{"outcome":"fileOpened"}`, `{"outcome":"failed","message":"…"}`. An accepted diff is
+/// followed by a `fileReplaced` event: the file's exact text once the CLI wrote it.
 /// Sent at once.
 /// A read tool the engine configuration pulls from the editor (`"reads":{"getDiagnostics":
 /// "editor"}`) arrives as a `toolCall` too (`{"tool":"getDiagnostics","path":"…"}`) and is

@@ -37,12 +37,14 @@ async function extension(): Promise<Host> {
     onEvent(event) {
       if (event.event === 'sessionReady') console.log(event.client.name, event.clientPid);
       if (event.event === 'closed' && event.reason.kind === 'peerClosed') console.log(event.reason.code);
+      if (event.event === 'fileReplaced') console.log(event.id, event.path, event.text.length);
     },
     async onToolCall(request: ToolRequest, call): Promise<ToolOutcome> {
       call.signal.addEventListener('abort', () => console.log('cancelled', call.signal.reason));
       switch (request.tool) {
         case 'openDiff':
-          return { outcome: 'diffSaved', finalText: request.newFileContents };
+          if (request.dirty) return { outcome: 'diffRefused', reason: 'unsaved changes' };
+          return { outcome: 'diffSaved', finalText: request.newFileContents, originalText: 'old\n' };
         case 'openFile':
           return { outcome: 'fileOpened', languageId: 'rust', lineCount: 3 };
         case 'saveDocument':

@@ -48,12 +48,17 @@ const server = await startHost({
       console.log(`connection ${event.conn} closed: ${event.reason.kind}`);
     } else if (event.event === 'toolCallCancelled') {
       console.log(`\nrequest ${event.id} withdrawn (${shown(event.reason)})`);
+    } else if (event.event === 'fileReplaced') {
+      // The file now holds exactly this text (the CLI wrote it, with its own byte-order-mark and
+      // line-ending rules): a real editor replaces the buffer with it and marks it clean.
+      console.log(`${shown(event.path)} now holds the accepted text (${Buffer.byteLength(event.text)} bytes)`);
     }
   },
   async onToolCall(request, { signal }) {
     switch (request.tool) {
       case 'openDiff': {
         console.log(`\n--- proposed ${shown(request.newFilePath)} (${shown(request.tabName)})`);
+        if (request.dirty) console.log('(the document has unsaved changes: the proposal was made from the file on disk)');
         console.log(shown(request.newFileContents, true));
         const accept = await confirm('accept this change? (y/n) ', signal);
         return accept

@@ -1,5 +1,6 @@
 // Runs examples/node-extension.mjs as a user would: finds it through its lock file, proposes a
-// diff over a real socket, answers "y" on the example's terminal, and stops it with SIGINT.
+// diff over a real socket, answers "y" on the example's terminal, sees the fileReplaced line
+// that follows, and stops it with SIGINT.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -74,6 +75,8 @@ test('the example serves a diff and takes the answer from its terminal', async (
       { type: 'text', text: 'FILE_SAVED' },
       { type: 'text', text: 'new text\n' },
     ]);
+    // The engine's fileReplaced for the accept: the example prints the bytes the file now holds.
+    await printed(/\/w\/a now holds the accepted text \(9 bytes\)\n/, 'the fileReplaced line');
     ws.close();
 
     proc.kill('SIGINT');

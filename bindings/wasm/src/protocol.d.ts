@@ -219,6 +219,12 @@ export type ToolRequest =
       newFileContents: string;
       /** The diff tab's name, unique per proposal. */
       tabName: string;
+      /**
+       * `oldFilePath` is open in the editor with unsaved changes (the editor's own {@link
+       * EditorEvent}s said so when the call came): its buffer is not the text the proposal was made
+       * from.
+       */
+      dirty?: boolean;
     }
   | {
       tool: "saveDocument";
@@ -258,8 +264,18 @@ export type ToolOutcome =
       outcome: "diffSaved";
       /** The complete accepted text. */
       finalText: string;
+      /**
+       * The file's text on disk when the diff was shown (the diff's left side; empty for a file
+       * that does not exist, as the CLI reads it), if the editor read it.
+       */
+      originalText?: string | null;
     }
   | { outcome: "diffRejected" }
+  | {
+      outcome: "diffRefused";
+      /** Why, for the user (and the CLI's debug log). */
+      reason: string;
+    }
   | { outcome: "documentSaved" }
   | {
       outcome: "codeExecuted";
@@ -427,6 +443,15 @@ export type EngineEvent =
       id: ToolCallId;
       /** Why. */
       reason: CancelReason;
+    }
+  | {
+      event: "fileReplaced";
+      /** The `openDiff` request that was accepted. */
+      id: ToolCallId;
+      /** The file (the request's `newFilePath`). */
+      path: string;
+      /** Its text once the CLI wrote it. */
+      text: string;
     }
   | {
       event: "toolServed";

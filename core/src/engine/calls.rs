@@ -18,6 +18,12 @@ pub(crate) struct PendingCall {
     pub(crate) started: Timestamp,
     /// When the engine answers for a silent editor.
     pub(crate) deadline: Option<Timestamp>,
+    /// For an `openDiff`: the editor saved its file while the diff was pending (a
+    /// `documentSaved`, `documentDirtyChanged` to clean, or a dirty document opened again
+    /// clean, as a snapshot does). The file is then not the text
+    /// the CLI made the proposal from, and what the CLI does with an accept depends on what
+    /// was saved (docs/protocol.md, "Save first"): no `fileReplaced` follows the accept.
+    pub(crate) saved_while_pending: bool,
 }
 
 /// The table of pending calls, ordered by id (so iteration, and every output that follows
@@ -61,6 +67,16 @@ impl PendingCalls {
                 && matches!(&call.request, ToolRequest::OpenDiff { tab_name: t, .. } if t == tab_name)
         })
         .next()
+    }
+
+    /// Marks every pending `openDiff` of the file `path` (normalized) as saved while pending.
+    pub(crate) fn saved_under_diffs(&mut self, path: &str) {
+        for (_, call) in &mut self.calls {
+            if matches!(&call.request, ToolRequest::OpenDiff { old_file_path, .. } if old_file_path == path)
+            {
+                call.saved_while_pending = true;
+            }
+        }
     }
 
     /// Every pending `openDiff` of `conn`, oldest first.

@@ -260,8 +260,23 @@ impl Engine {
         self.writer.clear();
         self.writer.reply(call.rpc_id.as_borrowed(), &reply);
         let conn = call.conn;
+        let rules = self
+            .conns
+            .get(call.conn)
+            .and_then(|c| c.client())
+            .and_then(|c| c.info())
+            .map_or(ide::WriteRules::CURRENT, |info| {
+                ide::WriteRules::for_version(&info.version)
+            });
+        let replaced = (!call.saved_while_pending)
+            .then(|| ide::file_replaced(&call.request, outcome, rules))
+            .flatten();
         self.service.calls_mut().remove(id);
         self.send_written(conn);
+        if let Some((path, text)) = replaced {
+            self.conns
+                .event(EngineEvent::FileReplaced { id, path, text });
+        }
         Ok(())
     }
 

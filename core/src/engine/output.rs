@@ -139,6 +139,26 @@ pub enum EngineEvent {
         /// Why.
         reason: CancelReason,
     },
+    /// The editor accepted an `openDiff` (its
+    /// [`ToolOutcome::DiffSaved`](crate::ToolOutcome::DiffSaved) was answered `FILE_SAVED`):
+    /// the CLI now writes `text` to `path`, exactly these bytes once it has (its rules for the
+    /// byte-order mark, line endings and final newline for the client's release applied:
+    /// [`written_text`](crate::ide::written_text);
+    /// it writes after its own `getDiagnostics` of the file, moments later). Replace the
+    /// document's buffer with `text` and mark it clean; a file watcher's change to these
+    /// bytes is this write, not a conflict. Not emitted for an accept that changes nothing
+    /// (answered as a refusal), nor when the editor saved the file while the diff was pending
+    /// (`documentSaved`, `documentDirtyChanged` to clean, a snapshot showing it clean): the
+    /// CLI then refuses the write, or replaces its old text within what was saved, so reload
+    /// the file from disk.
+    FileReplaced {
+        /// The `openDiff` request that was accepted.
+        id: ToolCallId,
+        /// The file (the request's `new_file_path`).
+        path: String,
+        /// Its text once the CLI wrote it.
+        text: String,
+    },
     /// The engine served a read tool (or `close_tab`, `closeAllDiffTabs`) itself, from the
     /// editor state. For status displays and logs; nothing to do.
     ToolServed {

@@ -58,6 +58,26 @@ impl Service {
     /// Applies an editor event to the state.
     pub(crate) fn apply(&mut self, event: &EditorEvent) -> StateChange {
         self.selection.invalidate();
+        // A save under a pending diff: said outright, or a dirty document turning clean (a
+        // snapshot re-opens a document with its new flags).
+        let (EditorEvent::DocumentSaved { path }
+        | EditorEvent::DocumentDirtyChanged {
+            path,
+            is_dirty: false,
+        }
+        | EditorEvent::DocumentOpened {
+            path,
+            is_dirty: false,
+            ..
+        }) = event
+        else {
+            return self.state.apply(event);
+        };
+        let path = crate::ide::normalize_path(path, self.state.path_style());
+        let was_dirty = self.state.document(&path).is_some_and(|doc| doc.is_dirty);
+        if was_dirty || !matches!(event, EditorEvent::DocumentOpened { .. }) {
+            self.calls.saved_under_diffs(&path);
+        }
         self.state.apply(event)
     }
 
@@ -179,6 +199,7 @@ impl Service {
             bytes,
             started: now,
             deadline: deadline.map(|ms| now.add_millis(ms)),
+            saved_while_pending: false,
         });
         Effect::Requested {
             id,

@@ -6,6 +6,8 @@ use crate::ide::{EditorEvent, ToolOutcome, ToolRequest};
 use crate::time::Timestamp;
 use crate::token::AuthToken;
 
+mod unsaved;
+
 const PORT: u16 = 40_000;
 
 fn token() -> AuthToken {
@@ -240,6 +242,7 @@ fn host_misuse_errs_and_leaves_the_engine_unchanged() {
 
     let saved = ToolOutcome::DiffSaved {
         final_text: "y".into(),
+        original_text: None,
     };
     engine.handle_tool_outcome(at(4), id, &saved).unwrap();
     let mut answered = Drained::default();

@@ -16,9 +16,15 @@ const VARIANTS: &[Variant<ToolOutcome>] = &[
     ("diffSaved", |o| {
         Ok(ToolOutcome::DiffSaved {
             final_text: o.string("finalText")?,
+            original_text: o.opt_string("originalText")?,
         })
     }),
     ("diffRejected", |_| Ok(ToolOutcome::DiffRejected)),
+    ("diffRefused", |o| {
+        Ok(ToolOutcome::DiffRefused {
+            reason: o.string("reason")?,
+        })
+    }),
     ("documentSaved", |_| Ok(ToolOutcome::DocumentSaved)),
     ("codeExecuted", |o| {
         Ok(ToolOutcome::CodeExecuted {

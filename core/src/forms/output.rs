@@ -54,6 +54,11 @@ fn event_members<'o>(o: Object<'o>, event: &EngineEvent) -> Object<'o> {
             .str("event", "toolCallCancelled")
             .u64("id", id.as_u64())
             .str("reason", cancel_reason(*reason)),
+        EngineEvent::FileReplaced { id, path, text } => o
+            .str("event", "fileReplaced")
+            .u64("id", id.as_u64())
+            .str("path", path)
+            .str("text", text),
         EngineEvent::ToolServed { conn, tool } => o
             .str("event", "toolServed")
             .u64("conn", conn.as_u64())
@@ -96,12 +101,17 @@ fn tool_request(out: &mut Vec<u8>, request: &ToolRequest) {
             new_file_path,
             new_file_contents,
             tab_name,
-        } => o
-            .str("tool", "openDiff")
-            .str("oldFilePath", old_file_path)
-            .str("newFilePath", new_file_path)
-            .str("newFileContents", new_file_contents)
-            .str("tabName", tab_name),
+            dirty,
+        } => {
+            let o = o
+                .str("tool", "openDiff")
+                .str("oldFilePath", old_file_path)
+                .str("newFilePath", new_file_path)
+                .str("newFileContents", new_file_contents)
+                .str("tabName", tab_name);
+            // Left out when false (`skip_serializing_if = "is_false"`).
+            if *dirty { o.bool("dirty", true) } else { o }
+        }
         ToolRequest::SaveDocument { path } => o.str("tool", "saveDocument").str("path", path),
         ToolRequest::ExecuteCode { code } => o.str("tool", "executeCode").str("code", code),
         ToolRequest::GetDiagnostics { path } => o

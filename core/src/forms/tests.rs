@@ -175,8 +175,12 @@ fn tool_outcome() -> impl Strategy<Value = ToolOutcome> {
                 line_count,
             }
         }),
-        text().prop_map(|final_text| ToolOutcome::DiffSaved { final_text }),
+        (text(), opt_text()).prop_map(|(final_text, original_text)| ToolOutcome::DiffSaved {
+            final_text,
+            original_text,
+        }),
         Just(ToolOutcome::DiffRejected),
+        text().prop_map(|reason| ToolOutcome::DiffRefused { reason }),
         Just(ToolOutcome::DocumentSaved),
         texts().prop_map(|outputs| ToolOutcome::CodeExecuted { outputs }),
         text().prop_map(|message| ToolOutcome::Failed { message }),
@@ -206,6 +210,7 @@ fn _every_variant_of_tool_outcome(outcome: &ToolOutcome) {
         ToolOutcome::FileOpened { .. }
         | ToolOutcome::DiffSaved { .. }
         | ToolOutcome::DiffRejected
+        | ToolOutcome::DiffRefused { .. }
         | ToolOutcome::DocumentSaved
         | ToolOutcome::CodeExecuted { .. }
         | ToolOutcome::Failed { .. }
@@ -346,14 +351,15 @@ fn tool_request() -> impl Strategy<Value = ToolRequest> {
                     make_frontmost: front,
                 }
             }),
-        (text(), text(), text(), text()).prop_map(|(old, new, contents, tab)| {
-            ToolRequest::OpenDiff {
+        (text(), text(), text(), text(), any::<bool>()).prop_map(
+            |(old, new, contents, tab, dirty)| ToolRequest::OpenDiff {
                 old_file_path: old,
                 new_file_path: new,
                 new_file_contents: contents,
                 tab_name: tab,
+                dirty,
             }
-        }),
+        ),
         text().prop_map(|path| ToolRequest::SaveDocument { path }),
         text().prop_map(|code| ToolRequest::ExecuteCode { code }),
         opt_text().prop_map(|path| ToolRequest::GetDiagnostics { path }),
@@ -424,10 +430,28 @@ fn event() -> impl Strategy<Value = EngineEvent> {
             id: ToolCallId::from_u64(id),
             reason,
         }),
+        (any::<u64>(), text(), text()).prop_map(|(id, path, text)| EngineEvent::FileReplaced {
+            id: ToolCallId::from_u64(id),
+            path,
+            text,
+        }),
         (conn(), prop::sample::select(ToolName::ALL.to_vec()))
             .prop_map(|(conn, tool)| EngineEvent::ToolServed { conn, tool }),
         (conn(), close_reason()).prop_map(|(conn, reason)| EngineEvent::Closed { conn, reason }),
     ]
+}
+
+/// Fails to compile when `EngineEvent` gains a variant [`event`] does not generate.
+fn _every_variant_of_engine_event(event: &EngineEvent) {
+    match event {
+        EngineEvent::Connected { .. }
+        | EngineEvent::SessionReady { .. }
+        | EngineEvent::ToolCall { .. }
+        | EngineEvent::ToolCallCancelled { .. }
+        | EngineEvent::FileReplaced { .. }
+        | EngineEvent::ToolServed { .. }
+        | EngineEvent::Closed { .. } => {}
+    }
 }
 
 fn output() -> impl Strategy<Value = Output> {
@@ -709,10 +733,15 @@ fn verdict() -> impl Strategy<Value = crate::discovery::Verdict> {
 
 /// `text` read as a `ClaudeStart` by serde and by the codec: both refuse it or both read it to
 /// the same value.
+/// The one difference the module docs name: serde also reads `env` (every field optional) from
+/// an array, which the codec refuses.
 fn same_start(text: &str) -> Result<(), TestCaseError> {
     let serde = serde_json::from_str::<crate::discovery::ClaudeStart>(text).ok();
     let ours = read::<crate::discovery::ClaudeStart>(text).ok();
-    prop_assert_eq!(serde, ours, "{}", text);
+    let env_as_array = serde_json::from_str::<Value>(text).is_ok_and(|v| v["env"].is_array());
+    if !(env_as_array && ours.is_none()) {
+        prop_assert_eq!(serde, ours, "{}", text);
+    }
     Ok(())
 }
 

@@ -29,6 +29,7 @@ mod request;
 mod result;
 mod state;
 mod tools;
+mod written;
 
 pub(crate) use answer::Answer;
 pub use catalog::{ToolName, tools_json};
@@ -44,3 +45,5 @@ pub use pull::{ReadSource, ReadSources};
 pub use request::{FileDiagnostics, OpenTab, ToolOutcome, ToolRequest};
 pub use result::ToolResult;
 pub use state::{EditorState, OpenDocument, StateChange, StateLimits};
+pub(crate) use written::file_replaced;
+pub use written::{NO_CHANGE_REASON, WriteRules, is_no_change, written_text};

@@ -125,6 +125,7 @@ mod tests {
             new_file_path: "/w/a.rs".into(),
             new_file_contents: "new\n".into(),
             tab_name: "✻ [Claude Code] a.rs (1a2b3c) ⧉".into(),
+            dirty: false,
         }
     }
 
@@ -169,6 +170,7 @@ mod tests {
     fn accepted_diff_carries_the_final_text() {
         let saved = ToolOutcome::DiffSaved {
             final_text: "new\nplus mine\n".into(),
+            original_text: None,
         };
         assert_eq!(
             wire(&open_diff(), &saved),
@@ -226,6 +228,7 @@ mod tests {
                 save(),
                 ToolOutcome::DiffSaved {
                     final_text: String::new(),
+                    original_text: None,
                 },
                 "diffSaved",
             ),

@@ -6,6 +6,7 @@
 //! ```json
 //! {"tool":"openFile","path":"/w/a.rs","preview":false,"startText":"fn main","endText":"}","selectToEndOfLine":false,"makeFrontmost":true}
 //! {"tool":"openDiff","oldFilePath":"/w/a.rs","newFilePath":"/w/a.rs","newFileContents":"fn main() {}\n","tabName":"✻ [Claude Code] a.rs (1a2b3c) ⧉"}
+//! {"tool":"openDiff","oldFilePath":"/w/a.rs","newFilePath":"/w/a.rs","newFileContents":"fn main() {}\n","tabName":"✻ [Claude Code] a.rs (1a2b3c) ⧉","dirty":true}
 //! {"tool":"saveDocument","path":"/w/a.rs"}
 //! {"tool":"executeCode","code":"print(1)"}
 //! ```
@@ -23,13 +24,16 @@
 //! {"tool":"checkDocumentDirty","path":"/w/a.rs"}
 //! ```
 //!
-//! On input `preview`, `selectToEndOfLine` (both default `false`) and `makeFrontmost`
-//! (default `true`) may be left out. Outcomes, tagged by `"outcome"`:
+//! On input `preview`, `selectToEndOfLine` (both default `false`), `makeFrontmost`
+//! (default `true`) and `dirty` (default `false`; left out on output when false) may be left
+//! out; so may a `diffSaved`'s `originalText`. Outcomes, tagged by `"outcome"`:
 //!
 //! ```json
 //! {"outcome":"fileOpened","languageId":"rust","lineCount":12}
 //! {"outcome":"diffSaved","finalText":"fn main() {}\n"}
+//! {"outcome":"diffSaved","finalText":"fn main() {}\n","originalText":"fn main() {\n}\n"}
 //! {"outcome":"diffRejected"}
+//! {"outcome":"diffRefused","reason":"a.rs has unsaved changes: save or revert them first"}
 //! {"outcome":"documentSaved"}
 //! {"outcome":"codeExecuted","outputs":["1"]}
 //! {"outcome":"failed","message":"permission denied"}
@@ -92,9 +96,15 @@ pub enum ToolRequest {
         make_frontmost: bool,
     },
     /// `openDiff`: show `new_file_contents` against `old_file_path` in a tab named
-    /// `tab_name` and wait for the user. Answer with [`ToolOutcome::DiffSaved`] or
-    /// [`ToolOutcome::DiffRejected`] (also when the user closes the tab). Never write the
-    /// file: the CLI writes it after the answer.
+    /// `tab_name` and wait for the user. Answer with [`ToolOutcome::DiffSaved`],
+    /// [`ToolOutcome::DiffRejected`] (also when the user closes the tab) or
+    /// [`ToolOutcome::DiffRefused`]. Never write the file: the CLI writes it after the answer
+    /// (then the engine emits [`Event::FileReplaced`](crate::Event::FileReplaced)).
+    ///
+    /// The CLI computed `new_file_contents` from the file **on disk** (docs/protocol.md,
+    /// "Unsaved buffers"); when the editor's document has unsaved changes, `dirty` says so
+    /// and the editor chooses: diff against its buffer (the accepted text replaces the whole
+    /// file) or refuse ([`ToolOutcome::DiffRefused`]).
     OpenDiff {
         /// The file as it is (it may not exist yet).
         old_file_path: String,
@@ -104,6 +114,12 @@ pub enum ToolRequest {
         new_file_contents: String,
         /// The diff tab's name, unique per proposal.
         tab_name: String,
+        /// `old_file_path` is open in the editor with unsaved changes (the editor's own
+        /// [`EditorEvent`](super::EditorEvent)s said so when the call came): its buffer is
+        /// not the text the proposal was made from.
+        #[serde(default, skip_serializing_if = "is_false")]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+        dirty: bool,
     },
     /// `saveDocument`: save the open document `path`. Answer with
     /// [`ToolOutcome::DocumentSaved`].
@@ -150,6 +166,14 @@ fn default_true() -> bool {
     true
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_false(flag: &bool) -> bool {
+    !*flag
+}
+
 impl ToolRequest {
     /// The tool this request carries out.
     pub fn tool(&self) -> ToolName {
@@ -193,6 +217,7 @@ impl ToolRequest {
                 new_file_path,
                 new_file_contents,
                 tab_name,
+                ..
             } => {
                 old_file_path.len() + new_file_path.len() + new_file_contents.len() + tab_name.len()
             }
@@ -209,21 +234,29 @@ impl ToolRequest {
     }
 
     /// A copy with everything answering the request needs ([`super::format_outcome`],
-    /// [`super::deadline_outcome`], the diff's tab name) but without an `openDiff`'s proposed
-    /// contents, which can be megabytes the editor already has: what the engine keeps while
-    /// the editor works on the request.
+    /// [`super::deadline_outcome`], the diff's tab name, whether the proposal starts with a
+    /// byte-order mark: [`super::written_text`]) but without the rest of an `openDiff`'s
+    /// proposed contents, which can be megabytes the editor already has: what the engine keeps
+    /// while the editor works on the request.
     pub(crate) fn for_answering(&self) -> ToolRequest {
         match self {
             ToolRequest::OpenDiff {
                 old_file_path,
                 new_file_path,
+                new_file_contents,
                 tab_name,
-                ..
+                dirty,
             } => ToolRequest::OpenDiff {
                 old_file_path: old_file_path.clone(),
                 new_file_path: new_file_path.clone(),
-                new_file_contents: String::new(),
+                new_file_contents: new_file_contents
+                    .chars()
+                    .next()
+                    .filter(|&c| c == '\u{feff}')
+                    .map(String::from)
+                    .unwrap_or_default(),
                 tab_name: tab_name.clone(),
+                dirty: *dirty,
             },
             other => other.clone(),
         }
@@ -250,14 +283,30 @@ pub enum ToolOutcome {
         line_count: Option<u32>,
     },
     /// The user accepted the diff, possibly after editing it (answers `openDiff` with
-    /// `FILE_SAVED` and `final_text`).
+    /// `FILE_SAVED` and `final_text`, and the engine emits
+    /// [`Event::FileReplaced`](crate::Event::FileReplaced)). When `original_text` is given
+    /// and `final_text` is that text (as the CLI compares them, [`super::is_no_change`]), the
+    /// accept changes nothing, which the CLI would read as a denial: the engine answers it
+    /// as a refusal instead, so the user decides in the terminal.
     DiffSaved {
         /// The complete accepted text.
         final_text: String,
+        /// The file's text on disk when the diff was shown (the diff's left side; empty for a
+        /// file that does not exist, as the CLI reads it), if the editor read it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        original_text: Option<String>,
     },
     /// The user rejected the diff or closed its tab (answers `openDiff` with
     /// `DIFF_REJECTED` and the tab name; never `TAB_CLOSED`, which the CLI reads as accept).
     DiffRejected,
+    /// The editor will not show this diff (a document with unsaved changes it does not want
+    /// to diff against, say). Answers `openDiff` with an error result holding `reason`: the
+    /// CLI logs `IDE diff view failed: <reason>` and leaves the decision to its own terminal
+    /// prompt (the model does not see the reason; show it to the user in the editor).
+    DiffRefused {
+        /// Why, for the user (and the CLI's debug log).
+        reason: String,
+    },
     /// The document was saved (answers `saveDocument`).
     DocumentSaved,
     /// The code ran (answers `executeCode`); one text item per output.
@@ -357,6 +406,7 @@ impl ToolOutcome {
             ToolOutcome::FileOpened { .. } => "fileOpened",
             ToolOutcome::DiffSaved { .. } => "diffSaved",
             ToolOutcome::DiffRejected => "diffRejected",
+            ToolOutcome::DiffRefused { .. } => "diffRefused",
             ToolOutcome::DocumentSaved => "documentSaved",
             ToolOutcome::CodeExecuted { .. } => "codeExecuted",
             ToolOutcome::Failed { .. } => "failed",

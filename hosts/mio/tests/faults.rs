@@ -79,6 +79,7 @@ fn a_client_vanishing_mid_open_diff_cancels_it() {
     assert_eq!(reason, CloseReason::TransportClosed);
     let outcome = ToolOutcome::DiffSaved {
         final_text: "new".into(),
+        original_text: None,
     };
     assert!(
         served.answer(call, outcome).is_err(),
@@ -390,6 +391,7 @@ fn only_the_departing_clients_diffs_are_cancelled() {
     assert_eq!(cancelled, [gone_a, gone_b]);
     let outcome = ToolOutcome::DiffSaved {
         final_text: "new, edited".into(),
+        original_text: None,
     };
     served.answer(kept, outcome).unwrap();
     assert_eq!(

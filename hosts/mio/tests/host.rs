@@ -76,6 +76,7 @@ impl Running {
                     {
                         let outcome = ToolOutcome::DiffSaved {
                             final_text: new_file_contents.clone(),
+                            original_text: None,
                         };
                         host.handle_tool_outcome(*id, &outcome).unwrap();
                     }

@@ -9,8 +9,10 @@
 //! ids from core), makes the first one active, and serves until its stdin closes. Every read
 //! tool is pulled (`Config::reads`): claude's reads come here as tool calls, like its writes.
 //! Each tool call is answered on tokio's blocking pool through the call's oneshot, from the
-//! buffer store: `openDiff` by the `--diff` policy (`reject` unless told otherwise; an accepted
-//! diff replaces the buffer, and the CLI writes the file itself), `openFile` and
+//! buffer store: `openDiff` by the `--diff` policy (`reject` unless told otherwise; an accept
+//! carries the buffer as the diff's original, and one that would change nothing is refused; the
+//! CLI writes the file itself, and the engine's `fileReplaced` event, the bytes the file then
+//! holds, replaces the buffer), `openFile` and
 //! `saveDocument` from the buffers, `getDiagnostics`
 //! from a check of the buffers (trailing whitespace, where an editor with a language server
 //! asks it for the file), `checkDocumentDirty` by comparing a buffer with its file,
@@ -31,7 +33,9 @@
 #[path = "buffer_editor/files.rs"]
 mod files;
 
-use idelink_core::ide::{Diagnostic, FileDiagnostics, OpenTab, Position, Range, Severity};
+use idelink_core::ide::{
+    Diagnostic, FileDiagnostics, NO_CHANGE_REASON, OpenTab, Position, Range, Severity, is_no_change,
+};
 use idelink_core::language::language_id;
 use idelink_core::{EditorEvent, EngineEvent, ReadSource, ReadSources, ToolOutcome, ToolRequest};
 use idelink_tokio::{Host, HostConfig, HostEvent, LockPlacement};
@@ -156,6 +160,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     if let Some(line) = status_line(&event) {
                         println!("{line}");
                     }
+                    // The file now holds exactly this text: the buffer takes it, with no
+                    // conflict to resolve.
+                    if let EngineEvent::FileReplaced { path, text, .. } = event {
+                        lock(&store).buffers.insert(path, text);
+                    }
                 }
                 Some(HostEvent::HandshakesClosed { count, last }) => {
                     let last = shown(&last.to_string());
@@ -203,16 +212,21 @@ fn answer(request: ToolRequest, store: &Shared, accept: bool) -> ToolOutcome {
             new_file_contents,
             ..
         } if accept => {
-            let mut store = lock(store);
+            let store = lock(store);
             if !files::inside(&store.workspace, &new_file_path) {
                 println!("rejected {}: outside the workspace", shown(&new_file_path));
                 return ToolOutcome::DiffRejected;
             }
-            store
-                .buffers
-                .insert(new_file_path, new_file_contents.clone());
+            let original = store.buffers.get(&new_file_path).cloned();
+            if is_no_change(original.as_deref(), &new_file_contents, &new_file_contents) {
+                println!("not accepted {}: it changes nothing", shown(&new_file_path));
+                return ToolOutcome::DiffRefused {
+                    reason: NO_CHANGE_REASON.to_owned(),
+                };
+            }
             ToolOutcome::DiffSaved {
                 final_text: new_file_contents,
+                original_text: original,
             }
         }
         ToolRequest::OpenDiff { .. } => ToolOutcome::DiffRejected,
@@ -386,6 +400,11 @@ fn status_line(event: &EngineEvent) -> Option<String> {
             )
         }
         EngineEvent::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
+        EngineEvent::FileReplaced { id, path, text } => format!(
+            "{id} {} now holds the accepted text ({} bytes)",
+            shown(path),
+            text.len()
+        ),
         EngineEvent::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
         EngineEvent::Closed { conn, reason } => {
             format!("{conn} closed: {}", shown(&reason.to_string()))

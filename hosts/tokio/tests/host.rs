@@ -143,6 +143,7 @@ async fn a_tool_call_is_answered_through_its_oneshot_and_selection_is_pushed() {
     tokio::spawn(async move {
         reply.send(ToolOutcome::DiffSaved {
             final_text: new_file_contents,
+            original_text: None,
         });
     });
     let saved = answer.await.unwrap();

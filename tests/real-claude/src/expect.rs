@@ -20,6 +20,13 @@ const SHORT_REJECTION: Version = (2, 1, 329);
 /// the create test: 2.1.328 drops it, 2.1.329 keeps it).
 const KEEPS_FINAL_NEWLINE: Version = (2, 1, 329);
 
+/// The first release that writes an accepted `openDiff`'s text with today's rules: a
+/// byte-order mark the answer lost is put back (its bundle has
+/// `P.charCodeAt(0)===65279?$Gt(D,N[1].text):N[1].text`, 2.1.328's `B[1].text`), and the final
+/// newline is written as answered (2.1.316 wrote a final `\r\n` the answer did not have: the
+/// replaced test).
+const WRITES_AS_ANSWERED: Version = (2, 1, 329);
+
 /// The per-version expectations the tests read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expectations {
@@ -32,6 +39,10 @@ pub struct Expectations {
     /// Whether a file the CLI creates through an accepted `openDiff` keeps the final newline
     /// of the text idelink answered.
     pub created_file_keeps_final_newline: bool,
+    /// Whether the CLI puts back a byte-order mark the accepted text lost and writes its final
+    /// newline as answered (2.1.329 on); before, no mark is put back and the file keeps the
+    /// final newline it had.
+    pub writes_accept_as_answered: bool,
 }
 
 impl Expectations {
@@ -50,6 +61,7 @@ impl Expectations {
                 "User rejected update to"
             },
             created_file_keeps_final_newline: version >= KEEPS_FINAL_NEWLINE,
+            writes_accept_as_answered: version >= WRITES_AS_ANSWERED,
         }
     }
 
@@ -106,6 +118,8 @@ mod tests {
         assert_eq!(between.created_file("a\n"), "a");
         assert!(!Expectations::for_version("2.1.328").created_file_keeps_final_newline);
         assert!(Expectations::for_version("2.1.329").created_file_keeps_final_newline);
+        assert!(!Expectations::for_version("2.1.328").writes_accept_as_answered);
+        assert!(Expectations::for_version("2.1.329").writes_accept_as_answered);
     }
 
     #[test]

@@ -27,9 +27,10 @@ pub struct Job {
 pub struct Prepared {
     /// The call it answers.
     pub id: ToolCallId,
-    /// The diff (or summary) to show, or why the proposal cannot be reviewed (the call then
-    /// fails with that message).
-    pub view: Result<View, String>,
+    /// The diff (or summary) to show and the file's text it was made from (empty for a file
+    /// that does not exist, as the CLI reads it: the accept's `originalText`), or why the
+    /// proposal cannot be reviewed (the call then fails with that message).
+    pub view: Result<(View, String), String>,
 }
 
 /// The loop's handle on the worker.
@@ -68,15 +69,16 @@ impl Preparer {
     }
 }
 
-/// The file on disk (a regular file, or none yet) diffed against the proposal.
-fn prepare(job: &Job) -> Result<View, String> {
+/// The file on disk (a regular file, or none yet) diffed against the proposal, and its text.
+fn prepare(job: &Job) -> Result<(View, String), String> {
     let old = read_regular(Path::new(&job.path), MAX_FILE_BYTES)?
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-    Ok(diff_view::render(
+    let view = diff_view::render(
         &job.label,
         old.as_deref(),
         &job.proposed,
         job.colour,
         &Limits::DEFAULT,
-    ))
+    );
+    Ok((view, old.unwrap_or_default()))
 }

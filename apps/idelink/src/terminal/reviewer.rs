@@ -37,6 +37,9 @@ pub struct Reviewer {
     editing: Option<ToolCallId>,
     /// The diff on screen and its file's label, to show again (`d`).
     shown_diff: Option<(String, String)>,
+    /// The text of the file on screen as the diff was made from it (empty for a new file):
+    /// an accept's `originalText`.
+    shown_original: Option<String>,
 }
 
 impl Reviewer {
@@ -50,6 +53,7 @@ impl Reviewer {
             preparing: None,
             editing: None,
             shown_diff: None,
+            shown_original: None,
         })
     }
 
@@ -139,10 +143,11 @@ impl Reviewer {
         let id = current.id;
         let label = relative(&current.path, &self.workspace).to_owned();
         match prepared.view {
-            Ok(view) => {
+            Ok((view, original)) => {
                 screen.show(&view.text);
                 self.ask(id, &label, view.whole, screen);
                 self.shown_diff = Some((view.text, label));
+                self.shown_original = Some(original);
             }
             Err(message) => {
                 editor.finish_current();
@@ -198,10 +203,12 @@ impl Reviewer {
                 let label = relative(&current.path, &self.workspace).to_owned();
                 match result {
                     Ok(final_text) => {
+                        let proposed = current.proposed.clone();
                         editor.finish_current();
                         self.shown = None;
-                        screen.say(&format!("{id} accepted (edited): {label}"));
-                        answer(host, screen, id, &ToolOutcome::DiffSaved { final_text });
+                        let outcome = self.accept(&proposed, final_text);
+                        screen.say(&format!("{id} {}: {label}", verdict(&outcome, "(edited)")));
+                        answer(host, screen, id, &outcome);
                     }
                     Err(e) => {
                         screen.say(&format!("edit failed ({e}); the proposal is still open"));
@@ -292,9 +299,9 @@ impl Reviewer {
                 screen.say(&review::summary_accept_refused());
                 return;
             }
-            Some(Choice::Accept | Choice::AcceptUnseen) => ToolOutcome::DiffSaved {
-                final_text: current.proposed.to_string(),
-            },
+            Some(Choice::Accept | Choice::AcceptUnseen) => {
+                self.accept(&current.proposed, current.proposed.to_string())
+            }
             Some(Choice::Reject) => ToolOutcome::DiffRejected,
             Some(Choice::Edit) => {
                 if let Some(keyboard) = self.keyboard.as_mut() {
@@ -317,12 +324,25 @@ impl Reviewer {
         editor.finish_current();
         self.shown = None;
         screen.withdraw();
-        let verdict = match &outcome {
-            ToolOutcome::DiffSaved { .. } => "accepted",
-            _ => "rejected",
-        };
-        screen.say(&format!("{id} {verdict}: {label}"));
+        screen.say(&format!("{id} {}: {label}", verdict(&outcome, "")));
         answer(host, screen, id, &outcome);
+    }
+
+    /// The outcome of accepting `proposed` as `final_text` for the file on screen:
+    /// [`WorkspaceEditor::accept`] with the text the diff was made from.
+    fn accept(&mut self, proposed: &str, final_text: String) -> ToolOutcome {
+        WorkspaceEditor::accept(self.shown_original.take(), proposed, final_text)
+    }
+}
+
+/// What the status line says of `outcome`: accepted (with `how`), rejected, or why it was
+/// not accepted after all.
+fn verdict(outcome: &ToolOutcome, how: &str) -> String {
+    match outcome {
+        ToolOutcome::DiffSaved { .. } if how.is_empty() => "accepted".to_owned(),
+        ToolOutcome::DiffSaved { .. } => format!("accepted {how}"),
+        ToolOutcome::DiffRefused { reason } => format!("not accepted: {reason}"),
+        _ => "rejected".to_owned(),
     }
 }
 

@@ -87,6 +87,9 @@ pub fn run(
                             ToolOutcome::DiffRejected => {
                                 screen.say(&format!("{id} rejected (--diff reject)"));
                             }
+                            ToolOutcome::DiffRefused { reason } => {
+                                screen.say(&format!("{id} not accepted: {reason}"));
+                            }
                             ToolOutcome::Failed { message } => {
                                 screen.say(&format!("{id} failed: {message}"));
                             }

@@ -24,6 +24,11 @@ pub fn line(event: &EngineEvent, workspace: &str) -> Option<String> {
             format!("{conn} {} ({id})", describe(request, workspace))
         }
         EngineEvent::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
+        EngineEvent::FileReplaced { id, path, text } => format!(
+            "{id} {} now holds the accepted text ({} bytes)",
+            relative(path, workspace),
+            text.len()
+        ),
         EngineEvent::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
         EngineEvent::Closed { conn, reason } => format!("{conn} closed: {reason}"),
         _ => return None,

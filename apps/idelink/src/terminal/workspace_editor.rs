@@ -3,6 +3,7 @@
 
 use super::file_read::{MAX_FILE_BYTES, read_regular};
 use clap::ValueEnum;
+use idelink_core::ide::{NO_CHANGE_REASON, is_no_change};
 use idelink_core::{EditorEvent, ToolCallId, ToolOutcome, ToolRequest};
 use std::collections::VecDeque;
 use std::path::Path;
@@ -62,12 +63,24 @@ impl WorkspaceEditor {
                 new_file_contents,
                 ..
             } => match self.policy {
-                DiffPolicy::Accept => Decision::Answer(
-                    Vec::new(),
-                    ToolOutcome::DiffSaved {
-                        final_text: new_file_contents,
-                    },
-                ),
+                DiffPolicy::Accept => {
+                    let original = match read_regular(Path::new(&new_file_path), MAX_FILE_BYTES) {
+                        // A file that does not exist is read as empty, as the CLI reads it.
+                        Ok(bytes) => Some(
+                            bytes
+                                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                                .unwrap_or_default(),
+                        ),
+                        Err(message) => {
+                            return Decision::Answer(Vec::new(), ToolOutcome::Failed { message });
+                        }
+                    };
+                    let proposed = new_file_contents.clone();
+                    Decision::Answer(
+                        Vec::new(),
+                        WorkspaceEditor::accept(original, &proposed, new_file_contents),
+                    )
+                }
                 DiffPolicy::Reject => Decision::Answer(Vec::new(), ToolOutcome::DiffRejected),
                 DiffPolicy::Ask => {
                     self.queue.push_back(PendingDiff {
@@ -94,6 +107,23 @@ impl WorkspaceEditor {
                         .to_owned(),
                 },
             ),
+        }
+    }
+
+    /// The outcome of accepting `proposed` as `final_text` for a file whose text on disk is
+    /// `original` (empty: it does not exist; none: not read): `diffSaved` with the original,
+    /// or, when the accept
+    /// changes nothing ([`is_no_change`]: the CLI would read it as "User denied via IDE"), a
+    /// refusal that says so, which leaves the decision to claude's own prompt.
+    pub fn accept(original: Option<String>, proposed: &str, final_text: String) -> ToolOutcome {
+        if is_no_change(original.as_deref(), proposed, &final_text) {
+            return ToolOutcome::DiffRefused {
+                reason: NO_CHANGE_REASON.to_owned(),
+            };
+        }
+        ToolOutcome::DiffSaved {
+            final_text,
+            original_text: original,
         }
     }
 
@@ -154,6 +184,7 @@ mod tests {
             new_file_path: path.into(),
             new_file_contents: contents.into(),
             tab_name: "t".into(),
+            dirty: false,
         }
     }
 
@@ -166,7 +197,8 @@ mod tests {
             Decision::Answer(
                 Vec::new(),
                 ToolOutcome::DiffSaved {
-                    final_text: "new".into()
+                    final_text: "new".into(),
+                    original_text: Some(String::new()),
                 }
             )
         );
@@ -176,6 +208,39 @@ mod tests {
             reject.on_tool_call(id, diff("/w/x.rs", "new")),
             Decision::Answer(Vec::new(), ToolOutcome::DiffRejected)
         );
+    }
+
+    /// `--diff accept` of a proposal that is the file's own text would be read by claude as a
+    /// denial: it is refused instead, and an accept of a change carries the file's text.
+    #[test]
+    fn accepting_the_files_own_text_is_refused_and_a_change_carries_the_original() {
+        let dir = std::env::temp_dir().join(format!("idelink-same-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("same.txt");
+        std::fs::write(&file, "same\r\n").unwrap();
+        let path = file.to_str().unwrap().to_owned();
+        let id = ToolCallId::from_u64(1);
+        let mut accept = WorkspaceEditor::new(DiffPolicy::Accept);
+        assert_eq!(
+            accept.on_tool_call(id, diff(&path, "same\n")),
+            Decision::Answer(
+                Vec::new(),
+                ToolOutcome::DiffRefused {
+                    reason: NO_CHANGE_REASON.to_owned()
+                }
+            )
+        );
+        assert_eq!(
+            accept.on_tool_call(id, diff(&path, "changed\n")),
+            Decision::Answer(
+                Vec::new(),
+                ToolOutcome::DiffSaved {
+                    final_text: "changed\n".into(),
+                    original_text: Some("same\r\n".into()),
+                }
+            )
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

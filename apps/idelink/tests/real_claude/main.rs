@@ -25,6 +25,7 @@ mod idelink_claude;
 mod neovim;
 mod neovim_plugin;
 mod slow_start;
+mod unsaved;
 
 use idelink::Serve;
 use idelink_real_claude::fake_api::FINAL_TEXT;

@@ -1,6 +1,7 @@
 //! frame_editor (the C++ example) against the real-socket test client: the handshake with the
 //! token from its lock file, a selection it publishes pushed to the client, an `openDiff`
-//! accepted with text the user added, another rejected, and the lock removed on exit.
+//! accepted with text the user added (and the `fileReplaced` that follows), another rejected,
+//! and the lock removed on exit.
 //!
 //! ctest runs it: `frame_editor_client <path to frame_editor>`; exits non-zero on a failure.
 #![expect(
@@ -69,6 +70,15 @@ fn main() {
     let answer = client.response(id).unwrap();
     let kept = format!("{PROPOSED}added in the editor\n");
     assert_eq!(texts(&answer), ["FILE_SAVED", kept.as_str()], "{answer}");
+    // The engine's fileReplaced: the file's text once the CLI wrote it (the accept carried the
+    // file's text as the original, so it is not a no-change).
+    editor.wait_line(
+        before,
+        &format!(
+            "call#1 greeting.txt now holds the accepted text ({} bytes)",
+            kept.len()
+        ),
+    );
 
     // openDiff, rejected.
     let before = editor.lines().len();

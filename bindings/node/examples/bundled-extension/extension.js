@@ -50,6 +50,10 @@ async function activate(folder, editor, settings = {}) {
         const { name, version, protocolVersion } = event.client;
         const pid = event.clientPid === null ? '' : `, pid ${event.clientPid}`;
         editor.log(`session ready: ${shown(name)} ${shown(version)}${pid} (MCP ${shown(protocolVersion)})`);
+      } else if (event.event === 'fileReplaced') {
+        // The file now holds exactly this text (the CLI wrote it): an editor replaces the
+        // document's buffer with it and marks it clean, with no "changed on disk" prompt.
+        editor.replaced(event.path, event.text);
       }
     },
     async onToolCall(request) {
@@ -61,6 +65,13 @@ async function activate(folder, editor, settings = {}) {
           if (!acceptDiffs) {
             editor.log(`diff for ${shown(request.newFilePath)} rejected`);
             return { outcome: 'diffRejected' };
+          }
+          if (request.dirty) {
+            // The CLI made the proposal from the file on disk, not from the unsaved buffer:
+            // this example refuses rather than diff against text the user has not saved (the
+            // CLI then asks in its own terminal; the reason goes to its debug log).
+            editor.log(`diff for ${shown(request.newFilePath)} refused: unsaved changes`);
+            return { outcome: 'diffRefused', reason: 'the document has unsaved changes in the editor: save or revert them, then answer in the terminal' };
           }
           editor.log(`diff for ${shown(request.newFilePath)} accepted as proposed`);
           return { outcome: 'diffSaved', finalText: request.newFileContents };
@@ -105,6 +116,7 @@ if (require.main === module) {
   const file = `${folder}/README.md`;
   const editor = {
     log: (line) => console.log(line),
+    replaced: (path, text) => console.log(`${shown(path)} now holds the accepted text (${Buffer.byteLength(text)} bytes)`),
     selection: () => ({
       path: file,
       text: 'hello',

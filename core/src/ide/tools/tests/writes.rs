@@ -14,6 +14,7 @@ fn the_kept_copy_answers_exactly_as_the_request() {
             old_file_path: "/w/a.rs".into(),
             new_file_path: "/w/a.rs".into(),
             new_file_contents: "fn main() {}\n".repeat(1000),
+            dirty: true,
             tab_name: "✻ [Claude Code] a.rs (1) ⧉".into(),
         },
         ToolRequest::OpenFile {
@@ -32,6 +33,7 @@ fn the_kept_copy_answers_exactly_as_the_request() {
     let outcomes = [
         ToolOutcome::DiffSaved {
             final_text: "x".into(),
+            original_text: None,
         },
         ToolOutcome::DiffRejected,
         ToolOutcome::FileOpened {
@@ -177,6 +179,7 @@ fn open_diff_needs_all_four_strings() {
             new_file_path: "C:/w/a.rs".into(),
             new_file_contents: String::new(),
             tab_name: "t".into(),
+            dirty: false,
         })
     );
     let full = [
