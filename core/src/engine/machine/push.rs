@@ -5,7 +5,6 @@ use crate::engine::calls::PendingCall;
 use crate::engine::connection::Connection;
 use crate::engine::output::{CancelReason, CloseReason, ConnId, Event};
 use crate::engine::writer::Reply;
-use crate::ide::{AtMentioned, NoFileSelected, SelectionChanged};
 
 use super::Engine;
 
@@ -15,9 +14,8 @@ impl Engine {
         self.send_selection(Some(conn));
         for mention in self.pushes.take_mentions() {
             self.writer.clear();
-            if self.writer.notification(AtMentioned::METHOD, &mention) {
-                self.push_written(conn);
-            }
+            self.writer.at_mentioned(&mention);
+            self.push_written(conn);
         }
         if let Some(session) = self.conns.get(conn).and_then(Connection::client)
             && let Some(client) = session.info().cloned()
@@ -43,9 +41,10 @@ impl Engine {
                 self.writer.selection_changed(&params);
                 true
             }
-            None if to.is_none() => self
-                .writer
-                .notification(SelectionChanged::METHOD, &NoFileSelected::PARAMS),
+            None if to.is_none() => {
+                self.writer.no_file_selected();
+                true
+            }
             None => return,
         };
         if !written {
