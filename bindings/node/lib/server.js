@@ -17,7 +17,7 @@ const util = require('node:util');
 const { lockRewrittenFor, lockRewrittenForSnapshot, pumpPolicy } = require('./addon.js');
 const { Engine } = require('./engine.js');
 const { LockFileGuard, defaultLockDir, prepareDir } = require('./lock.js');
-const { ResumeRecordKeeper, findResumable, resumeUnsupported } = require('./resume.js');
+const { ResumeRecordKeeper, findResumable } = require('./resume.js');
 
 function now() {
   return performance.now();
@@ -60,9 +60,7 @@ async function bound(port) {
  */
 async function listen(options) {
   let why = null;
-  if (options.resume && options.lockDir !== null && resumeUnsupported !== null) {
-    why = resumeUnsupported;
-  } else if (options.resume && options.lockDir !== null) {
+  if (options.resume && options.lockDir !== null) {
     const dir = options.lockDir ?? defaultLockDir();
     prepareDir(dir);
     const found = findResumable(dir, options.ideName, options.workspaceFolders);
@@ -156,7 +154,7 @@ class IdeServer {
         runningInWindows: options.runningInWindows ?? false,
       };
       this.#lock = new LockFileGuard(dir, this.port, fields);
-      if (options.resume && resumeUnsupported === null) {
+      if (options.resume) {
         try {
           this.#record = new ResumeRecordKeeper(dir, this.port, fields);
         } catch (err) {

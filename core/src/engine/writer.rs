@@ -3,7 +3,7 @@
 //! finished, and the engine's own notifications. One reused buffer, so steady traffic does not
 //! allocate.
 
-use crate::ide::{Answer, AtMentioned, NoFileSelected, Position, SelectionChanged, ToolResult};
+use crate::ide::{Answer, AtMentioned, Position, SelectionChanged, ToolResult};
 use crate::mcp::McpResult;
 use crate::rpc::{self, RequestId, RpcError};
 use crate::ws::ServerHeader;
@@ -183,7 +183,7 @@ impl Writer {
         self.ends.push(self.json.len());
     }
 
-    /// Writes `selection_changed` with [`NoFileSelected::PARAMS`]: the bytes serde_json
+    /// Writes `selection_changed` with [`crate::ide::NoFileSelected::PARAMS`]: the bytes serde_json
     /// writes for them.
     pub(crate) fn no_file_selected(&mut self) {
         self.begin();
@@ -354,6 +354,7 @@ mod tests {
 
     #[test]
     fn no_file_selected_is_written_as_it_serializes() {
+        use crate::ide::NoFileSelected;
         let mut ours = Writer::default();
         ours.no_file_selected();
         let mut theirs = Writer::default();

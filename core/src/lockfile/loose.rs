@@ -180,32 +180,16 @@ impl LooseReader<'_> {
         Ok(value)
     }
 
-    /// A number (RFC 8259 §6), read as serde_json reads it: its integer digits into a `u64`
-    /// while they fit, refused when its value would be an infinite `f64`.
+    /// A number (RFC 8259 §6), read as serde_json reads it: an integer that fits a `u64` as
+    /// one, any other refused when its value would be an infinite `f64`.
     fn number(&mut self) -> Result<Loose, LockFileError> {
         let start = self.at;
-        let positive = self.peek() != Some(b'-');
-        if !positive {
+        if self.peek() == Some(b'-') {
             self.at += 1;
         }
-        let mut significand: u64 = 0;
-        let mut fits = true;
         match self.next() {
             Some(b'0') if self.peek_digit().is_some() => return Err(self.peek_error()),
-            Some(b'0') => {}
-            Some(digit @ b'1'..=b'9') => {
-                significand = u64::from(digit - b'0');
-                while let Some(digit) = self.peek_digit() {
-                    self.at += 1;
-                    match significand
-                        .checked_mul(10)
-                        .and_then(|more| more.checked_add(u64::from(digit - b'0')))
-                    {
-                        Some(more) if fits => significand = more,
-                        _ => fits = false,
-                    }
-                }
-            }
+            Some(b'0'..=b'9') => self.digits(),
             _ => return Err(self.error()),
         }
         let mut whole = true;
@@ -215,9 +199,7 @@ impl LooseReader<'_> {
             if self.peek_digit().is_none() {
                 return Err(self.peek_error());
             }
-            while self.peek_digit().is_some() {
-                self.at += 1;
-            }
+            self.digits();
         }
         if let Some(b'e' | b'E') = self.peek() {
             whole = false;
@@ -241,24 +223,23 @@ impl LooseReader<'_> {
                     if positive_exponent && !zero_significand(&self.bytes[start..self.at]) {
                         return Err(self.error());
                     }
-                    while self.peek_digit().is_some() {
-                        self.at += 1;
-                    }
+                    self.digits();
                     return Ok(Loose::Other);
                 };
                 exponent = more;
             }
         }
-        if whole && fits {
-            return Ok(if positive {
-                Loose::Unsigned(significand)
-            } else {
-                Loose::Other
-            });
-        }
-        match self.text.get(start..self.at) {
-            Some(raw) if crate::json::in_range(raw) => Ok(Loose::Other),
+        let raw = self.text.get(start..self.at).unwrap_or_default();
+        match raw.parse() {
+            Ok(unsigned) if whole => Ok(Loose::Unsigned(unsigned)),
+            _ if crate::json::in_range(raw) => Ok(Loose::Other),
             _ => Err(self.error()),
+        }
+    }
+
+    fn digits(&mut self) {
+        while self.peek_digit().is_some() {
+            self.at += 1;
         }
     }
 
