@@ -555,10 +555,10 @@ mod tests {
         }
     }
 
-    /// The one difference from `Value`: serde_json's raw-value token with a value that is not
-    /// a string is refused just the same, but the error's column is the object's end, not the
-    /// value's (the value is read whole before it is refused, so that no "expected a string"
-    /// error, and the float formatting behind serde's messages, is linked).
+    /// The one difference from `Value`, kept from the serde_json-based reader this replaced:
+    /// serde_json's raw-value token with a value that is not a string is refused just the
+    /// same, but the error's column is the object's end, not the value's (the value is read
+    /// whole before it is refused).
     #[test]
     fn a_raw_value_token_without_a_string_is_refused() {
         let token = "$serde_json::private::RawValue";
