@@ -69,10 +69,7 @@ impl LockFile {
     /// `workspaceFolders` (strings), `ideName` and `authToken` are required; `transport`, when
     /// present, must be `"ws"`; `runningInWindows`, when present, must be a boolean.
     pub fn parse(text: &str) -> Result<LockFile, LockFileError> {
-        let object: Loose = serde_json::from_str(text).map_err(|e| LockFileError::InvalidJson {
-            line: e.line(),
-            column: e.column(),
-        })?;
+        let object = Loose::read(text)?;
         if !matches!(object, Loose::Object(_)) {
             return Err(LockFileError::NotAnObject);
         }

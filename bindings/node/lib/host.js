@@ -17,7 +17,7 @@ const util = require('node:util');
 const { lockRewrittenFor, lockRewrittenForSnapshot, pumpPolicy } = require('./addon.js');
 const { Engine } = require('./engine.js');
 const { LockFileGuard, defaultLockDir, prepareDir } = require('./lock.js');
-const { ResumeRecordKeeper, findResumable, resumeUnsupported } = require('./resume.js');
+const { ResumeRecordKeeper, findResumable } = require('./resume.js');
 
 function now() {
   return performance.now();
@@ -60,9 +60,7 @@ async function bound(port) {
  */
 async function listen(config, lockDir) {
   let why = null;
-  if (config.resume && lockDir !== null && resumeUnsupported !== null) {
-    why = resumeUnsupported;
-  } else if (config.resume && lockDir !== null) {
+  if (config.resume && lockDir !== null) {
     prepareDir(lockDir);
     const found = findResumable(lockDir, config.ideName, config.workspaceFolders);
     if (found.why === undefined) {
@@ -165,7 +163,7 @@ class Host {
         runningInWindows: config.runningInWindows ?? false,
       };
       this.#lock = new LockFileGuard(lockDir, this.port, fields);
-      if (config.resume && resumeUnsupported === null) {
+      if (config.resume) {
         try {
           this.#record = new ResumeRecordKeeper(lockDir, this.port, fields);
         } catch (err) {

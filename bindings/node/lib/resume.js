@@ -12,9 +12,8 @@
 // there are no uids (Windows) Node cannot read a file's ACL, so every record counts as not
 // private there and a Node host on Windows always starts fresh.
 //
-// The rules come from the native addon only: the WebAssembly fallback (./wasm.js) does not carry
-// them (every browser page downloads that module, and its size budget has no room for rules only
-// a Node host uses), so a server on the fallback starts fresh and says so.
+// The rules come from whichever engine runs (./addon.js): the native addon or the WebAssembly
+// fallback (./wasm.js), which carries the same functions.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -188,10 +187,4 @@ class ResumeRecordKeeper {
   }
 }
 
-/** Why this process cannot resume, or null when it can (the native addon carries the rules). */
-const resumeUnsupported =
-  typeof resumeRecordPort === 'function'
-    ? null
-    : `resume needs the native addon; this process runs the ${addon.binding.kind} engine (${addon.binding.reason})`;
-
-module.exports = { ResumeRecordKeeper, findResumable, resumeUnsupported };
+module.exports = { ResumeRecordKeeper, findResumable };

@@ -82,6 +82,15 @@ function wasmBinding(w) {
     lockDirComponents: (configDir, home) => w.lockDirComponents(configDir, home),
     judgeConfigDir: (dir, f, me) => w.judgeConfigDir(dir, f.kind, f.owner, f.mode, me) ?? null,
     judgeLockDir: (dir, f, me) => w.judgeLockDir(dir, f.kind, f.owner, f.mode, me) ?? null,
+    resumeRecordFileName: (port) => w.resumeRecordFileName(port),
+    resumeRecordPort: (name) => w.resumeRecordPort(name) ?? null,
+    resumeRecordJson: (port, running, atMs, lockJson) => w.resumeRecordJson(port, running, atMs, lockJson),
+    resumeRecordFor: (body, ideName, folders) => w.resumeRecordFor(body, ideName, folders),
+    judgeResumeFile: (kind, owner, mode, me) => w.judgeResumeFile(kind, owner, mode, me) ?? null,
+    mayResume: (body, nowMs, alive, lockAtPort) => w.mayResume(body, nowMs, alive, lockAtPort) ?? null,
+    resumeLeftover: (body, ideName, folders, nowMs, alive) =>
+      w.resumeLeftover(body, ideName, folders, nowMs, alive),
+    resumeHeartbeatDue: (writtenMs, nowMs) => w.resumeHeartbeatDue(writtenMs, nowMs),
     pumpPolicy(pauseReadsAtBytes) {
       const policy = new w.PumpPolicy(pauseReadsAtBytes ?? undefined);
       try {

@@ -84,8 +84,8 @@ test('in an IDE terminal without a named port the lock owner must be an ancestor
 });
 
 test('a malformed start is refused, naming what is wrong', () => {
-  assert.throws(() => discover({ cwd: '/p', locks: [], lockz: 1 }), /^Error: invalid start: unknown field `lockz`/);
-  assert.throws(() => discover({ locks: [] }), /^Error: invalid start: missing field `cwd`/);
-  assert.throws(() => discover({ cwd: '/p', locks: [{ port: 70000, workspaceFolders: [] }] }), /^Error: invalid start: /);
-  assert.throws(() => discover('/p'), /start must be an object in its JSON form/);
+  assert.throws(() => discover({ cwd: '/p', locks: [], lockz: 1 }), /^Error: start: unknown field `lockz`/);
+  assert.throws(() => discover({ locks: [] }), /^Error: start: missing field `cwd`/);
+  assert.throws(() => discover({ cwd: '/p', locks: [{ port: 70000, workspaceFolders: [] }] }), /^Error: start: /);
+  assert.throws(() => discover('/p'), /start must be a plain object/);
 });

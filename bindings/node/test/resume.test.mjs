@@ -20,8 +20,6 @@ const DEADLINE_MS = 5000;
 const DEAD_PID = 2 ** 31 - 1;
 const TOKEN = '0123456789abcdef0123456789abcdef';
 const unix = process.platform !== 'win32';
-/** The rules are the native addon's; on the WebAssembly fallback a server starts fresh. */
-const native = addon.binding.kind === 'native';
 
 const base = mkdtempSync(join(tmpdir(), 'idelink-resume-'));
 after(() => rmSync(base, { recursive: true, force: true }));
@@ -78,7 +76,7 @@ function plant(dir, port, { running = false, pid = DEAD_PID, mode = 0o600 } = {}
   return file;
 }
 
-test('a server closed and started again takes back its port and token', { skip: !unix || !native }, async () => {
+test('a server closed and started again takes back its port and token', { skip: !unix }, async () => {
   const dir = lockDir();
   const first = await startHost(options(dir));
   assert.equal(first.resumed, false);
@@ -102,7 +100,7 @@ test('a server closed and started again takes back its port and token', { skip: 
 
 test('without resume no record is kept and none is used', { skip: !unix }, async () => {
   const dir = lockDir();
-  if (native) plant(dir, await freePort());
+  plant(dir, await freePort());
   const server = await startHost({ ...options(dir), resume: false });
   try {
     assert.equal(server.resumed, false);
@@ -114,7 +112,7 @@ test('without resume no record is kept and none is used', { skip: !unix }, async
   }
 });
 
-test('a live server, a record others can read, a link and a busy port start fresh', { skip: !unix || !native }, async () => {
+test('a live server, a record others can read, a link and a busy port start fresh', { skip: !unix }, async () => {
   const cases = [
     [(dir, port) => plant(dir, port, { running: true, pid: process.pid }), `(pid ${process.pid}) is still serving`],
     [(dir, port) => plant(dir, port, { mode: 0o644 }), 'readable by others (mode 0644)'],
@@ -153,15 +151,5 @@ test('a live server, a record others can read, a link and a busy port start fres
   } finally {
     await server.shutdown(0);
     await new Promise((resolve) => taken.close(resolve));
-  }
-});
-
-test('on the WebAssembly engine a server with resume starts fresh and says why', { skip: native }, async () => {
-  const server = await startHost(options(lockDir()));
-  try {
-    assert.equal(server.resumed, false);
-    assert.match(server.resumeNote, /^started a new session \(resume needs the native addon; this process runs the wasm engine/);
-  } finally {
-    await server.shutdown(0);
   }
 });

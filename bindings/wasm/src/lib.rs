@@ -34,8 +34,9 @@
 //! - Core's host rules a JS host needs (lock names, the stale rule, the pump policy) are
 //!   exported too: `lockFileName`, `lockPortFromFileName`, `staleLockOwner`, `PumpPolicy`, and
 //!   the lock file's own rules for a host that keeps one on disk (the npm package `idelink`
-//!   runs on this module when no native addon fits): [`lock_rules`]; and the `claude` CLI's
-//!   discovery rules (which lock it connects to, whether it looks at all): [`discovery`].
+//!   runs on this module when no native addon fits): [`lock_rules`], and the resume record's
+//!   rules for such a host: [`resume`]; and the `claude` CLI's discovery rules (which lock it
+//!   connects to, whether it looks at all): [`discovery`].
 //! - Host misuse (an unknown connection, a malformed event, a tool call answered twice)
 //!   throws a JS `Error` whose message says what was wrong; the engine is then unchanged.
 
@@ -46,6 +47,7 @@ mod helpers;
 mod host_rules;
 mod json;
 mod lock_rules;
+mod resume;
 mod types;
 
 pub use discovery::{discover, folder_contains};
@@ -55,4 +57,8 @@ pub use host_rules::{PumpPolicyJs, lock_file_name, lock_port_from_file_name, sta
 pub use lock_rules::{
     judge_config_dir, judge_lock_dir, lock_dir_components, lock_file_json, lock_rewritten_for,
     lock_temp_file_name, lock_upkeep, max_lock_bytes, parse_lock_file,
+};
+pub use resume::{
+    judge_resume_file, may_resume, resume_heartbeat_due, resume_leftover, resume_record_file_name,
+    resume_record_for, resume_record_json, resume_record_port,
 };

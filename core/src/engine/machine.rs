@@ -12,9 +12,7 @@ use super::table::Connections;
 use super::writer::{Reply, Writer};
 use crate::host_rules::HandshakeBudget;
 use crate::http::UpgradePolicy;
-use crate::ide::{
-    self, AtMentioned, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome,
-};
+use crate::ide::{self, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome};
 use crate::rpc::RpcError;
 use crate::snapshot::SnapshotTracker;
 use crate::time::Timestamp;
@@ -226,8 +224,8 @@ impl Engine {
             }
             StateChange::Mention(mention) => {
                 self.writer.clear();
-                let written = self.writer.notification(AtMentioned::METHOD, &mention);
-                if !written || self.broadcast() == 0 {
+                self.writer.at_mentioned(&mention);
+                if self.broadcast() == 0 {
                     let expires = now.add_millis(self.config.mention_ttl_ms);
                     self.pushes
                         .queue_mention(expires, mention, self.config.max_queued_mentions);

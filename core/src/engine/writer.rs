@@ -3,7 +3,7 @@
 //! finished, and the engine's own notifications. One reused buffer, so steady traffic does not
 //! allocate.
 
-use crate::ide::{Answer, Position, SelectionChanged, ToolResult};
+use crate::ide::{Answer, AtMentioned, Position, SelectionChanged, ToolResult};
 use crate::mcp::McpResult;
 use crate::rpc::{self, RequestId, RpcError};
 use crate::ws::ServerHeader;
@@ -96,7 +96,10 @@ impl Writer {
     pub(crate) fn reply(&mut self, id: RequestId<'_>, reply: &Reply<'_>) {
         self.begin();
         match reply {
-            Reply::Mcp(result) => rpc::write_result(&mut self.json, id, result),
+            Reply::Mcp(result) => rpc::write_result_with(&mut self.json, id, |out| {
+                result.write_json(out);
+                Ok::<(), std::convert::Infallible>(())
+            }),
             Reply::Tool(result) => rpc::write_result_with(&mut self.json, id, |out| {
                 write_tool_result(out, result);
                 Ok::<(), std::convert::Infallible>(())
@@ -121,8 +124,9 @@ impl Writer {
         self.ends.push(self.json.len());
     }
 
-    /// Writes a notification. False (nothing written) when `params` cannot be serialized,
-    /// which the IDE layer's plain-data payloads rule out.
+    /// Writes a notification through serde: the oracle of the engine's own notification
+    /// writers. False (nothing written) when `params` cannot be serialized.
+    #[cfg(test)]
     pub(crate) fn notification(&mut self, method: &str, params: &impl serde::Serialize) -> bool {
         let start = self.json.len();
         self.begin();
@@ -157,6 +161,35 @@ impl Writer {
         } else {
             br#","isEmpty":false}}}"#
         });
+        self.ends.push(self.json.len());
+    }
+
+    /// Writes `at_mentioned` with `params`: the bytes serde_json writes for them
+    /// (`lineStart` and `lineEnd` left out when unknown).
+    pub(crate) fn at_mentioned(&mut self, params: &AtMentioned) {
+        self.begin();
+        let out = &mut self.json;
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"at_mentioned","params":{"filePath":"#);
+        crate::json::push_string(out, &params.file_path);
+        if let Some(line) = params.line_start {
+            out.extend_from_slice(br#","lineStart":"#);
+            crate::json::push_u64(out, line.into());
+        }
+        if let Some(line) = params.line_end {
+            out.extend_from_slice(br#","lineEnd":"#);
+            crate::json::push_u64(out, line.into());
+        }
+        out.extend_from_slice(b"}}");
+        self.ends.push(self.json.len());
+    }
+
+    /// Writes `selection_changed` with [`crate::ide::NoFileSelected::PARAMS`]: the bytes serde_json
+    /// writes for them.
+    pub(crate) fn no_file_selected(&mut self) {
+        self.begin();
+        self.json.extend_from_slice(
+            br#"{"jsonrpc":"2.0","method":"selection_changed","params":{"text":"","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":0},"isEmpty":true}}}"#,
+        );
         self.ends.push(self.json.len());
     }
 
@@ -286,6 +319,20 @@ mod tests {
         }
 
         #[test]
+        fn at_mentioned_is_written_as_it_serializes(
+            path in "/[a-z\"\\\\\\x00-\\x1f é✻]{0,12}",
+            line_start in proptest::option::of(any::<u32>()),
+            line_end in proptest::option::of(any::<u32>()),
+        ) {
+            let params = AtMentioned { file_path: path, line_start, line_end };
+            let mut ours = Writer::default();
+            ours.at_mentioned(&params);
+            let mut theirs = Writer::default();
+            prop_assert!(theirs.notification(AtMentioned::METHOD, &params));
+            prop_assert_eq!(ours.messages().collect::<Vec<_>>(), theirs.messages().collect::<Vec<_>>());
+        }
+
+        #[test]
         fn selection_changed_is_written_as_it_serializes(
             text in "[a-z\"\\\\\\x00-\\x1f é✻]{0,24}",
             path in "/[a-z\"\\\\ é]{0,12}",
@@ -303,5 +350,18 @@ mod tests {
             prop_assert_eq!(&ours.json, &theirs.json);
             prop_assert_eq!(&ours.ends, &theirs.ends);
         }
+    }
+
+    #[test]
+    fn no_file_selected_is_written_as_it_serializes() {
+        use crate::ide::NoFileSelected;
+        let mut ours = Writer::default();
+        ours.no_file_selected();
+        let mut theirs = Writer::default();
+        assert!(theirs.notification(SelectionChanged::METHOD, &NoFileSelected::PARAMS));
+        assert_eq!(
+            ours.messages().collect::<Vec<_>>(),
+            theirs.messages().collect::<Vec<_>>()
+        );
     }
 }

@@ -69,7 +69,7 @@ pub(super) fn open_tab(v: Val<'_>) -> Result<OpenTab, FormError> {
     })
 }
 
-/// Any JSON value as serde_json reads it into a [`Value`]: numbers by its own number parser,
+/// Any JSON value as serde_json reads it into a [`Value`]: numbers as its parser reads them,
 /// a name given twice in an object with its last value, no deeper than serde_json would read
 /// from the value's place.
 pub(super) fn any(v: Val<'_>) -> Result<Value, FormError> {
@@ -91,10 +91,28 @@ fn value(v: Val<'_>) -> Result<Value, FormError> {
             })?;
             Value::Object(members)
         }
-        _ => Value::Number(
-            v.raw()
-                .parse::<Number>()
-                .map_err(|_| v.mistyped("a JSON number"))?,
-        ),
+        _ => Value::Number(number(v.raw()).ok_or_else(|| v.mistyped("a JSON number"))?),
     })
+}
+
+/// The number `raw` (a JSON number the reader accepted) as serde_json's parser reads it: an
+/// integer that fits a `u64`, or an `i64` when negative, as that integer (`-0` is `-0.0`);
+/// any other number as serde_json's `f64` (`crate::json::serde_f64`), so that it is written
+/// back byte for byte as serde_json would. `None` when serde_json refuses it as out of range.
+fn number(raw: &str) -> Option<Number> {
+    let (positive, digits) = match raw.strip_prefix('-') {
+        Some(digits) => (false, digits),
+        None => (true, raw),
+    };
+    if let Ok(significand) = digits.parse::<u64>() {
+        if positive {
+            return Some(significand.into());
+        }
+        // serde_json's rule: the negated significand as an `i64` when it is negative.
+        let negated = (significand as i64).wrapping_neg();
+        if negated < 0 {
+            return Some(negated.into());
+        }
+    }
+    crate::json::serde_f64(raw).and_then(Number::from_f64)
 }

@@ -136,7 +136,7 @@ impl ResumeRecord {
     /// (a record is only ever written by a host, so anything else is not resumed).
     pub fn parse(text: &str) -> Option<ResumeRecord> {
         let lock = LockFile::parse(text).ok()?;
-        let object: Loose = serde_json::from_str(text).ok()?;
+        let object = Loose::read(text).ok()?;
         let port = match object.get("port")? {
             Loose::Unsigned(port) => u16::try_from(*port).ok().filter(|&p| p != 0)?,
             _ => return None,

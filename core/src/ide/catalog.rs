@@ -2,10 +2,11 @@
 //! tool modules' names, descriptions and schemas ([`super::tools`]).
 
 use serde::Serialize;
-use serde::ser::{SerializeMap, SerializeStruct, Serializer};
+use serde::ser::Serializer;
 
 use super::tools::Entry;
 pub use super::tools::ToolName;
+use crate::json::push_string;
 
 /// The JSON array of tool descriptors that answers `tools/list`: each
 /// `{"name","description","inputSchema":{"type":"object","properties":{..},"required"?:[..]}}`.
@@ -13,13 +14,54 @@ pub use super::tools::ToolName;
 /// (`executeCode`) is listed only when `execute_code_enabled`. Extra arguments are tolerated, so no schema sets
 /// `additionalProperties`.
 pub fn tools_json(execute_code_enabled: bool) -> String {
-    let listed: Vec<ToolSpec> = ToolName::ALL
+    let mut out = Vec::with_capacity(4 << 10);
+    out.push(b'[');
+    let listed = ToolName::ALL
         .iter()
-        .map(|tool| ToolSpec(tool.entry()))
-        .filter(|spec| execute_code_enabled || !spec.0.opt_in)
-        .collect();
-    // Serializing static strings into a String cannot fail; an empty list is the fallback.
-    serde_json::to_string(&listed).unwrap_or_else(|_| String::from("[]"))
+        .map(|tool| tool.entry())
+        .filter(|entry| execute_code_enabled || !entry.opt_in);
+    for (at, entry) in listed.enumerate() {
+        if at > 0 {
+            out.push(b',');
+        }
+        write_tool(&mut out, entry);
+    }
+    out.push(b']');
+    // Escaping cuts and joins only at ASCII bytes: the text stays UTF-8, nothing is lost.
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// One tool's descriptor, as serde_json writes its serde form (the tests' `ToolSpec`):
+/// `{"name","description","inputSchema":{"type":"object","properties":{..},"required"?:[..]}}`.
+fn write_tool(out: &mut Vec<u8>, entry: &Entry) {
+    out.extend_from_slice(b"{\"name\":");
+    push_string(out, entry.name);
+    out.extend_from_slice(b",\"description\":");
+    push_string(out, entry.description);
+    out.extend_from_slice(b",\"inputSchema\":{\"type\":\"object\",\"properties\":{");
+    for (at, param) in entry.params.iter().enumerate() {
+        if at > 0 {
+            out.push(b',');
+        }
+        push_string(out, param.name);
+        out.extend_from_slice(b":{\"type\":");
+        push_string(out, param.kind);
+        out.extend_from_slice(b",\"description\":");
+        push_string(out, param.description);
+        out.push(b'}');
+    }
+    out.push(b'}');
+    let mut required = entry.params.iter().filter(|param| param.required);
+    if let Some(first) = required.next() {
+        out.extend_from_slice(b",\"required\":[");
+        push_string(out, first.name);
+        for param in required {
+            out.push(b',');
+            push_string(out, param.name);
+        }
+        out.push(b']');
+    }
+    out.extend_from_slice(b"}}");
 }
 
 /// One argument in a tool's input schema.
@@ -56,62 +98,6 @@ pub(crate) const fn required(
     }
 }
 
-/// One tool's descriptor.
-struct ToolSpec(&'static Entry);
-
-impl Serialize for ToolSpec {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut desc = serializer.serialize_struct("Tool", 3)?;
-        desc.serialize_field("name", self.0.name)?;
-        desc.serialize_field("description", self.0.description)?;
-        desc.serialize_field("inputSchema", &InputSchema(self.0.params))?;
-        desc.end()
-    }
-}
-
-struct InputSchema(&'static [Param]);
-
-impl Serialize for InputSchema {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut schema = serializer.serialize_map(None)?;
-        schema.serialize_entry("type", "object")?;
-        schema.serialize_entry("properties", &Properties(self.0))?;
-        let required: Vec<&str> = self
-            .0
-            .iter()
-            .filter(|p| p.required)
-            .map(|p| p.name)
-            .collect();
-        if !required.is_empty() {
-            schema.serialize_entry("required", &required)?;
-        }
-        schema.end()
-    }
-}
-
-struct Properties(&'static [Param]);
-
-impl Serialize for Properties {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut props = serializer.serialize_map(Some(self.0.len()))?;
-        for p in self.0 {
-            props.serialize_entry(p.name, &PropertySchema(p))?;
-        }
-        props.end()
-    }
-}
-
-struct PropertySchema<'a>(&'a Param);
-
-impl Serialize for PropertySchema<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut prop = serializer.serialize_struct("Property", 2)?;
-        prop.serialize_field("type", self.0.kind)?;
-        prop.serialize_field("description", self.0.description)?;
-        prop.end()
-    }
-}
-
 impl Serialize for ToolName {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
@@ -121,7 +107,79 @@ impl Serialize for ToolName {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::ser::{SerializeMap, SerializeStruct};
     use serde_json::Value;
+
+    /// One tool's descriptor as a serde form: the oracle of [`tools_json`].
+    struct ToolSpec(&'static Entry);
+
+    impl Serialize for ToolSpec {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut desc = serializer.serialize_struct("Tool", 3)?;
+            desc.serialize_field("name", self.0.name)?;
+            desc.serialize_field("description", self.0.description)?;
+            desc.serialize_field("inputSchema", &InputSchema(self.0.params))?;
+            desc.end()
+        }
+    }
+
+    struct InputSchema(&'static [Param]);
+
+    impl Serialize for InputSchema {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut schema = serializer.serialize_map(None)?;
+            schema.serialize_entry("type", "object")?;
+            schema.serialize_entry("properties", &Properties(self.0))?;
+            let required: Vec<&str> = self
+                .0
+                .iter()
+                .filter(|p| p.required)
+                .map(|p| p.name)
+                .collect();
+            if !required.is_empty() {
+                schema.serialize_entry("required", &required)?;
+            }
+            schema.end()
+        }
+    }
+
+    struct Properties(&'static [Param]);
+
+    impl Serialize for Properties {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut props = serializer.serialize_map(Some(self.0.len()))?;
+            for p in self.0 {
+                props.serialize_entry(p.name, &PropertySchema(p))?;
+            }
+            props.end()
+        }
+    }
+
+    struct PropertySchema<'a>(&'a Param);
+
+    impl Serialize for PropertySchema<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut prop = serializer.serialize_struct("Property", 2)?;
+            prop.serialize_field("type", self.0.kind)?;
+            prop.serialize_field("description", self.0.description)?;
+            prop.end()
+        }
+    }
+
+    #[test]
+    fn tools_json_is_what_serde_json_writes_for_the_descriptors() {
+        for execute_code_enabled in [false, true] {
+            let listed: Vec<ToolSpec> = ToolName::ALL
+                .iter()
+                .map(|tool| ToolSpec(tool.entry()))
+                .filter(|spec| execute_code_enabled || !spec.0.opt_in)
+                .collect();
+            assert_eq!(
+                tools_json(execute_code_enabled),
+                serde_json::to_string(&listed).unwrap()
+            );
+        }
+    }
 
     fn listed(execute_code_enabled: bool) -> Vec<Value> {
         match serde_json::from_str(&tools_json(execute_code_enabled)).unwrap() {

@@ -13,16 +13,19 @@
 //!   already accepted).
 //! - [`string`]: [`decode`], a string's text.
 //! - [`mod@members`]: [`members()`] of an object and [`elements`] of an array.
+//! - [`number`]: [`serde_f64`], a number as serde_json reads it into an `f64`, and [`in_range`].
 //! - [`escape`]: [`escape_into`], [`escape_twice_into`], [`push_string`] and [`push_u64`], as
 //!   serde_json writes.
 
 mod escape;
 mod members;
+mod number;
 mod scan;
 mod string;
 
 pub(crate) use escape::{escape_into, escape_twice_into, push_string, push_u64};
 pub(crate) use members::{Elements, Member, Name, elements, members};
+pub(crate) use number::{in_range, serde_f64};
 pub(crate) use scan::{NotJson, Reader};
 pub(crate) use string::decode;
 

@@ -110,6 +110,40 @@ impl Serialize for McpResult<'_> {
     }
 }
 
+impl McpResult<'_> {
+    /// Appends the result as JSON: the bytes serde_json writes for its `Serialize` impl (the
+    /// session's tests hold the two together), without serde.
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
+        use crate::json::push_string;
+        match &self.0 {
+            Answer::Initialize(result) => {
+                out.extend_from_slice(b"{\"protocolVersion\":");
+                push_string(out, result.protocol_version);
+                out.extend_from_slice(if result.capabilities.tools.list_changed {
+                    b",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":"
+                } else {
+                    b",\"capabilities\":{\"tools\":{\"listChanged\":false}},\"serverInfo\":{\"name\":"
+                });
+                push_string(out, result.server_info.name);
+                out.extend_from_slice(b",\"version\":");
+                push_string(out, result.server_info.version);
+                out.extend_from_slice(b"}}");
+            }
+            Answer::Empty => out.extend_from_slice(b"{}"),
+            Answer::Tools(list) => {
+                out.extend_from_slice(b"{\"tools\":");
+                out.extend_from_slice(list.tools.0.as_bytes());
+                out.push(b'}');
+            }
+            Answer::EmptyList(list) => {
+                out.push(b'{');
+                push_string(out, list.0);
+                out.extend_from_slice(b":[]}");
+            }
+        }
+    }
+}
+
 /// The MCP state of one client connection. It knows nothing of sockets or of the tools.
 #[derive(Debug, Default)]
 pub struct Session {

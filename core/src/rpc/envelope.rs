@@ -1,7 +1,7 @@
 //! The top-level value of a message, read in one pass: the grammar checked, the nesting
 //! measured, and the envelope's members kept as raw text.
 
-use super::{ParamsMembers, number};
+use super::ParamsMembers;
 use crate::json::{NotJson, Reader, decode};
 
 /// The top-level JSON value, reduced to what the envelope rules need.
@@ -129,7 +129,7 @@ fn params_members<'a>(
 fn scalar(raw: &str) -> Result<(), NotJson> {
     let readable = match raw.as_bytes().first() {
         Some(b'"') => decode(raw).is_ok(),
-        Some(b'-' | b'0'..=b'9') => number::in_range(raw),
+        Some(b'-' | b'0'..=b'9') => crate::json::in_range(raw),
         _ => true,
     };
     if readable { Ok(()) } else { Err(NotJson) }

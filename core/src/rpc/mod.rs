@@ -25,7 +25,6 @@ mod envelope;
 mod error;
 mod id;
 mod message;
-mod number;
 mod params;
 mod raw;
 mod write;

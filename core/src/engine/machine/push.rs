@@ -5,7 +5,7 @@ use crate::engine::calls::PendingCall;
 use crate::engine::connection::Connection;
 use crate::engine::output::{CancelReason, CloseReason, ConnId, EngineEvent};
 use crate::engine::writer::Reply;
-use crate::ide::{AtMentioned, NoFileSelected, SelectionChanged};
+use crate::ide::AtMentioned;
 use crate::time::Timestamp;
 
 use super::Engine;
@@ -65,9 +65,8 @@ impl Engine {
     fn send_mentions(&mut self, conn: ConnId, mentions: &[AtMentioned]) {
         for mention in mentions {
             self.writer.clear();
-            if self.writer.notification(AtMentioned::METHOD, mention) {
-                self.push_written(conn);
-            }
+            self.writer.at_mentioned(mention);
+            self.push_written(conn);
         }
         if !mentions.is_empty() {
             self.settle(conn);
@@ -85,9 +84,10 @@ impl Engine {
                 self.writer.selection_changed(&params);
                 true
             }
-            None if to.is_none() => self
-                .writer
-                .notification(SelectionChanged::METHOD, &NoFileSelected::PARAMS),
+            None if to.is_none() => {
+                self.writer.no_file_selected();
+                true
+            }
             None => return,
         };
         if !written {

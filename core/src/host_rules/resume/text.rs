@@ -35,7 +35,7 @@ pub fn record_is_for(body: &str, ide_name: &str, workspace_folders: &[String]) -
 /// `mode`, may be read by user `me`; else why not, in words.
 pub fn file_refusal(kind: &str, owner: u32, mode: u32, me: u32) -> Option<String> {
     let Some(kind) = FileKind::named(kind) else {
-        return Some(format!("unknown file kind {kind:?}"));
+        return Some(format!("unknown file kind `{kind}`"));
     };
     let facts = FileFacts { kind, owner, mode };
     judge_record_file(facts, me)

@@ -1,8 +1,6 @@
 //! `openFile {filePath, preview?, startText?, endText?, selectToEndOfLine?, makeFrontmost?}`:
 //! the editor opens the file, selecting a range when asked.
 
-use serde::Serialize;
-
 use super::Tool;
 use crate::ide::answer::{Answer, UNKNOWN_LANGUAGE};
 use crate::ide::args::Args;
@@ -16,14 +14,23 @@ use crate::ide::state::EditorState;
 
 pub(super) struct Spec;
 
-/// The answer with `makeFrontmost: false`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OpenedInBackground<'a> {
-    success: bool,
-    file_path: &'a str,
-    language_id: &'a str,
-    line_count: Option<u32>,
+/// The answer with `makeFrontmost: false`:
+/// `{"success":true,"filePath","languageId","lineCount"}` (`lineCount` `null` when unknown),
+/// as serde_json writes it (the tests hold it to its serde form).
+fn opened_in_background(path: &str, language_id: &str, line_count: Option<u32>) -> String {
+    let mut out = Vec::with_capacity(64 + path.len());
+    out.extend_from_slice(br#"{"success":true,"filePath":"#);
+    crate::json::push_string(&mut out, path);
+    out.extend_from_slice(br#","languageId":"#);
+    crate::json::push_string(&mut out, language_id);
+    out.extend_from_slice(br#","lineCount":"#);
+    match line_count {
+        Some(count) => crate::json::push_u64(&mut out, count.into()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b'}');
+    // Escaping cuts and joins only at ASCII bytes: the text stays UTF-8, nothing is lost.
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 impl Tool for Spec {
@@ -100,12 +107,45 @@ impl Tool for Spec {
         Some(Answered::Tool(if *make_frontmost {
             ToolResult::text(format!("Opened file: {path}"))
         } else {
-            ToolResult::json(&OpenedInBackground {
-                success: true,
-                file_path: path,
-                language_id: language_id.as_deref().unwrap_or(UNKNOWN_LANGUAGE),
-                line_count: *line_count,
-            })
+            ToolResult::text(opened_in_background(
+                path,
+                language_id.as_deref().unwrap_or(UNKNOWN_LANGUAGE),
+                *line_count,
+            ))
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Serialize;
+
+    /// The answer with `makeFrontmost: false`.
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct OpenedInBackground<'a> {
+        success: bool,
+        file_path: &'a str,
+        language_id: &'a str,
+        line_count: Option<u32>,
+    }
+
+    #[test]
+    fn the_background_answer_is_its_serde_form() {
+        for (path, language_id, line_count) in [
+            ("/w/a.rs", "rust", Some(3)),
+            ("/w/\"q\"\\é\u{1}", "unknown", None),
+        ] {
+            assert_eq!(
+                super::opened_in_background(path, language_id, line_count),
+                serde_json::to_string(&OpenedInBackground {
+                    success: true,
+                    file_path: path,
+                    language_id,
+                    line_count,
+                })
+                .unwrap()
+            );
+        }
     }
 }

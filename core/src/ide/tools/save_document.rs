@@ -1,8 +1,6 @@
 //! `saveDocument {filePath}`: the editor saves the open document; a document that is not
 //! open is answered at once.
 
-use serde::Serialize;
-
 use std::borrow::Cow;
 
 use super::Tool;
@@ -18,14 +16,15 @@ use crate::ide::state::EditorState;
 
 pub(super) struct Spec;
 
-/// The answer to `documentSaved`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Saved<'a> {
-    success: bool,
-    file_path: &'a str,
-    saved: bool,
-    message: &'a str,
+/// The answer to `documentSaved`, as serde_json writes it (the tests hold it to its serde
+/// form).
+fn saved(path: &str) -> String {
+    let mut out = Vec::with_capacity(96 + path.len());
+    out.extend_from_slice(br#"{"success":true,"filePath":"#);
+    crate::json::push_string(&mut out, path);
+    out.extend_from_slice(br#","saved":true,"message":"Document saved successfully"}"#);
+    // Escaping cuts and joins only at ASCII bytes: the text stays UTF-8, nothing is lost.
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 impl Tool for Spec {
@@ -58,11 +57,37 @@ impl Tool for Spec {
         else {
             return None;
         };
-        Some(Answered::Tool(ToolResult::json(&Saved {
-            success: true,
-            file_path: path,
-            saved: true,
-            message: "Document saved successfully",
-        })))
+        Some(Answered::Tool(ToolResult::text(saved(path))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Serialize;
+
+    /// The answer to `documentSaved`.
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Saved<'a> {
+        success: bool,
+        file_path: &'a str,
+        saved: bool,
+        message: &'a str,
+    }
+
+    #[test]
+    fn the_answer_is_its_serde_form() {
+        for path in ["/w/a.rs", "/w/\"q\"\\é\u{1}"] {
+            assert_eq!(
+                super::saved(path),
+                serde_json::to_string(&Saved {
+                    success: true,
+                    file_path: path,
+                    saved: true,
+                    message: "Document saved successfully",
+                })
+                .unwrap()
+            );
+        }
     }
 }

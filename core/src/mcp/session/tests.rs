@@ -1,7 +1,7 @@
 //! Tests of `session`.
 
 use super::*;
-use crate::rpc::{RpcLimits, parse, write_error, write_result};
+use crate::rpc::{RpcLimits, parse, write_error, write_result, write_result_with};
 
 const TOOLS: &str = r#"[{"name":"openDiff","inputSchema":{"type":"object"}}]"#;
 
@@ -28,17 +28,33 @@ fn feed_with_tools<'a>(
     (written(&dispatch), dispatch)
 }
 
-/// The reply the layer above writes for `dispatch` (empty when there is none).
+/// The reply the layer above writes for `dispatch` (empty when there is none); a result
+/// written by [`McpResult::write_json`] is checked against its serde form, byte for byte.
 fn written(dispatch: &Dispatch<'_>) -> String {
     let mut out = Vec::new();
-    match dispatch {
+    let result = match dispatch {
         Dispatch::Reply {
             id,
             reply: Ok(result),
-        } => write_result(&mut out, *id, result),
-        Dispatch::Reply { id, reply: Err(e) } => write_error(&mut out, Some(*id), e),
-        Dispatch::Initialize { id, reply, .. } => write_result(&mut out, *id, reply),
-        _ => {}
+        } => Some((id, result)),
+        Dispatch::Reply { id, reply: Err(e) } => {
+            write_error(&mut out, Some(*id), e);
+            None
+        }
+        Dispatch::Initialize { id, reply, .. } => Some((id, reply)),
+        _ => None,
+    };
+    if let Some((id, result)) = result {
+        write_result(&mut out, *id, result);
+        let mut ours = Vec::new();
+        write_result_with(&mut ours, *id, |out| {
+            result.write_json(out);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        assert_eq!(
+            String::from_utf8_lossy(&ours),
+            String::from_utf8_lossy(&out)
+        );
     }
     String::from_utf8(out).unwrap()
 }

@@ -1,12 +1,18 @@
-//! `in_range` against serde_json's own verdict, the oracle it replaced.
+//! `in_range` and `serde_f64` against serde_json's own verdict and value, the oracle they
+//! replaced.
 
 use proptest::prelude::*;
 
-use super::in_range;
+use super::{in_range, serde_f64};
 
 /// serde_json's verdict on the number `raw`.
 fn serde_reads(raw: &str) -> bool {
     serde_json::from_str::<f64>(raw).is_ok()
+}
+
+/// serde_json's `f64` for the number `raw`, as bits (so that `-0.0` is not `0.0`).
+fn serde_bits(raw: &str) -> Option<u64> {
+    serde_json::from_str::<f64>(raw).ok().map(f64::to_bits)
 }
 
 #[test]
@@ -91,6 +97,7 @@ proptest! {
         };
         let raw = raw.replace("e+-", "e-");
         prop_assert_eq!(in_range(&raw), serde_reads(&raw), "{}", raw);
+        prop_assert_eq!(serde_f64(&raw).map(f64::to_bits), serde_bits(&raw), "{}", raw);
     }
 
     #[test]
@@ -98,5 +105,6 @@ proptest! {
         raw in "-?(0|[1-9][0-9]{0,40})(\\.[0-9]{1,40})?([eE][+-]?[0-9]{1,12})?",
     ) {
         prop_assert_eq!(in_range(&raw), serde_reads(&raw), "{}", raw);
+        prop_assert_eq!(serde_f64(&raw).map(f64::to_bits), serde_bits(&raw), "{}", raw);
     }
 }
