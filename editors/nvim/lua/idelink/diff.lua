@@ -2,11 +2,12 @@
 --- the proposal (right, editable) side by side under `:diffthis`. The user edits the proposal
 --- freely; `:w` (or the accept mapping) answers `diffSaved` with the text the buffer holds,
 --- `:q` (or the reject mapping, or closing the tab any way) answers `diffRejected`
---- (docs/sidecar.md, "Answering a tool/call"). claude then writes the file itself; once it
---- holds the accepted text, the file's own buffer is reloaded.
+--- (docs/sidecar.md, "Answering a tool/call"). claude then writes the file itself; the engine's
+--- `fileReplaced` event says the exact bytes it writes (its BOM and line-end rules), and once
+--- the file holds them, the file's own buffer is reloaded.
 ---
---- A dirty original: claude proposed against the file on disk, so the left side is the file on
---- disk, the winbar says the buffer has unsaved edits that are not in the proposal, and after
+--- A dirty original (the request's `dirty`, or the buffer modified): claude proposed against
+--- the file on disk, so the left side is the file on disk, the winbar says the buffer has unsaved edits that are not in the proposal, and after
 --- an accept that buffer is not reloaded (the user's edits stay; `:e!` takes the new file).
 ---
 --- Model text (the tab name, paths) is shown inert (`idelink.inert`).
@@ -23,6 +24,8 @@ local RELOAD_WATCH_MS = 60000
 
 --- Open diffs by tool call id: `{tab, proposal, original, path, eol}`.
 local open = {}
+--- Accepted diffs waiting for their `fileReplaced`: id → the file's path.
+local accepted = {}
 
 --- The file's text on disk, or nil when it does not exist or is not readable.
 local function read_file(path)
@@ -147,15 +150,27 @@ function M.resolve(id, accept)
     return
   end
   if accept then
-    local text = M.text_of(diff.proposal)
-    sidecar.answer(id, { outcome = 'diffSaved', finalText = text })
+    -- originalText lets the engine tell an accept that changes nothing, which claude would
+    -- read as a denial, from a real one.
+    sidecar.answer(id, { outcome = 'diffSaved', finalText = M.text_of(diff.proposal),
+      originalText = diff.original_text })
     if not diff.dirty then
-      reload_when_written(diff.path, text)
+      accepted[id] = diff.path
     end
   else
     sidecar.answer(id, { outcome = 'diffRejected' })
   end
   close(id)
+end
+
+--- The engine's `fileReplaced` for accepted diff `id`: reload its file's buffer once the file
+--- holds `text` (a diff of a dirty buffer left no entry: its edits stay).
+function M.replaced(id, text)
+  local path = accepted[id]
+  accepted[id] = nil
+  if path then
+    reload_when_written(path, text)
+  end
 end
 
 --- The open diff whose proposal is buffer `buf`: its id, or nil.
@@ -185,7 +200,7 @@ function M.open(id, request)
   local path = request.newFilePath or request.oldFilePath
   local original_text = read_file(request.oldFilePath) or ''
   local buf = file_buffer(request.oldFilePath)
-  local dirty = buf ~= nil and vim.bo[buf].modified
+  local dirty = request.dirty == true or (buf ~= nil and vim.bo[buf].modified)
   local label = inert.text(vim.fs.basename(path))
   local previous_tab = vim.api.nvim_get_current_tabpage()
   -- The user may be selecting or typing when claude proposes: back to Normal mode first, so
@@ -213,6 +228,7 @@ function M.open(id, request)
   vim.wo.winbar = winbar(request.tabName or label, dirty)
   vim.t[tab].idelink_tab_name = inert.text(request.tabName or label)
   open[id] = { tab = tab, proposal = proposal, original = original, path = path, dirty = dirty,
+    original_text = original_text,
     previous_tab = previous_tab }
 
   local group = vim.api.nvim_create_augroup('idelink_diff_' .. tostring(id), { clear = true })

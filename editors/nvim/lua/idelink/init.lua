@@ -26,6 +26,8 @@ sidecar.handlers.tool_call = tools.call
 sidecar.handlers.event = function(params)
   if params.event == 'toolCallCancelled' then
     diff.cancel(params.id)
+  elseif params.event == 'fileReplaced' then
+    diff.replaced(params.id, params.text)
   end
 end
 sidecar.handlers.exit = function()
