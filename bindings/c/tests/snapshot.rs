@@ -184,12 +184,15 @@ fn a_bad_snapshot_is_refused_and_changes_nothing() {
     assert_eq!(status, IdelinkStatus::IdelinkErrorInvalidArgument);
     assert!(last_error().contains("severity is 9"), "{}", last_error());
 
-    let mut frame = Frame::new(3);
-    frame.folders.clear();
+    // A count with no array (an empty Vec's pointer is dangling, not NULL: the binding could not
+    // tell it from a real array, and reading it would be the caller's undefined behaviour).
+    let frame = Frame::new(3);
     let mut bad = frame.snapshot();
+    bad.workspace_folders = std::ptr::null();
     bad.workspace_folder_count = 2;
     let status = unsafe { idelink_engine_handle_snapshot(engine, 0, &bad, null_mut()) };
     assert_eq!(status, IdelinkStatus::IdelinkErrorInvalidArgument);
+    assert!(last_error().contains("is NULL with a count of 2"), "{}", last_error());
 
     // None of them reached the engine: the first good snapshot opens everything.
     let good = snapshot(engine, 0, &Frame::new(3).snapshot());
