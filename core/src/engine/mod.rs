@@ -8,6 +8,7 @@ mod error;
 mod machine;
 mod outbound;
 mod output;
+mod proposals;
 mod push_schedule;
 mod selection_cache;
 mod service;
@@ -17,7 +18,7 @@ mod writer;
 pub use config::{Config, SessionPolicy};
 pub use error::EngineError;
 pub use machine::{Engine, SUPERSEDED_CODE, SUPERSEDED_REASON};
-pub use output::{CancelReason, CloseReason, ConnId, Event, Output, ToolCallId};
+pub use output::{CancelReason, CloseReason, ConnId, Event, Output, SentInstead, ToolCallId};
 
 #[cfg(test)]
 mod tests;

@@ -964,3 +964,6 @@ fn big_answers_are_framed_in_place_and_sent_in_any_pieces() {
         assert!(payloads[0].len() > 2 << 20, "{}", payloads[0].len());
     }
 }
+
+mod proposal_diagnostics;
+mod too_large;

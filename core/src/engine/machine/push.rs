@@ -18,6 +18,7 @@ impl Engine {
             if self.writer.notification(AtMentioned::METHOD, &mention) {
                 self.push_written(conn);
             }
+            self.report_too_large(Some(conn));
         }
         if let Some(session) = self.conns.get(conn).and_then(Connection::client)
             && let Some(client) = session.info().cloned()
@@ -39,16 +40,14 @@ impl Engine {
     pub(super) fn send_selection(&mut self, to: Option<ConnId>) {
         self.writer.clear();
         let written = match self.service.state().selection_notification() {
-            Some(params) => {
-                self.writer.selection_changed(&params);
-                true
-            }
+            Some(params) => self.writer.selection_changed(&params),
             None if to.is_none() => self
                 .writer
                 .notification(SelectionChanged::METHOD, &NoFileSelected::PARAMS),
             None => return,
         };
         if !written {
+            self.report_too_large(to);
             return;
         }
         match to {
@@ -85,6 +84,20 @@ impl Engine {
         self.writer.clear();
         self.writer.reply(call.rpc_id.as_borrowed(), reply);
         self.send_written(call.conn);
+        self.report_too_large(Some(call.conn));
+    }
+
+    /// Reports each message the writer kept from the client (`conn`, or every ready one)
+    /// for being over its limit.
+    pub(super) fn report_too_large(&mut self, conn: Option<ConnId>) {
+        for too_large in self.writer.take_too_large() {
+            self.conns.event(Event::MessageTooLarge {
+                conn,
+                message: too_large.message.to_owned(),
+                bytes: too_large.bytes as u64,
+                sent: too_large.sent,
+            });
+        }
     }
 
     /// Queues the reply `writer` holds on `conn`, the client that asked for it.
