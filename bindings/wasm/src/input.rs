@@ -39,6 +39,7 @@ pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
         "maxConnections",
         "maxHandshakes",
         "maxOutboundBytes",
+        "maxClientMessageBytes",
         "maxPendingCalls",
         "maxPendingProposalBytes",
         "maxTotalPendingProposalBytes",
@@ -103,6 +104,7 @@ pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
     usize_field("maxConnections", &mut c.max_connections)?;
     usize_field("maxHandshakes", &mut c.max_handshakes)?;
     usize_field("maxOutboundBytes", &mut c.max_outbound_bytes)?;
+    usize_field("maxClientMessageBytes", &mut c.max_client_message_bytes)?;
     usize_field("maxPendingCalls", &mut c.max_pending_calls)?;
     usize_field("maxPendingProposalBytes", &mut c.max_pending_proposal_bytes)?;
     usize_field(
@@ -193,7 +195,7 @@ fn ws_config(ws: &Obj) -> Result<WsConfig, JsError> {
 }
 
 /// The variants of [`EditorEvent`] by their `type`.
-const EVENT_TYPES: [&str; 10] = [
+const EVENT_TYPES: [&str; 11] = [
     "documentOpened",
     "documentClosed",
     "documentActivated",
@@ -201,6 +203,7 @@ const EVENT_TYPES: [&str; 10] = [
     "documentSaved",
     "selectionChanged",
     "diagnosticsChanged",
+    "proposalDiagnosticsChanged",
     "workspaceFoldersChanged",
     "noDocumentActive",
     "mention",
@@ -239,6 +242,10 @@ pub(crate) fn editor_event(value: JsValue) -> Result<EditorEvent, JsError> {
         },
         "diagnosticsChanged" => EditorEvent::DiagnosticsChanged {
             path: e.string("path")?,
+            diagnostics: e.required_list("diagnostics", diagnostic)?,
+        },
+        "proposalDiagnosticsChanged" => EditorEvent::ProposalDiagnosticsChanged {
+            call: e.integer("call", U64)?,
             diagnostics: e.required_list("diagnostics", diagnostic)?,
         },
         "workspaceFoldersChanged" => EditorEvent::WorkspaceFoldersChanged {

@@ -57,6 +57,23 @@ fn event_fields(b: Built, event: &Event) -> Result<Built, JsError> {
             .str("event", "toolServed")
             .num("conn", conn.as_u64() as f64)
             .str("tool", tool.as_str()),
+        Event::MessageTooLarge {
+            conn,
+            message,
+            bytes,
+            sent,
+        } => b
+            .str("event", "messageTooLarge")
+            .value(
+                "conn",
+                &conn.map_or(
+                    JsValue::NULL,
+                    |conn| JsValue::from_f64(conn.as_u64() as f64),
+                ),
+            )
+            .str("message", message)
+            .num("bytes", *bytes as f64)
+            .str("sent", sent.as_str()),
         Event::Closed { conn, reason } => b
             .str("event", "closed")
             .num("conn", conn.as_u64() as f64)

@@ -47,15 +47,30 @@ impl Scene {
     /// configuration, and starts the fake API, scripted to read and edit the workspace file.
     /// `side` is the IDE the CLI will connect to; a `serve_*` method starts it.
     pub fn new(name: &'static str, claude: Claude, side: Box<dyn IdeSide>) -> Scene {
-        Scene::build(name, claude, side, false)
+        Scene::build(name, claude, side, None)
     }
 
     /// Like [`Scene::new`], with the model scripted to create [`NEW_FILE_NAME`] instead.
     pub fn creating(name: &'static str, claude: Claude, side: Box<dyn IdeSide>) -> Scene {
-        Scene::build(name, claude, side, true)
+        Scene::build(name, claude, side, Some(CREATED.to_owned()))
     }
 
-    fn build(name: &'static str, claude: Claude, side: Box<dyn IdeSide>, create: bool) -> Scene {
+    /// Like [`Scene::creating`], the model writing `text` into [`NEW_FILE_NAME`].
+    pub fn creating_text(
+        name: &'static str,
+        claude: Claude,
+        side: Box<dyn IdeSide>,
+        text: String,
+    ) -> Scene {
+        Scene::build(name, claude, side, Some(text))
+    }
+
+    fn build(
+        name: &'static str,
+        claude: Claude,
+        side: Box<dyn IdeSide>,
+        create: Option<String>,
+    ) -> Scene {
         let root =
             std::env::temp_dir().join(format!("idelink-real-claude-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
@@ -76,7 +91,7 @@ impl Scene {
             file: text(&file),
             old: "hello".to_owned(),
             new: "goodbye".to_owned(),
-            create: create.then(|| (text(&workspace.join(NEW_FILE_NAME)), CREATED.to_owned())),
+            create: create.map(|created| (text(&workspace.join(NEW_FILE_NAME)), created)),
         })
         .unwrap_or_else(|e| panic!("cannot start the fake API: {e}"));
         Scene {

@@ -25,6 +25,18 @@ pub fn line(event: &Event, workspace: &str) -> Option<String> {
         }
         Event::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
         Event::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
+        Event::MessageTooLarge {
+            conn,
+            message,
+            bytes,
+            sent,
+        } => {
+            let to = conn.map_or("every client".to_owned(), |conn| conn.to_string());
+            format!(
+                "{to} {message}: {bytes} bytes, over the client's message limit; sent {} instead",
+                sent.as_str()
+            )
+        }
         Event::Closed { conn, reason } => format!("{conn} closed: {reason}"),
         _ => return None,
     })

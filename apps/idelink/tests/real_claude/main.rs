@@ -21,6 +21,7 @@
 
 mod idelink;
 mod idelink_claude;
+mod limits;
 
 use idelink::Serve;
 use idelink_real_claude::fake_api::FINAL_TEXT;

@@ -1,0 +1,240 @@
+//! The CLI's own edges: its inbound message limit (an accepted 17 MiB proposal) and the
+//! diagnostics of a proposal (docs/protocol.md, "The CLI's inbound limit" and "Diagnostics of
+//! a proposal").
+
+use crate::idelink::Serve;
+use idelink_real_claude::fake_api::FINAL_TEXT;
+use idelink_real_claude::scene::{self, NEW_FILE_NAME, Scene};
+use idelink_real_claude::{claude, wait};
+use serde_json::{Value, json};
+
+/// The proposal: 17 MiB of lines, over the CLI's 16 MiB.
+fn big_text() -> String {
+    let line = "a line of the 17 MiB file the model proposes, for the drift alarm\n";
+    line.repeat((17 << 20) / line.len() + 1)
+}
+
+/// Starts the sidecar with `args`, the CLI, and the prompt that makes the model write
+/// [`NEW_FILE_NAME`]; returns the `openDiff` `tool/call`.
+fn until_open_diff(scene: &mut Scene, args: &[&str]) -> Value {
+    let port = scene.serve_sidecar_with(args);
+    scene.start_claude(port);
+    scene.wait_connected();
+    scene
+        .ide()
+        .wait_message("sessionReady", |m| is_event(m, "sessionReady"));
+    scene
+        .terminal()
+        .submit(&format!("Please create {NEW_FILE_NAME}"));
+    scene.ide().wait_message("a tool/call openDiff", |m| {
+        m["method"] == "tool/call" && m["params"]["request"]["tool"] == "openDiff"
+    })
+}
+
+fn is_event(message: &Value, event: &str) -> bool {
+    message["method"] == "idelink/event" && message["params"]["event"] == event
+}
+
+fn events(scene: &mut Scene, event: &str) -> Vec<Value> {
+    scene
+        .ide()
+        .lines()
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|m| is_event(m, event))
+        .collect()
+}
+
+/// The CLI's permission prompt for the Write, which stays on screen when the IDE's diff fails.
+const PROMPT: &str = "Do you want to create created.txt?";
+
+fn no_close_since_start(scene: &mut Scene) {
+    let closed = events(scene, "closed");
+    assert!(
+        closed.is_empty(),
+        "the session must stay up: {}",
+        closed
+            .iter()
+            .map(|c| c["params"].to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    assert_eq!(
+        events(scene, "connected").len(),
+        1,
+        "one connection, never re-made"
+    );
+}
+
+fn the_too_large_event(scene: &mut Scene) -> Value {
+    scene.ide().wait_message("the messageTooLarge event", |m| {
+        is_event(m, "messageTooLarge")
+    })["params"]
+        .clone()
+}
+
+/// Without idelink's limit (lifted past the answer, as before `max_client_message_bytes`):
+/// `FILE_SAVED` with the 17 MiB text reaches the CLI. A native release closes the connection
+/// without a close code, reconnects at once, and drops the IDE's answer: the user's accept is
+/// lost and the terminal asks again. A `cli.js` release run by Node (2.1.112) reads it (the
+/// `ws` package's 100 MiB cap) and writes the file.
+#[test]
+fn an_answer_over_16_mib_closes_the_clis_connection() {
+    let Some(claude) = claude::locate("an_answer_over_16_mib_closes_the_clis_connection") else {
+        return;
+    };
+    let text = big_text();
+    let mut scene = Scene::creating_text("over-16-mib", claude, Box::new(Serve), text.clone());
+    let call = until_open_diff(&mut scene, &["--max-client-message-bytes=104857600"]);
+    scene.ide().send(&json!({"jsonrpc": "2.0", "id": call["id"],
+        "result": {"outcome": "diffSaved", "finalText": text}}));
+    if !scene.claude.leading.is_empty() {
+        let expected = scene.claude.expect.created_file(&text);
+        scene.wait_file_at(&scene.workspace.join(NEW_FILE_NAME), &expected);
+        scene.wait_screen(FINAL_TEXT);
+        no_close_since_start(&mut scene);
+        return;
+    }
+    let closed = scene
+        .ide()
+        .wait_message("the session's end", |m| is_event(m, "closed"));
+    assert_eq!(
+        closed["params"]["reason"],
+        json!({"kind": "peerClosed", "code": null, "reason": ""}),
+        "the CLI closes with no close code"
+    );
+    wait::until("the CLI to log why it closed", || {
+        scene
+            .debug_log()
+            .contains(
+                "MCP server sent a WebSocket message over 16 MiB. Claude Code did not read it \
+                 and closed the connection.",
+            )
+            .then_some(())
+    });
+    wait::until("the CLI to reconnect by itself", || {
+        (events(&mut scene, "sessionReady").len() == 2).then_some(())
+    });
+    assert!(
+        scene
+            .debug_log()
+            .contains("IDE diff view failed: Connection closed")
+    );
+    scene.wait_screen(PROMPT);
+    assert!(
+        !scene.workspace.join(NEW_FILE_NAME).exists(),
+        "the accept in the IDE was lost: nothing written"
+    );
+    scene.assert_stayed_on_loopback();
+}
+
+/// With the default limit, the same accept (the proposal unchanged) is answered `TAB_CLOSED`,
+/// which the CLI reads as that accept: it writes the 17 MiB file and the turn ends, on the same
+/// connection.
+#[test]
+fn an_accepted_17_mib_proposal_is_written_and_the_session_stays_up() {
+    let Some(claude) =
+        claude::locate("an_accepted_17_mib_proposal_is_written_and_the_session_stays_up")
+    else {
+        return;
+    };
+    let text = big_text();
+    let mut scene = Scene::creating_text("accept-17-mib", claude, Box::new(Serve), text.clone());
+    let call = until_open_diff(&mut scene, &[]);
+    scene.ide().send(&json!({"jsonrpc": "2.0", "id": call["id"],
+        "result": {"outcome": "diffSaved", "finalText": text}}));
+    let too_large = the_too_large_event(&mut scene);
+    assert_eq!(too_large["message"], "openDiff");
+    assert_eq!(too_large["sent"], "tabClosed");
+    assert!(too_large["bytes"].as_u64() > Some(16 << 20), "{too_large}");
+    let expected = scene.claude.expect.created_file(&text);
+    scene.wait_file_at(&scene.workspace.join(NEW_FILE_NAME), &expected);
+    scene.wait_screen(FINAL_TEXT);
+    no_close_since_start(&mut scene);
+    scene.assert_stayed_on_loopback();
+}
+
+/// With the default limit, an accept whose final text the user edited (17 MiB, not the
+/// proposal) cannot reach the CLI: idelink answers an error result saying why, the CLI logs
+/// it as the IDE diff's failure and keeps its own prompt on screen for the user, on the same
+/// connection.
+#[test]
+fn an_edited_17_mib_accept_is_a_clear_error_and_the_session_stays_up() {
+    let Some(claude) =
+        claude::locate("an_edited_17_mib_accept_is_a_clear_error_and_the_session_stays_up")
+    else {
+        return;
+    };
+    let text = big_text();
+    let mut scene = Scene::creating_text("edited-17-mib", claude, Box::new(Serve), text.clone());
+    let call = until_open_diff(&mut scene, &[]);
+    let edited = format!("{text}a line the user added in the IDE's diff\n");
+    scene.ide().send(&json!({"jsonrpc": "2.0", "id": call["id"],
+        "result": {"outcome": "diffSaved", "finalText": edited}}));
+    let too_large = the_too_large_event(&mut scene);
+    assert_eq!(too_large["message"], "openDiff");
+    assert_eq!(too_large["sent"], "error");
+    wait::until(
+        "the CLI to log the IDE diff's failure with idelink's reason",
+        || {
+            scene
+                .debug_log()
+                .lines()
+                .find(|l| {
+                    l.contains("IDE diff view failed:") && l.contains("over the client's limit")
+                })
+                .map(str::to_owned)
+        },
+    );
+    scene.wait_screen(PROMPT);
+    no_close_since_start(&mut scene);
+    assert!(!scene.workspace.join(NEW_FILE_NAME).exists());
+    scene.assert_stayed_on_loopback();
+}
+
+/// The diagnostics the editor reports for the proposal of an `openDiff` (keyed by its call)
+/// reach the model: the CLI asks `getDiagnostics {}` after writing the accepted edit, takes the
+/// `_claude_fs_right:` entry over the file's own, and attaches what is new to the next model
+/// request.
+#[test]
+fn the_model_receives_the_diagnostics_of_the_proposal() {
+    let Some(claude) = claude::locate("the_model_receives_the_diagnostics_of_the_proposal") else {
+        return;
+    };
+    let mut scene = Scene::new("proposal-diagnostics", claude, Box::new(Serve));
+    let port = scene.serve_sidecar();
+    scene.start_claude(port);
+    scene.wait_connected();
+    scene
+        .ide()
+        .wait_message("sessionReady", |m| is_event(m, "sessionReady"));
+    scene
+        .terminal()
+        .submit("Please change hello to goodbye in greeting.txt");
+    let call = scene.ide().wait_message("a tool/call openDiff", |m| {
+        m["method"] == "tool/call" && m["params"]["request"]["tool"] == "openDiff"
+    });
+    let message = "idelink drift alarm: the proposal does not type-check";
+    scene.ide().send(&json!({"jsonrpc": "2.0", "method": "editor/event", "params": {
+        "type": "proposalDiagnosticsChanged", "call": call["id"], "diagnostics": [{
+            "message": message, "severity": "Error", "source": "idelink",
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 7}}}]}}));
+    scene.ide().send(&json!({"jsonrpc": "2.0", "id": call["id"],
+        "result": {"outcome": "diffSaved", "finalText": scene::EDITED}}));
+    scene.wait_file(scene::EDITED);
+    let turn = wait::until("a model request carrying the proposal's diagnostic", || {
+        scene
+            .api
+            .turns()
+            .into_iter()
+            .map(|turn| crate::all_text(&turn))
+            .find(|text| text.contains(message))
+    });
+    assert!(
+        turn.contains(scene::FILE_NAME),
+        "the diagnostic is reported for the edited file: {}",
+        crate::excerpt(&turn, message)
+    );
+    scene.wait_screen(FINAL_TEXT);
+    scene.assert_stayed_on_loopback();
+}
