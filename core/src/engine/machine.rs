@@ -293,17 +293,19 @@ impl Engine {
         };
         self.writer.clear();
         let rpc_id = call.rpc_id.as_borrowed();
+        // Whether the client is told of an accept: an error in its place tells it nothing.
+        let mut accepted = matches!(outcome, ToolOutcome::DiffSaved { .. });
         if let Err(bytes) = self.writer.reply_within(rpc_id, &reply) {
             if accepts_proposal_unchanged(call, outcome) {
                 self.writer.tab_closed_in_place_of(rpc_id, bytes);
             } else {
                 self.writer.reply_refused(rpc_id, &reply, bytes);
+                accepted = false;
             }
         }
         let conn = call.conn;
         drop(answered);
         self.service.calls_mut().remove(id);
-        let accepted = matches!(outcome, ToolOutcome::DiffSaved { .. });
         self.service.call_answered(id, accepted);
         self.send_written(conn);
         self.report_too_large(Some(conn));
