@@ -20,6 +20,12 @@ const SHORT_REJECTION: Version = (2, 1, 329);
 /// the create test: 2.1.328 drops it, 2.1.329 keeps it).
 const KEEPS_FINAL_NEWLINE: Version = (2, 1, 329);
 
+/// The first release that closes its IDE connection on a WebSocket message over 16 MiB (its
+/// bundled code: `MCP server sent a WebSocket message over ${EMe/1024/1024} MiB. Claude Code did
+/// not read it and closed the connection.`, in 2.1.295 and not in 2.1.294). 2.1.286 and 2.1.257
+/// read a 17 MiB answer; 2.1.112 runs on Node's `ws` package, whose cap is 100 MiB.
+const CLOSES_OVER_16_MIB: Version = (2, 1, 295);
+
 /// The per-version expectations the tests read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expectations {
@@ -32,6 +38,9 @@ pub struct Expectations {
     /// Whether a file the CLI creates through an accepted `openDiff` keeps the final newline
     /// of the text idelink answered.
     pub created_file_keeps_final_newline: bool,
+    /// Whether the CLI closes its IDE connection on a message over 16 MiB (from 2.1.295);
+    /// before, it reads a 17 MiB one.
+    pub closes_over_16_mib: bool,
 }
 
 impl Expectations {
@@ -50,6 +59,7 @@ impl Expectations {
                 "User rejected update to"
             },
             created_file_keeps_final_newline: version >= KEEPS_FINAL_NEWLINE,
+            closes_over_16_mib: version >= CLOSES_OVER_16_MIB,
         }
     }
 
@@ -106,6 +116,9 @@ mod tests {
         assert_eq!(between.created_file("a\n"), "a");
         assert!(!Expectations::for_version("2.1.328").created_file_keeps_final_newline);
         assert!(Expectations::for_version("2.1.329").created_file_keeps_final_newline);
+        assert!(!Expectations::for_version("2.1.294").closes_over_16_mib);
+        assert!(Expectations::for_version("2.1.295").closes_over_16_mib);
+        assert!(!Expectations::for_version("2.1.112").closes_over_16_mib);
     }
 
     #[test]

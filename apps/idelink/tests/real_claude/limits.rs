@@ -31,6 +31,24 @@ fn until_open_diff(scene: &mut Scene, args: &[&str]) -> Value {
     })
 }
 
+/// A scene whose model writes the 17 MiB [`big_text`], with the sidecar started with `args`,
+/// its editor accepting the `openDiff` with `edit` of the proposal as the final text; `None`
+/// when `test` is skipped. Returns the scene and the proposal.
+fn accepted_big_proposal(
+    test: &str,
+    name: &'static str,
+    args: &[&str],
+    edit: impl FnOnce(&str) -> String,
+) -> Option<(Scene, String)> {
+    let claude = claude::locate(test)?;
+    let text = big_text();
+    let mut scene = Scene::creating_text(name, claude, Box::new(Serve), text.clone());
+    let call = until_open_diff(&mut scene, args);
+    scene.ide().send(&json!({"jsonrpc": "2.0", "id": call["id"],
+        "result": {"outcome": "diffSaved", "finalText": edit(&text)}}));
+    Some((scene, text))
+}
+
 fn is_event(message: &Value, event: &str) -> bool {
     message["method"] == "idelink/event" && message["params"]["event"] == event
 }
@@ -74,21 +92,21 @@ fn the_too_large_event(scene: &mut Scene) -> Value {
 }
 
 /// Without idelink's limit (lifted past the answer, as before `max_client_message_bytes`):
-/// `FILE_SAVED` with the 17 MiB text reaches the CLI. A native release closes the connection
-/// without a close code, reconnects at once, and drops the IDE's answer: the user's accept is
-/// lost and the terminal asks again. A `cli.js` release run by Node (2.1.112) reads it (the
-/// `ws` package's 100 MiB cap) and writes the file.
+/// `FILE_SAVED` with the 17 MiB text reaches the CLI. From 2.1.295 the CLI closes the
+/// connection without a close code, reconnects at once, and drops the IDE's answer: the user's
+/// accept is lost and the terminal asks again. Older releases read it and write the file
+/// (2.1.112 runs on Node's `ws` package, whose cap is 100 MiB).
 #[test]
 fn an_answer_over_16_mib_closes_the_clis_connection() {
-    let Some(claude) = claude::locate("an_answer_over_16_mib_closes_the_clis_connection") else {
+    let Some((mut scene, text)) = accepted_big_proposal(
+        "an_answer_over_16_mib_closes_the_clis_connection",
+        "over-16-mib",
+        &["--max-client-message-bytes=104857600"],
+        str::to_owned,
+    ) else {
         return;
     };
-    let text = big_text();
-    let mut scene = Scene::creating_text("over-16-mib", claude, Box::new(Serve), text.clone());
-    let call = until_open_diff(&mut scene, &["--max-client-message-bytes=104857600"]);
-    scene.ide().send(&json!({"jsonrpc": "2.0", "id": call["id"],
-        "result": {"outcome": "diffSaved", "finalText": text}}));
-    if !scene.claude.leading.is_empty() {
+    if !scene.claude.expect.closes_over_16_mib {
         let expected = scene.claude.expect.created_file(&text);
         scene.wait_file_at(&scene.workspace.join(NEW_FILE_NAME), &expected);
         scene.wait_screen(FINAL_TEXT);
@@ -133,16 +151,14 @@ fn an_answer_over_16_mib_closes_the_clis_connection() {
 /// connection.
 #[test]
 fn an_accepted_17_mib_proposal_is_written_and_the_session_stays_up() {
-    let Some(claude) =
-        claude::locate("an_accepted_17_mib_proposal_is_written_and_the_session_stays_up")
-    else {
+    let Some((mut scene, text)) = accepted_big_proposal(
+        "an_accepted_17_mib_proposal_is_written_and_the_session_stays_up",
+        "accept-17-mib",
+        &[],
+        str::to_owned,
+    ) else {
         return;
     };
-    let text = big_text();
-    let mut scene = Scene::creating_text("accept-17-mib", claude, Box::new(Serve), text.clone());
-    let call = until_open_diff(&mut scene, &[]);
-    scene.ide().send(&json!({"jsonrpc": "2.0", "id": call["id"],
-        "result": {"outcome": "diffSaved", "finalText": text}}));
     let too_large = the_too_large_event(&mut scene);
     assert_eq!(too_large["message"], "openDiff");
     assert_eq!(too_large["sent"], "tabClosed");
@@ -160,17 +176,14 @@ fn an_accepted_17_mib_proposal_is_written_and_the_session_stays_up() {
 /// connection.
 #[test]
 fn an_edited_17_mib_accept_is_a_clear_error_and_the_session_stays_up() {
-    let Some(claude) =
-        claude::locate("an_edited_17_mib_accept_is_a_clear_error_and_the_session_stays_up")
-    else {
+    let Some((mut scene, _)) = accepted_big_proposal(
+        "an_edited_17_mib_accept_is_a_clear_error_and_the_session_stays_up",
+        "edited-17-mib",
+        &[],
+        |text| format!("{text}a line the user added in the IDE's diff\n"),
+    ) else {
         return;
     };
-    let text = big_text();
-    let mut scene = Scene::creating_text("edited-17-mib", claude, Box::new(Serve), text.clone());
-    let call = until_open_diff(&mut scene, &[]);
-    let edited = format!("{text}a line the user added in the IDE's diff\n");
-    scene.ide().send(&json!({"jsonrpc": "2.0", "id": call["id"],
-        "result": {"outcome": "diffSaved", "finalText": edited}}));
     let too_large = the_too_large_event(&mut scene);
     assert_eq!(too_large["message"], "openDiff");
     assert_eq!(too_large["sent"], "error");

@@ -54,6 +54,14 @@ fn report(engine: &mut Engine, id: ToolCallId, list: Vec<Diagnostic>) {
     );
 }
 
+/// The editor accepts call `id` with its proposal.
+fn accept(engine: &mut Engine, id: ToolCallId) {
+    let saved = ToolOutcome::DiffSaved {
+        final_text: "x".into(),
+    };
+    engine.handle_tool_outcome(at(4), id, &saved).unwrap();
+}
+
 /// One client with the `openDiff` of `/w/a` pending and its proposal's diagnostics reported.
 fn reported() -> (Engine, ConnId, ToolCallId) {
     let (mut engine, conn, _) = connected(|_| {});
@@ -97,10 +105,7 @@ fn every_file_lists_the_pending_proposal_beside_its_file_and_one_file_does_not()
 #[test]
 fn an_accepted_proposal_is_listed_until_the_files_own_diagnostics_come() {
     let (mut engine, conn, id) = reported();
-    let saved = ToolOutcome::DiffSaved {
-        final_text: "x".into(),
-    };
-    engine.handle_tool_outcome(at(4), id, &saved).unwrap();
+    accept(&mut engine, id);
     // The CLI's close_tab, then its baseline and its question after the write.
     engine
         .handle_bytes(at(4), conn, &call(4, "close_tab", r#"{"tab_name":"t"}"#))
@@ -122,10 +127,7 @@ fn an_accepted_proposal_is_listed_until_the_files_own_diagnostics_come() {
 #[test]
 fn an_accepted_proposal_is_past_at_the_next_prompt() {
     let (mut engine, conn, id) = reported();
-    let saved = ToolOutcome::DiffSaved {
-        final_text: "x".into(),
-    };
-    engine.handle_tool_outcome(at(4), id, &saved).unwrap();
+    accept(&mut engine, id);
     engine
         .handle_bytes(at(5), conn, &call(4, "closeAllDiffTabs", "{}"))
         .unwrap();
