@@ -63,8 +63,16 @@ fn events(scene: &mut Scene, event: &str) -> Vec<Value> {
         .collect()
 }
 
-/// The CLI's permission prompt for the Write, which stays on screen when the IDE's diff fails.
-const PROMPT: &str = "Do you want to create created.txt?";
+/// Waits for the CLI's permission prompt for the Write, which stays on screen when the IDE's
+/// diff fails: `Do you want to create created.txt?` (2.1.112: `Do you want to make this edit to
+/// created.txt?`).
+fn wait_terminal_prompt(scene: &Scene) {
+    wait::until("the CLI's own prompt for the Write on screen", || {
+        let screen = scene.terminal().screen();
+        (screen.contains("Do you want to") && screen.contains(&format!("{NEW_FILE_NAME}?")))
+            .then_some(())
+    });
+}
 
 fn no_close_since_start(scene: &mut Scene) {
     let closed = events(scene, "closed");
@@ -138,7 +146,7 @@ fn an_answer_over_16_mib_closes_the_clis_connection() {
             .debug_log()
             .contains("IDE diff view failed: Connection closed")
     );
-    scene.wait_screen(PROMPT);
+    wait_terminal_prompt(&scene);
     assert!(
         !scene.workspace.join(NEW_FILE_NAME).exists(),
         "the accept in the IDE was lost: nothing written"
@@ -187,19 +195,21 @@ fn an_edited_17_mib_accept_is_a_clear_error_and_the_session_stays_up() {
     let too_large = the_too_large_event(&mut scene);
     assert_eq!(too_large["message"], "openDiff");
     assert_eq!(too_large["sent"], "error");
+    // `Tool 'openDiff' failed after 7s: idelink: this answer is …` (2.1.332 also logs `IDE diff
+    // view failed: …`, 2.1.112 `[ERROR] MCP server "ide" idelink: …`).
     wait::until(
-        "the CLI to log the IDE diff's failure with idelink's reason",
+        "the CLI to log the failed openDiff with idelink's reason",
         || {
             scene
                 .debug_log()
                 .lines()
                 .find(|l| {
-                    l.contains("IDE diff view failed:") && l.contains("over the client's limit")
+                    l.contains("Tool 'openDiff' failed") && l.contains("over the client's limit")
                 })
                 .map(str::to_owned)
         },
     );
-    scene.wait_screen(PROMPT);
+    wait_terminal_prompt(&scene);
     no_close_since_start(&mut scene);
     assert!(!scene.workspace.join(NEW_FILE_NAME).exists());
     scene.assert_stayed_on_loopback();
