@@ -90,14 +90,18 @@ impl ProposalDiagnostics {
         conn: ConnId,
         calls: &PendingCalls,
     ) -> Vec<(&'s str, &'s [Diagnostic])> {
+        // Kept sorted as it is built (newest first, so an older one for a path is skipped): an
+        // insertion rather than a sort keeps a sort routine out of the wasm module.
         let mut found: Vec<(&str, &[Diagnostic])> = Vec::new();
         for entry in self.entries.iter().rev() {
             let live = entry.accepted || calls.get(entry.call).is_some();
-            if entry.conn == conn && live && !found.iter().any(|(p, _)| *p == entry.path) {
-                found.push((&entry.path, &entry.diagnostics));
+            if entry.conn != conn || !live {
+                continue;
+            }
+            if let Err(at) = found.binary_search_by(|(path, _)| (*path).cmp(entry.path.as_str())) {
+                found.insert(at, (&entry.path, &entry.diagnostics));
             }
         }
-        found.sort_by(|a, b| a.0.cmp(b.0));
         found
     }
 }

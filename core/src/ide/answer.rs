@@ -27,9 +27,9 @@ pub(crate) enum Answer<'a> {
     /// `getDiagnostics`: `[{uri, diagnostics:[..]}]` for these files, in order.
     Diagnostics(DiagnosticFiles<'a>),
     /// `getDiagnostics` for every file while the client's proposals have diagnostics: the
-    /// files as [`Answer::Diagnostics`] lists them (with an empty `file://` entry added for a
-    /// proposal's file that has none: the CLI reads a proposal's entry only beside its file's),
-    /// then one `{"uri":"_claude_fs_right:<path>",diagnostics}` per proposal, both by path.
+    /// files as [`Answer::Diagnostics`] lists them, then an empty `file://` entry for each
+    /// proposal's file that has none (the CLI reads a proposal's entry only beside its file's),
+    /// then one `{"uri":"_claude_fs_right:<path>",diagnostics}` per proposal, by path.
     WithProposals(DiagnosticFiles<'a>, Vec<(&'a str, &'a [Diagnostic])>),
     /// A selection tool's answer for a selection:
     /// `{"success":true,text,filePath,fileUrl,selection}`.
@@ -209,41 +209,35 @@ enum Side {
 /// One entry of a `getDiagnostics` answer.
 type Entry<'f> = (Side, &'f str, &'f [Diagnostic]);
 
-/// The entries for `files` and `proposals` (both sorted by path): every file, with an empty
-/// one for a proposal's path no file has, then every proposal.
+/// The entries for `files` and `proposals`: every file, then an empty one for each proposal's
+/// path no file has, then every proposal.
 fn entries<'f>(
     files: &'f DiagnosticFiles<'_>,
     proposals: &'f [(&'f str, &'f [Diagnostic])],
 ) -> impl Iterator<Item = Entry<'f>> {
-    let listed: Box<dyn Iterator<Item = (&'f str, &'f [Diagnostic])>> = match files {
-        DiagnosticFiles::All(all) => Box::new(all.iter()),
-        DiagnosticFiles::Listed(listed) => {
-            Box::new(listed.iter().map(|(path, list)| (path.as_ref(), *list)))
-        }
+    let (all, listed) = match files {
+        DiagnosticFiles::All(all) => (Some(*all), &[][..]),
+        DiagnosticFiles::Listed(listed) => (None, &listed[..]),
     };
-    let mut listed = listed.peekable();
-    let mut extra = proposals.iter().map(|(path, _)| *path).peekable();
-    let files = std::iter::from_fn(move || {
-        // A merge of two sorted sequences; a proposal path equal to a file's is that file.
-        match (listed.peek(), extra.peek()) {
-            (Some((file, _)), Some(path)) if path < file => {
-                let path = extra.next()?;
-                Some((path, &[][..]))
-            }
-            (Some((file, _)), Some(path)) if path == file => {
-                extra.next();
-                listed.next()
-            }
-            (Some(_), _) => listed.next(),
-            (None, Some(_)) => extra.next().map(|path| (path, &[][..])),
-            (None, None) => None,
-        }
-    });
-    files.map(|(path, list)| (Side::File, path, list)).chain(
-        proposals
-            .iter()
-            .map(|(path, list)| (Side::Proposal, *path, *list)),
-    )
+    let has = move |path: &str| {
+        all.is_some_and(|all| all.get(path).is_some())
+            || listed.iter().any(|(file, _)| file.as_ref() == path)
+    };
+    let listed_files = listed.iter().map(|(path, list)| (path.as_ref(), *list));
+    let missing = proposals
+        .iter()
+        .filter(move |(path, _)| !has(path))
+        .map(|(path, _)| (*path, &[][..]));
+    all.into_iter()
+        .flat_map(DiagnosticsByFile::iter)
+        .chain(listed_files)
+        .chain(missing)
+        .map(|(path, list)| (Side::File, path, list))
+        .chain(
+            proposals
+                .iter()
+                .map(|(path, list)| (Side::Proposal, *path, *list)),
+        )
 }
 
 /// What a cut `getDiagnostics` answer kept of all it had.
