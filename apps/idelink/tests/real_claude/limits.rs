@@ -14,18 +14,22 @@ fn big_text() -> String {
     line.repeat((17 << 20) / line.len() + 1)
 }
 
-/// Starts the sidecar with `args`, the CLI, and the prompt that makes the model write
-/// [`NEW_FILE_NAME`]; returns the `openDiff` `tool/call`.
+/// Starts the sidecar with `args` and the CLI, types the [`NEW_FILE_NAME`] prompt; returns the
+/// `openDiff` `tool/call`.
 fn until_open_diff(scene: &mut Scene, args: &[&str]) -> Value {
+    prompt_until_open_diff(scene, args, &format!("Please create {NEW_FILE_NAME}"))
+}
+
+/// Starts the sidecar with `args` and the CLI, waits for the session, types `prompt`; returns
+/// the `openDiff` `tool/call`.
+fn prompt_until_open_diff(scene: &mut Scene, args: &[&str], prompt: &str) -> Value {
     let port = scene.serve_sidecar_with(args);
     scene.start_claude(port);
     scene.wait_connected();
     scene
         .ide()
         .wait_message("sessionReady", |m| is_event(m, "sessionReady"));
-    scene
-        .terminal()
-        .submit(&format!("Please create {NEW_FILE_NAME}"));
+    scene.terminal().submit(prompt);
     scene.ide().wait_message("a tool/call openDiff", |m| {
         m["method"] == "tool/call" && m["params"]["request"]["tool"] == "openDiff"
     })
@@ -229,18 +233,11 @@ fn the_model_receives_the_diagnostics_of_the_proposal() {
         return;
     };
     let mut scene = Scene::new("proposal-diagnostics", claude, Box::new(Serve));
-    let port = scene.serve_sidecar();
-    scene.start_claude(port);
-    scene.wait_connected();
-    scene
-        .ide()
-        .wait_message("sessionReady", |m| is_event(m, "sessionReady"));
-    scene
-        .terminal()
-        .submit("Please change hello to goodbye in greeting.txt");
-    let call = scene.ide().wait_message("a tool/call openDiff", |m| {
-        m["method"] == "tool/call" && m["params"]["request"]["tool"] == "openDiff"
-    });
+    let call = prompt_until_open_diff(
+        &mut scene,
+        &[],
+        "Please change hello to goodbye in greeting.txt",
+    );
     let message = "idelink drift alarm: the proposal does not type-check";
     scene.ide().send(&json!({"jsonrpc": "2.0", "method": "editor/event", "params": {
         "type": "proposalDiagnosticsChanged", "call": call["id"], "diagnostics": [{

@@ -64,14 +64,22 @@ fn accept(engine: &mut Engine, id: ToolCallId) {
 
 /// One client with the `openDiff` of `/w/a` pending and its proposal's diagnostics reported.
 fn reported() -> (Engine, ConnId, ToolCallId) {
-    let (mut engine, conn, _) = connected(|_| {});
+    reported_with(|_| {}, vec![unused()])
+}
+
+/// [`reported`] with `config` and `list` as the proposal's diagnostics.
+fn reported_with(
+    config: impl FnOnce(&mut Config),
+    list: Vec<Diagnostic>,
+) -> (Engine, ConnId, ToolCallId) {
+    let (mut engine, conn, _) = connected(config);
     engine
         .handle_bytes(at(1), conn, &call(3, "openDiff", &diff_args("t", "x")))
         .unwrap();
     let mut asked = Drained::default();
     drain(&mut engine, &mut asked);
     let id = tool_call_id(&asked);
-    report(&mut engine, id, vec![unused()]);
+    report(&mut engine, id, list);
     (engine, conn, id)
 }
 
@@ -148,14 +156,7 @@ fn a_rejected_proposal_and_an_unknown_call_are_not_listed() {
 
 #[test]
 fn proposal_diagnostics_are_held_to_max_diagnostics() {
-    let (mut engine, conn, _) = connected(|c| c.max_diagnostics = 1);
-    engine
-        .handle_bytes(at(1), conn, &call(3, "openDiff", &diff_args("t", "x")))
-        .unwrap();
-    let mut asked = Drained::default();
-    drain(&mut engine, &mut asked);
-    let id = tool_call_id(&asked);
-    report(&mut engine, id, vec![unused(), unused()]);
+    let (mut engine, conn, id) = reported_with(|c| c.max_diagnostics = 1, vec![unused(), unused()]);
     assert_eq!(ask(&mut engine, conn, 5, "{}"), diagnostics_reply(5, ""));
     report(&mut engine, id, vec![unused()]);
     assert_eq!(
