@@ -23,6 +23,18 @@ fn too_large_events(drained: &Drained) -> Vec<&EngineEvent> {
         .collect()
 }
 
+/// The texts of the `FileReplaced` events in `drained`.
+fn replaced(drained: &Drained) -> Vec<&str> {
+    drained
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::FileReplaced { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `FILE_SAVED` with `text` as the reply to request 3.
 fn file_saved(text: &str) -> String {
     format!(
@@ -73,6 +85,7 @@ fn an_answer_of_exactly_the_limit_is_sent_and_one_byte_more_is_an_error_result()
     assert_eq!(sent(&answered, conn), [file_saved(&exact)]);
     assert_eq!(sent(&answered, conn)[0].len(), limit);
     assert!(too_large_events(&answered).is_empty());
+    assert_eq!(replaced(&answered), [exact.as_str()]);
 
     let (mut engine, conn, id) = diff_pending(limit, "proposed");
     let over = "e".repeat(301);
@@ -94,6 +107,8 @@ fn an_answer_of_exactly_the_limit_is_sent_and_one_byte_more_is_an_error_result()
         }]
     );
     assert!(answered.closes.is_empty(), "the session stays up");
+    // The client was told of no accept, so it writes nothing: no `FileReplaced`.
+    assert!(replaced(&answered).is_empty(), "{:?}", answered.events);
 }
 
 #[test]
@@ -115,6 +130,8 @@ fn an_accept_of_the_proposal_unchanged_over_the_limit_is_tab_closed() {
             sent: SentInstead::TabClosed,
         }]
     );
+    // The CLI reads `TAB_CLOSED` as that accept and writes the proposal.
+    assert_eq!(replaced(&answered), [proposal.as_str()]);
     // Within the limit the same accept is FILE_SAVED with its text.
     let proposal = "p".repeat(100);
     let (mut engine, conn, id) = diff_pending(limit, &proposal);
