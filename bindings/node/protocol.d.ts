@@ -114,6 +114,13 @@ export type EditorEvent =
       diagnostics: Array<Diagnostic>;
     }
   | {
+      type: "proposalDiagnosticsChanged";
+      /** The `openDiff` tool call (`ToolCallId::as_u64`). */
+      call: number;
+      /** The complete new list of diagnostics of its proposal. */
+      diagnostics: Array<Diagnostic>;
+    }
+  | {
       type: "workspaceFoldersChanged";
       /** The new folders, absolute paths. */
       folders: Array<string>;
@@ -410,6 +417,12 @@ export type CloseReason =
   | { kind: "closedByHost" }
   | { kind: "transportClosed" };
 
+/**
+ * What the engine sent in place of a message over the client's limit
+ * (`EngineEvent::MessageTooLarge`).
+ */
+export type SentInstead = "error" | "truncated" | "tabClosed" | "nothing";
+
 /** Something that happened that the editor should know about or act on. */
 export type EngineEvent =
   | {
@@ -459,6 +472,21 @@ export type EngineEvent =
       conn: ConnId;
       /** The tool. */
       tool: ToolName;
+    }
+  | {
+      event: "messageTooLarge";
+      /** The client it was for; absent for a notification meant for every ready client. */
+      conn?: ConnId | null;
+      /**
+       * What it was: the tool whose answer it was (`openDiff`, `getDiagnostics`, …), the
+       * notification's method (`selection_changed`, `at_mentioned`), or `response` for a reply to
+       * any other request.
+       */
+      message: string;
+      /** Its size: the bytes of the JSON-RPC message (the WebSocket message's payload). */
+      bytes: number;
+      /** What was sent instead. */
+      sent: SentInstead;
     }
   | {
       event: "closed";
@@ -626,6 +654,19 @@ export type Config = {
    * bounded all the same.
    */
   maxOutboundBytes?: number;
+  /**
+   * The largest WebSocket message (its payload: one JSON-RPC message) the engine sends a client.
+   * The CLI 2.1.332 closes its connection on a bigger one, and the session with it (its bundled
+   * code: `MCP server sent a WebSocket message over ${EMe/1024/1024} MiB. Claude Code did not read
+   * it and closed the connection.`, `EMe=16777216`, checked as `Buffer.byteLength(message) > EMe`;
+   * docs/protocol.md, "The CLI's inbound limit"). So nothing over it is sent: a tool's answer over
+   * it becomes an error result (`getDiagnostics` a truncated answer that says so; an accepted
+   * `openDiff` whose final text is the proposal unchanged, `TAB_CLOSED`, which the CLI reads as
+   * that accept), any other reply a JSON-RPC error, and a notification is not sent; each is
+   * reported as `EngineEvent::MessageTooLarge`. Default 16 MiB (16 777 216), the CLI's figure:
+   * exactly that many bytes are sent.
+   */
+  maxClientMessageBytes?: number;
   /**
    * Tool requests one connection may have pending with the editor; one more is answered with
    * JSON-RPC error -32000. Default 64: the CLI waits for each diff it shows, and each pending

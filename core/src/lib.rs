@@ -117,6 +117,7 @@
 //! | `max_connections` | 16 | authenticated sessions (one per CLI session); one more upgrade gets 503 |
 //! | `max_handshakes` | 8 | sockets still in the HTTP handshake; one more evicts the oldest (503, closed), so idle sockets never keep claude out |
 //! | `max_outbound_bytes` | 96 MiB | checked as each reply is queued: over it the connection's input waits until the host writes it back under; a client that does not read is closed |
+//! | `max_client_message_bytes` | 16 MiB | the CLI closes its connection on a bigger message: an answer over it becomes an error (a truncated `getDiagnostics`), a push over it is not sent |
 //! | `max_pending_calls` | 64 | tool requests pending with the editor per connection; one more gets JSON-RPC error -32000 |
 //! | `max_pending_proposal_bytes` | 64 MiB | text the tool requests pending with the editor carry, per connection (the editor holds each proposal until it answers); one request past it gets JSON-RPC error -32000; admits one proposal as large as `ws.max_message_bytes` |
 //! | `max_total_pending_proposal_bytes` | 128 MiB | the same summed over every connection (two maximal proposals), so many clients cannot multiply the per-connection budget |
@@ -172,7 +173,7 @@ pub mod ws;
 pub use engine::Event;
 pub use engine::{
     CancelReason, CloseReason, Config, ConnId, Engine, EngineError, EngineEvent, Output,
-    SessionPolicy, ToolCallId,
+    SentInstead, SessionPolicy, ToolCallId,
 };
 pub use ide::{EditorEvent, ToolOutcome, ToolRequest};
 pub use ide::{ReadSource, ReadSources};

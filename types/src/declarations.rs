@@ -14,8 +14,8 @@ use idelink_core::rpc::RpcLimits;
 use idelink_core::snapshot::{EditorSnapshot, SnapshotActive, SnapshotChanges, SnapshotDocument};
 use idelink_core::ws::WsConfig;
 use idelink_core::{
-    CancelReason, CloseReason, Config, ConnId, EditorEvent, EngineEvent, Output, SessionPolicy,
-    ToolCallId, ToolOutcome, ToolRequest,
+    CancelReason, CloseReason, Config, ConnId, EditorEvent, EngineEvent, Output, SentInstead,
+    SessionPolicy, ToolCallId, ToolOutcome, ToolRequest,
 };
 use ts_rs::TS;
 
@@ -95,6 +95,7 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
                 item::<ClientInfo>(cfg),
                 item::<CancelReason>(cfg),
                 item::<CloseReason>(cfg),
+                item::<SentInstead>(cfg),
                 item::<EngineEvent>(cfg),
                 item::<Output>(cfg),
             ],

@@ -495,7 +495,7 @@ enum IdelinkStatus idelink_host_poll(struct IdelinkHost *host, int64_t timeout_m
 
 // Takes the oldest queued event: `*event_json` receives its JSON text
 // (`{"event":"connected","conn":1,"userAgent":"…"}`, `sessionReady`, `toolCall`,
-// `toolCallCancelled`, `fileReplaced`, `toolServed`, `closed`), or NULL when the queue is empty.
+// `toolCallCancelled`, `fileReplaced`, `toolServed`, `messageTooLarge`, `closed`), or NULL when the queue is empty.
 //
 // **Ownership:** the text is library-owned: free it with `idelink_string_free` (it outlives
 // the host).
@@ -503,7 +503,8 @@ enum IdelinkStatus idelink_host_poll(struct IdelinkHost *host, int64_t timeout_m
 // # Safety
 // `host` is a live handle not in use on another thread; `event_json` points to writable
 // storage for one pointer.
-enum IdelinkStatus idelink_host_next_event(struct IdelinkHost *host, char **event_json);
+enum IdelinkStatus idelink_host_next_event(struct IdelinkHost *host,
+                                           char **event_json);
 
 // An editor event in its JSON form (`{"type":"documentActivated","path":"/p/a.cpp"}`,
 // `selectionChanged`, `documentOpened`, `diagnosticsChanged`, `workspaceFoldersChanged` (also

@@ -1,9 +1,36 @@
 //! Tool requests handed to the editor and not yet answered, and the diff tabs among them.
 
+use sha1::{Digest, Sha1};
+
 use super::output::{ConnId, ToolCallId};
 use crate::ide::ToolRequest;
 use crate::rpc::OwnedRequestId;
 use crate::time::Timestamp;
+
+/// An `openDiff` proposal's length and SHA-1: enough to tell whether the final text of an
+/// accept is the proposal unchanged (the engine does not keep the proposal itself, which the
+/// editor holds). SHA-1 is the hash core already carries (RFC 6455's accept key); telling an
+/// accidental edit apart needs no more.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fingerprint {
+    len: usize,
+    sha1: [u8; 20],
+}
+
+impl Fingerprint {
+    /// The fingerprint of `text`.
+    pub(crate) fn of(text: &str) -> Self {
+        Fingerprint {
+            len: text.len(),
+            sha1: Sha1::digest(text.as_bytes()).into(),
+        }
+    }
+
+    /// True when `text` is the text this was taken of.
+    pub(crate) fn matches(&self, text: &str) -> bool {
+        text.len() == self.len && *self == Fingerprint::of(text)
+    }
+}
 
 /// One request the editor owes an answer for.
 pub(crate) struct PendingCall {
@@ -15,6 +42,8 @@ pub(crate) struct PendingCall {
     /// The request's [`ToolRequest::text_bytes`] as the editor got it (the engine keeps
     /// `request` without a diff's contents; the editor holds them until it answers).
     pub(crate) bytes: usize,
+    /// An `openDiff`'s proposal, fingerprinted (`None` for any other request).
+    pub(crate) proposal: Option<Fingerprint>,
     pub(crate) started: Timestamp,
     /// When the engine answers for a silent editor.
     pub(crate) deadline: Option<Timestamp>,

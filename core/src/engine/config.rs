@@ -77,6 +77,19 @@ pub struct Config {
     /// Default 96 MiB: room for a 16 MiB file echoed back several times, bounded all the same.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub max_outbound_bytes: usize,
+    /// The largest WebSocket message (its payload: one JSON-RPC message) the engine sends a
+    /// client. The CLI 2.1.332 closes its connection on a bigger one, and the session with it
+    /// (its bundled code: `MCP server sent a WebSocket message over ${EMe/1024/1024} MiB.
+    /// Claude Code did not read it and closed the connection.`, `EMe=16777216`, checked as
+    /// `Buffer.byteLength(message) > EMe`; docs/protocol.md, "The CLI's inbound limit"). So
+    /// nothing over it is sent: a tool's answer over it becomes an error result
+    /// (`getDiagnostics` a truncated answer that says so; an accepted `openDiff` whose final
+    /// text is the proposal unchanged, `TAB_CLOSED`, which the CLI reads as that accept), any
+    /// other reply a JSON-RPC error, and a notification is not sent; each is reported as
+    /// [`EngineEvent::MessageTooLarge`](crate::EngineEvent::MessageTooLarge). Default 16 MiB (16 777 216),
+    /// the CLI's figure: exactly that many bytes are sent.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_client_message_bytes: usize,
     /// Tool requests one connection may have pending with the editor; one more is answered
     /// with JSON-RPC error -32000. Default 64: the CLI waits for each diff it shows, and each
     /// pending request holds its arguments.
@@ -167,6 +180,11 @@ impl Config {
     /// setting (`idelink serve --max-connections`).
     pub const DEFAULT_MAX_CONNECTIONS: usize = 16;
 
+    /// The CLI's own inbound WebSocket message limit (2.1.332: 16 MiB; 2.1.112 run by Node:
+    /// the `ws` package's 100 MiB), the default
+    /// [`max_client_message_bytes`](Self::max_client_message_bytes): the smaller one.
+    pub const CLI_MAX_MESSAGE_BYTES: usize = 16 << 20;
+
     /// Parses the JSON form, filling in defaults; the error names the offending field.
     pub fn from_json(json: &str) -> Result<Config, serde_json::Error> {
         serde_json::from_str(json)
@@ -189,6 +207,7 @@ impl Config {
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             max_handshakes: 8,
             max_outbound_bytes: 96 << 20,
+            max_client_message_bytes: Self::CLI_MAX_MESSAGE_BYTES,
             max_pending_calls: 64,
             max_pending_proposal_bytes: 64 << 20,
             max_total_pending_proposal_bytes: 128 << 20,

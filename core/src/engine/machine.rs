@@ -2,6 +2,7 @@
 //! what serving a message leads to. Connections serve their own messages (`connection`), tool
 //! calls are served from the `Service`; what the engine sends unprompted is `push`.
 
+use super::calls::PendingCall;
 use super::config::{Config, SessionPolicy};
 use super::connection::{Connection, HandshakeStep};
 use super::error::EngineError;
@@ -12,7 +13,9 @@ use super::table::Connections;
 use super::writer::{Reply, Writer};
 use crate::host_rules::HandshakeBudget;
 use crate::http::UpgradePolicy;
-use crate::ide::{self, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome};
+use crate::ide::{
+    self, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome, ToolRequest,
+};
 use crate::rpc::RpcError;
 use crate::snapshot::SnapshotTracker;
 use crate::time::Timestamp;
@@ -40,6 +43,17 @@ fn read_deadline_error(waited_ms: u64) -> RpcError {
         RpcError::EDITOR_TIMEOUT,
         format!("the editor did not answer within {waited_ms} ms"),
     )
+}
+
+/// True when `outcome` accepts `call`'s `openDiff` proposal with its text unchanged: the
+/// CLI's `TAB_CLOSED` (it then writes the proposal, its bundled code:
+/// `if(Ht(N))return T(),{oldContent:D,newContent:P,saved:!1}`), a far smaller answer than
+/// `FILE_SAVED` with the whole text, for the same file.
+fn accepts_proposal_unchanged(call: &PendingCall, outcome: &ToolOutcome) -> bool {
+    match (&call.proposal, outcome) {
+        (Some(proposal), ToolOutcome::DiffSaved { final_text, .. }) => proposal.matches(final_text),
+        _ => false,
+    }
 }
 
 /// The IDE side of the Claude Code IDE protocol for one endpoint (one port, one lock file,
@@ -90,12 +104,12 @@ impl Engine {
         Engine {
             tools_json: ide::tools_json(config.execute_code),
             snapshots: SnapshotTracker::new(&config.workspace_folders),
+            writer: Writer::new(config.max_client_message_bytes),
             config,
             token,
             service: Service::new(state),
             conns: Connections::default(),
             pushes: PushSchedule::default(),
-            writer: Writer::default(),
             now: Timestamp::ZERO,
         }
     }
@@ -216,6 +230,19 @@ impl Engine {
     /// debounce; a mention goes to ready clients now, or waits for one.
     pub fn handle_editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
         let now = self.advance(now);
+        match event {
+            EditorEvent::ProposalDiagnosticsChanged { call, diagnostics } => {
+                let max = self.config.max_diagnostics;
+                let call = ToolCallId::from_u64(*call);
+                self.service.proposal_diagnostics(call, diagnostics, max);
+                return;
+            }
+            EditorEvent::DiagnosticsChanged { path, .. } => {
+                let path = ide::normalize_path(path, self.config.path_style).into_owned();
+                self.service.file_diagnostics_changed(&path);
+            }
+            _ => {}
+        }
         match self.service.apply(event) {
             StateChange::None | StateChange::FoldersChanged => {}
             StateChange::SelectionOrActiveChanged => {
@@ -224,8 +251,10 @@ impl Engine {
             }
             StateChange::Mention(mention) => {
                 self.writer.clear();
-                self.writer.at_mentioned(&mention);
-                if self.broadcast() == 0 {
+                if !self.writer.at_mentioned(&mention) {
+                    // Over the client's limit: it never fits, so it is not queued either.
+                    self.report_too_large(None);
+                } else if self.broadcast() == 0 {
                     let expires = now.add_millis(self.config.mention_ttl_ms);
                     self.pushes
                         .queue_mention(expires, mention, self.config.max_queued_mentions);
@@ -251,12 +280,30 @@ impl Engine {
         // the call is removed.
         let answered = ide::answer_outcome(&call.request, outcome, style)
             .map_err(|mismatch| EngineError::OutcomeMismatch(id, mismatch))?;
+        let tool = call.request.tool();
+        let every_file = matches!(call.request, ToolRequest::GetDiagnostics { path: None });
+        let answered = match answered {
+            ide::Answered::Read(answer) if every_file => {
+                ide::Answered::Read(answer.with_proposals(self.service.proposals_of(call.conn)))
+            }
+            other => other,
+        };
         let reply = match &answered {
-            ide::Answered::Read(answer) => Reply::Answer(answer),
-            ide::Answered::Tool(result) => Reply::Tool(result),
+            ide::Answered::Read(answer) => Reply::Answer(tool, answer),
+            ide::Answered::Tool(result) => Reply::Tool(tool, result),
         };
         self.writer.clear();
-        self.writer.reply(call.rpc_id.as_borrowed(), &reply);
+        let rpc_id = call.rpc_id.as_borrowed();
+        // Whether the client is told of an accept: an error in its place tells it nothing.
+        let mut accepted = matches!(outcome, ToolOutcome::DiffSaved { .. });
+        if let Err(bytes) = self.writer.reply_within(rpc_id, &reply) {
+            if accepts_proposal_unchanged(call, outcome) {
+                self.writer.tab_closed_in_place_of(rpc_id, bytes);
+            } else {
+                self.writer.reply_refused(rpc_id, &reply, bytes);
+                accepted = false;
+            }
+        }
         let conn = call.conn;
         let rules = self
             .conns
@@ -266,11 +313,15 @@ impl Engine {
             .map_or(ide::WriteRules::CURRENT, |info| {
                 ide::WriteRules::for_version(&info.version)
             });
-        let replaced = (!call.saved_while_pending)
+        // An accept answered by an error in its place is no write by the client.
+        let replaced = (accepted && !call.saved_while_pending)
             .then(|| ide::file_replaced(&call.request, outcome, rules))
             .flatten();
+        drop(answered);
         self.service.calls_mut().remove(id);
+        self.service.call_answered(id, accepted);
         self.send_written(conn);
+        self.report_too_large(Some(conn));
         if let Some((path, text)) = replaced {
             self.conns
                 .event(EngineEvent::FileReplaced { id, path, text });
@@ -301,7 +352,8 @@ impl Engine {
                     if let Ok(result) =
                         ide::format_outcome(&call.request, &outcome, self.config.path_style)
                     {
-                        self.send_call_reply(&call, &Reply::Tool(&result));
+                        let tool = call.request.tool();
+                        self.send_call_reply(&call, &Reply::Tool(tool, &result));
                     }
                 }
                 self.conns.cancelled(id, CancelReason::DeadlineExpired);
@@ -429,6 +481,7 @@ impl Engine {
                 &mut self.service,
                 &mut self.writer,
             );
+            self.report_too_large(Some(conn));
             let Some(effect) = served else {
                 return;
             };

@@ -8,6 +8,7 @@ mod error;
 mod machine;
 mod outbound;
 mod output;
+mod proposals;
 mod push_schedule;
 mod selection_cache;
 mod service;
@@ -22,7 +23,7 @@ pub use machine::{Engine, SUPERSEDED_CODE, SUPERSEDED_REASON};
     reason = "the 0.1.0 name, re-exported for code written against it"
 )]
 pub use output::Event;
-pub use output::{CancelReason, CloseReason, ConnId, EngineEvent, Output, ToolCallId};
+pub use output::{CancelReason, CloseReason, ConnId, EngineEvent, Output, SentInstead, ToolCallId};
 
 #[cfg(test)]
 mod tests;

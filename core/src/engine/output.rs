@@ -167,6 +167,24 @@ pub enum EngineEvent {
         /// The tool.
         tool: ToolName,
     },
+    /// A message for a client was over
+    /// [`Config::max_client_message_bytes`](crate::Config::max_client_message_bytes), which
+    /// the CLI closes its connection on (docs/protocol.md, "The CLI's inbound limit"): it was
+    /// not sent, and `sent` says what went in its place. The session stays up.
+    MessageTooLarge {
+        /// The client it was for; absent for a notification meant for every ready client.
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        conn: Option<ConnId>,
+        /// What it was: the tool whose answer it was (`openDiff`, `getDiagnostics`, …), the
+        /// notification's method (`selection_changed`, `at_mentioned`), or `response` for a
+        /// reply to any other request.
+        message: String,
+        /// Its size: the bytes of the JSON-RPC message (the WebSocket message's payload).
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        bytes: u64,
+        /// What was sent instead.
+        sent: SentInstead,
+    },
     /// The connection is gone (or was refused); its pending requests were cancelled first.
     Closed {
         /// The connection.
@@ -193,6 +211,39 @@ pub enum CancelReason {
     ClientGone,
     /// The editor did not answer within the deadline; the engine answered for it.
     DeadlineExpired,
+}
+
+/// What the engine sent in place of a message over the client's limit
+/// ([`EngineEvent::MessageTooLarge`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[non_exhaustive]
+pub enum SentInstead {
+    /// An error saying so: an error result (`isError`) for a tool's answer, a JSON-RPC error
+    /// (-32000) for any other reply.
+    Error,
+    /// `getDiagnostics`: the diagnostics that fit, and a second text item saying how many
+    /// were left out.
+    Truncated,
+    /// An accepted `openDiff` whose final text is the proposal unchanged: `TAB_CLOSED`, which
+    /// the CLI reads as exactly that accept (it writes the proposal).
+    TabClosed,
+    /// Nothing: a notification is dropped (the client keeps what it had), and so is a reply
+    /// whose request id alone is over the limit.
+    Nothing,
+}
+
+impl SentInstead {
+    /// The JSON form's name (`error`, `truncated`, `tabClosed`, `nothing`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SentInstead::Error => "error",
+            SentInstead::Truncated => "truncated",
+            SentInstead::TabClosed => "tabClosed",
+            SentInstead::Nothing => "nothing",
+        }
+    }
 }
 
 /// Why a connection ended.

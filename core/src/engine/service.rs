@@ -2,14 +2,15 @@
 //! the requests pending with the editor. Serving a `tools/call` writes its reply (and the
 //! answers owed to diffs it closes) and returns what else follows, for the engine to report.
 
-use super::calls::{PendingCall, PendingCalls};
+use super::calls::{Fingerprint, PendingCall, PendingCalls};
 use super::config::Config;
 use super::output::{ConnId, ToolCallId};
+use super::proposals::ProposalDiagnostics;
 use super::selection_cache::SelectionCache;
 use super::writer::{Reply, Writer};
 use crate::ide::{
-    self, EditorEvent, EditorState, ReadSource, StateChange, ToolName, ToolOutcome, ToolPlan,
-    ToolRequest, ToolResult,
+    self, Diagnostic, EditorEvent, EditorState, ReadSource, StateChange, ToolName, ToolOutcome,
+    ToolPlan, ToolRequest, ToolResult,
 };
 use crate::mcp::ToolCall;
 use crate::rpc::{RequestId, RpcError};
@@ -40,6 +41,8 @@ pub(crate) struct Service {
     state: EditorState,
     selection: SelectionCache,
     calls: PendingCalls,
+    /// The diagnostics editors reported for the proposals of `openDiff` calls.
+    proposals: ProposalDiagnostics,
 }
 
 impl Service {
@@ -48,6 +51,7 @@ impl Service {
             state,
             selection: SelectionCache::default(),
             calls: PendingCalls::default(),
+            proposals: ProposalDiagnostics::default(),
         }
     }
 
@@ -81,6 +85,39 @@ impl Service {
         self.state.apply(event)
     }
 
+    /// The diagnostics of the proposal of call `call` were replaced: kept when it is a pending
+    /// `openDiff`, ignored otherwise (its diff is gone).
+    pub(crate) fn proposal_diagnostics(
+        &mut self,
+        call: ToolCallId,
+        diagnostics: &[Diagnostic],
+        max_diagnostics: usize,
+    ) {
+        if let Some(pending) = self.calls.get(call)
+            && let ToolRequest::OpenDiff { new_file_path, .. } = &pending.request
+        {
+            let (conn, path) = (pending.conn, new_file_path.clone());
+            self.proposals
+                .set(call, conn, &path, diagnostics.to_vec(), max_diagnostics);
+        }
+    }
+
+    /// The editor answered call `call`: an accept keeps its proposal's diagnostics as those of
+    /// the text the CLI writes, anything else forgets them.
+    pub(crate) fn call_answered(&mut self, call: ToolCallId, accepted: bool) {
+        self.proposals.answered(call, accepted);
+    }
+
+    /// The editor replaced the own diagnostics of `path` (normalized).
+    pub(crate) fn file_diagnostics_changed(&mut self, path: &str) {
+        self.proposals.file_changed(path);
+    }
+
+    /// The proposals of `conn` with diagnostics, by path.
+    pub(crate) fn proposals_of(&self, conn: ConnId) -> Vec<(&str, &[Diagnostic])> {
+        self.proposals.of_conn(conn, &self.calls)
+    }
+
     pub(crate) fn calls(&self) -> &PendingCalls {
         &self.calls
     }
@@ -112,7 +149,7 @@ impl Service {
         if source == ReadSource::State
             && let Some(json) = self.selection.get(tool, &self.state)
         {
-            writer.reply(call.id, &Reply::Rendered(json));
+            writer.reply(call.id, &Reply::Rendered(tool, json));
             return Effect::Served(tool);
         }
         let plan = ide::plan(
@@ -124,7 +161,12 @@ impl Service {
         );
         match plan {
             ToolPlan::Reply(answer) => {
-                writer.reply(call.id, &Reply::Answer(&answer));
+                let answer = if answer.is_every_file_diagnostics() {
+                    answer.with_proposals(self.proposals.of_conn(conn, &self.calls))
+                } else {
+                    answer
+                };
+                writer.reply(call.id, &Reply::Answer(tool, &answer));
                 Effect::Served(tool)
             }
             ToolPlan::UnknownTool => {
@@ -141,14 +183,16 @@ impl Service {
                     self.calls.diff_tab(conn, &tab_name).into_iter().collect();
                 self.reject_diffs(&closed, writer);
                 let result = ToolResult::text("TAB_CLOSED");
-                writer.reply(call.id, &Reply::Tool(&result));
+                writer.reply(call.id, &Reply::Tool(tool, &result));
                 Effect::DiffsClosed(closed, tool)
             }
             ToolPlan::CloseAllDiffTabs => {
                 let closed = self.calls.diffs_of(conn);
                 self.reject_diffs(&closed, writer);
+                // The CLI's next prompt: what its last edits proposed is past.
+                self.proposals.prompt_started(conn, &self.calls);
                 let result = ToolResult::text(format!("CLOSED_{}_DIFF_TABS", closed.len()));
-                writer.reply(call.id, &Reply::Tool(&result));
+                writer.reply(call.id, &Reply::Tool(tool, &result));
                 Effect::DiffsClosed(closed, tool)
             }
             ToolPlan::Request(request) => self.request(now, conn, call.id, request, config, writer),
@@ -197,6 +241,12 @@ impl Service {
             rpc_id: rpc_id.to_owned(),
             request: request.for_answering(),
             bytes,
+            proposal: match &request {
+                ToolRequest::OpenDiff {
+                    new_file_contents, ..
+                } => Some(Fingerprint::of(new_file_contents)),
+                _ => None,
+            },
             started: now,
             deadline: deadline.map(|ms| now.add_millis(ms)),
             saved_while_pending: false,
@@ -264,7 +314,8 @@ impl Service {
                 && let Ok(result) =
                     ide::format_outcome(&call.request, &ToolOutcome::DiffRejected, style)
             {
-                writer.reply(call.rpc_id.as_borrowed(), &Reply::Tool(&result));
+                let tool = call.request.tool();
+                writer.reply(call.rpc_id.as_borrowed(), &Reply::Tool(tool, &result));
             }
         }
     }

@@ -3,7 +3,8 @@
 //! finished, and the engine's own notifications. One reused buffer, so steady traffic does not
 //! allocate.
 
-use crate::ide::{Answer, AtMentioned, Position, SelectionChanged, ToolResult};
+use super::output::SentInstead;
+use crate::ide::{Answer, AtMentioned, Position, SelectionChanged, ToolName, ToolResult};
 use crate::mcp::McpResult;
 use crate::rpc::{self, RequestId, RpcError};
 use crate::ws::ServerHeader;
@@ -13,13 +14,46 @@ pub(crate) enum Reply<'a> {
     /// A protocol-level result from the MCP session (`initialize`, `ping`, `tools/list`, …).
     Mcp(McpResult<'a>),
     /// A tool's result.
-    Tool(&'a ToolResult),
+    Tool(ToolName, &'a ToolResult),
     /// A read tool's answer, written straight into the reply.
-    Answer(&'a Answer<'a>),
+    Answer(ToolName, &'a Answer<'a>),
     /// A tool's result already rendered as JSON (the selection tools, see `SelectionCache`).
-    Rendered(&'a [u8]),
+    Rendered(ToolName, &'a [u8]),
     /// A JSON-RPC error.
     Error(RpcError),
+}
+
+impl Reply<'_> {
+    /// What [`TooLarge::message`] calls it: its tool, or `response`.
+    fn subject(&self) -> &'static str {
+        match self {
+            Reply::Tool(tool, _) | Reply::Answer(tool, _) | Reply::Rendered(tool, _) => {
+                tool.as_str()
+            }
+            Reply::Mcp(_) | Reply::Error(_) => "response",
+        }
+    }
+}
+
+/// A message over the client's limit, not sent: for [`EngineEvent::MessageTooLarge`].
+///
+/// [`EngineEvent::MessageTooLarge`]: super::EngineEvent::MessageTooLarge
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TooLarge {
+    /// Its tool, notification method, or `response`.
+    pub(crate) message: &'static str,
+    /// Its size.
+    pub(crate) bytes: usize,
+    /// What was written in its place.
+    pub(crate) sent: SentInstead,
+}
+
+/// The text of the error sent in place of an answer of `bytes` over `limit`.
+fn too_large_message(bytes: usize, limit: usize) -> String {
+    format!(
+        "idelink: this answer is {bytes} bytes, over the client's limit of {limit} bytes per \
+         message (max_client_message_bytes), which would close the connection: it was not sent"
+    )
 }
 
 /// Appends `result` as JSON: the bytes its `Serialize` impl gives, written in one escaping
@@ -51,22 +85,77 @@ fn push_position(out: &mut Vec<u8>, at: Position) {
     out.push(b'}');
 }
 
+/// Writes the reply `{"jsonrpc":"2.0","id":<id>,"result":…}` whose result `write_cut` writes
+/// within what is left of a message that may end at `end` in `out` (false: it could not, and
+/// nothing is written).
+fn cut_within(
+    out: &mut Vec<u8>,
+    id: RequestId<'_>,
+    end: usize,
+    write_cut: impl FnOnce(&mut Vec<u8>, usize) -> bool,
+) -> bool {
+    let start = out.len();
+    let mut fits = false;
+    rpc::write_result_with(out, id, |out| {
+        // The closing `}` of the reply after the result.
+        let budget = end.saturating_sub(out.len() + 1);
+        fits = write_cut(out, budget);
+        if fits { Ok(()) } else { Err(()) }
+    });
+    if !fits {
+        out.truncate(start);
+    }
+    fits
+}
+
 /// The JSON messages written for one step of the engine, in order, until they are sent.
 ///
 /// Each message is written after room for its WebSocket frame header, so that a lone message
 /// for one client is framed where it lies and its buffer handed to the connection whole
 /// ([`Writer::take_framed`]): a big answer is never copied into the outbound buffer.
-#[derive(Default)]
+///
+/// No message written is over `limit` bytes ([`Config::max_client_message_bytes`]: the CLI
+/// closes its connection on one): a reply over it is written again as its fallback (a cut
+/// `getDiagnostics`, an error), a notification over it is not written, and each is recorded
+/// for the engine to report ([`Writer::take_too_large`]).
+///
+/// [`Config::max_client_message_bytes`]: super::Config::max_client_message_bytes
 pub(crate) struct Writer {
     json: Vec<u8>,
     /// Where each message in `json` ends.
     ends: Vec<usize>,
+    /// The largest message payload written.
+    limit: usize,
+    /// The messages over `limit` since the engine last took them.
+    too_large: Vec<TooLarge>,
+}
+
+impl Default for Writer {
+    /// A writer with no limit.
+    fn default() -> Self {
+        Writer::new(usize::MAX)
+    }
 }
 
 /// Room left before each message for its frame header.
 const FRAME_ROOM: usize = crate::ws::MAX_HEADER;
 
 impl Writer {
+    /// A writer that writes no message over `limit` bytes.
+    pub(crate) fn new(limit: usize) -> Self {
+        Writer {
+            json: Vec::new(),
+            ends: Vec::new(),
+            limit,
+            too_large: Vec::new(),
+        }
+    }
+
+    /// The messages over the limit since the last call, oldest first.
+    pub(crate) fn take_too_large(&mut self) -> Vec<TooLarge> {
+        std::mem::take(&mut self.too_large)
+    }
+
     /// Forgets the messages written (capacity kept: one buffer per engine, as large as the
     /// largest step so far, so big answers are not re-grown each time; a buffer handed to a
     /// connection comes back through [`Writer::offer`] once sent).
@@ -92,56 +181,159 @@ impl Writer {
         self.json.extend_from_slice(&[0; FRAME_ROOM]);
     }
 
-    /// Writes the reply to request `id`.
+    /// Writes the reply to request `id`; over the limit, its fallback
+    /// ([`Writer::reply_within`] then [`Writer::reply_refused`]).
     pub(crate) fn reply(&mut self, id: RequestId<'_>, reply: &Reply<'_>) {
+        if let Err(bytes) = self.reply_within(id, reply) {
+            self.reply_refused(id, reply, bytes);
+        }
+    }
+
+    /// Writes the reply to request `id` when it is within the limit; otherwise writes nothing
+    /// and returns its size.
+    pub(crate) fn reply_within(
+        &mut self,
+        id: RequestId<'_>,
+        reply: &Reply<'_>,
+    ) -> Result<(), usize> {
+        let start = self.json.len();
         self.begin();
         match reply {
             Reply::Mcp(result) => rpc::write_result_with(&mut self.json, id, |out| {
                 result.write_json(out);
                 Ok::<(), std::convert::Infallible>(())
             }),
-            Reply::Tool(result) => rpc::write_result_with(&mut self.json, id, |out| {
+            Reply::Tool(_, result) => rpc::write_result_with(&mut self.json, id, |out| {
                 write_tool_result(out, result);
                 Ok::<(), std::convert::Infallible>(())
             }),
-            Reply::Answer(answer) => rpc::write_result_with(&mut self.json, id, |out| {
+            Reply::Answer(_, answer) => rpc::write_result_with(&mut self.json, id, |out| {
                 answer.write_result(out);
                 Ok::<(), std::convert::Infallible>(())
             }),
-            Reply::Rendered(json) => rpc::write_result_with(&mut self.json, id, |out| {
+            Reply::Rendered(_, json) => rpc::write_result_with(&mut self.json, id, |out| {
                 out.extend_from_slice(json);
                 Ok::<(), std::convert::Infallible>(())
             }),
             Reply::Error(error) => rpc::write_error(&mut self.json, Some(id), error),
         }
+        self.end_message(start)
+    }
+
+    /// Writes what goes in place of `reply`, `bytes` over the limit, and records it: a
+    /// `getDiagnostics` answer cut to fit, an error result for any other tool's answer, a
+    /// JSON-RPC error for any other reply; nothing when even that is over the limit (an id
+    /// that alone passes it).
+    pub(crate) fn reply_refused(&mut self, id: RequestId<'_>, reply: &Reply<'_>, bytes: usize) {
+        let limit = self.limit;
+        let start = self.json.len();
+        self.begin();
+        let sent = match reply {
+            Reply::Answer(_, answer)
+                if cut_within(
+                    &mut self.json,
+                    id,
+                    start + FRAME_ROOM + limit,
+                    |out, budget| answer.write_cut_result(out, budget, limit),
+                ) =>
+            {
+                SentInstead::Truncated
+            }
+            Reply::Tool(..) | Reply::Answer(..) | Reply::Rendered(..) => {
+                let error = ToolResult::error(too_large_message(bytes, limit));
+                rpc::write_result_with(&mut self.json, id, |out| {
+                    write_tool_result(out, &error);
+                    Ok::<(), std::convert::Infallible>(())
+                });
+                SentInstead::Error
+            }
+            Reply::Mcp(_) | Reply::Error(_) => {
+                let error = RpcError::new(RpcError::TOO_LARGE, too_large_message(bytes, limit));
+                rpc::write_error(&mut self.json, Some(id), &error);
+                SentInstead::Error
+            }
+        };
+        let sent = match self.end_message(start) {
+            Ok(()) => sent,
+            Err(_) => SentInstead::Nothing,
+        };
+        self.too_large.push(TooLarge {
+            message: reply.subject(),
+            bytes,
+            sent,
+        });
+    }
+
+    /// Writes `TAB_CLOSED` as the reply to request `id`, an accepted `openDiff` whose
+    /// `FILE_SAVED` answer, `bytes` over the limit, carries the proposal unchanged (the CLI
+    /// reads both as that accept), and records it.
+    pub(crate) fn tab_closed_in_place_of(&mut self, id: RequestId<'_>, bytes: usize) {
+        let result = ToolResult::text("TAB_CLOSED");
+        let reply = Reply::Tool(ToolName::OpenDiff, &result);
+        let sent = match self.reply_within(id, &reply) {
+            Ok(()) => SentInstead::TabClosed,
+            Err(_) => SentInstead::Nothing,
+        };
+        self.too_large.push(TooLarge {
+            message: ToolName::OpenDiff.as_str(),
+            bytes,
+            sent,
+        });
+    }
+
+    /// Ends the message begun at `start` (its frame room included): kept when within the
+    /// limit, else removed, with its size returned.
+    fn end_message(&mut self, start: usize) -> Result<(), usize> {
+        let bytes = self.json.len() - start - FRAME_ROOM;
+        if bytes > self.limit {
+            self.json.truncate(start);
+            return Err(bytes);
+        }
         self.ends.push(self.json.len());
+        Ok(())
+    }
+
+    /// A notification of `bytes` over the limit was not written: records it.
+    fn refuse_notification(&mut self, method: &'static str, bytes: usize) {
+        self.too_large.push(TooLarge {
+            message: method,
+            bytes,
+            sent: SentInstead::Nothing,
+        });
     }
 
     /// Writes an error reply to a message whose id could not be read (`id: null`).
     pub(crate) fn error_without_id(&mut self, error: &RpcError) {
+        let start = self.json.len();
         self.begin();
         rpc::write_error(&mut self.json, None, error);
-        self.ends.push(self.json.len());
+        // The error's text is the engine's own, and short.
+        let _ = self.end_message(start);
     }
 
     /// Writes a notification through serde: the oracle of the engine's own notification
-    /// writers. False (nothing written) when `params` cannot be serialized.
+    /// writers. False (nothing written) when `params` cannot be serialized, or when it is
+    /// over the limit (recorded).
     #[cfg(test)]
-    pub(crate) fn notification(&mut self, method: &str, params: &impl serde::Serialize) -> bool {
+    pub(crate) fn notification(
+        &mut self,
+        method: &'static str,
+        params: &impl serde::Serialize,
+    ) -> bool {
         let start = self.json.len();
         self.begin();
-        let written = rpc::write_notification(&mut self.json, method, params).is_ok();
-        if written {
-            self.ends.push(self.json.len());
-        } else {
+        if rpc::write_notification(&mut self.json, method, params).is_err() {
             self.json.truncate(start);
+            return false;
         }
-        written
+        self.end_notification(start, method)
     }
 
     /// Writes `selection_changed` with `params`: the bytes [`Writer::notification`] writes,
-    /// in one escaping pass (a selection can be a whole file).
-    pub(crate) fn selection_changed(&mut self, params: &SelectionChanged) {
+    /// in one escaping pass (a selection can be a whole file). False, with nothing written,
+    /// when it is over the limit (recorded).
+    pub(crate) fn selection_changed(&mut self, params: &SelectionChanged) -> bool {
+        let start = self.json.len();
         self.begin();
         let out = &mut self.json;
         out.extend_from_slice(
@@ -161,12 +353,14 @@ impl Writer {
         } else {
             br#","isEmpty":false}}}"#
         });
-        self.ends.push(self.json.len());
+        self.end_notification(start, SelectionChanged::METHOD)
     }
 
     /// Writes `at_mentioned` with `params`: the bytes serde_json writes for them
-    /// (`lineStart` and `lineEnd` left out when unknown).
-    pub(crate) fn at_mentioned(&mut self, params: &AtMentioned) {
+    /// (`lineStart` and `lineEnd` left out when unknown). False, with nothing written, when
+    /// it is over the limit (recorded).
+    pub(crate) fn at_mentioned(&mut self, params: &AtMentioned) -> bool {
+        let start = self.json.len();
         self.begin();
         let out = &mut self.json;
         out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"at_mentioned","params":{"filePath":"#);
@@ -180,17 +374,31 @@ impl Writer {
             crate::json::push_u64(out, line.into());
         }
         out.extend_from_slice(b"}}");
-        self.ends.push(self.json.len());
+        self.end_notification(start, AtMentioned::METHOD)
     }
 
     /// Writes `selection_changed` with [`crate::ide::NoFileSelected::PARAMS`]: the bytes serde_json
-    /// writes for them.
-    pub(crate) fn no_file_selected(&mut self) {
+    /// writes for them. False, with nothing written, when it is over the limit (recorded: a
+    /// limit below ~150 bytes).
+    pub(crate) fn no_file_selected(&mut self) -> bool {
+        let start = self.json.len();
         self.begin();
         self.json.extend_from_slice(
             br#"{"jsonrpc":"2.0","method":"selection_changed","params":{"text":"","selection":{"start":{"line":0,"character":0},"end":{"line":0,"character":0},"isEmpty":true}}}"#,
         );
-        self.ends.push(self.json.len());
+        self.end_notification(start, SelectionChanged::METHOD)
+    }
+
+    /// Ends the notification `method` begun at `start`: true when kept within the limit,
+    /// else false, removed and recorded.
+    fn end_notification(&mut self, start: usize, method: &'static str) -> bool {
+        match self.end_message(start) {
+            Ok(()) => true,
+            Err(bytes) => {
+                self.refuse_notification(method, bytes);
+                false
+            }
+        }
     }
 
     /// The messages written since the last `clear`, in order.

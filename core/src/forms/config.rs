@@ -49,6 +49,9 @@ const CONFIG: &[Field<Config>] = &[
     ("maxOutboundBytes", |c| {
         Slot::Usize(&mut c.max_outbound_bytes)
     }),
+    ("maxClientMessageBytes", |c| {
+        Slot::Usize(&mut c.max_client_message_bytes)
+    }),
     ("maxPendingCalls", |c| Slot::Usize(&mut c.max_pending_calls)),
     ("maxPendingProposalBytes", |c| {
         Slot::Usize(&mut c.max_pending_proposal_bytes)

@@ -1,7 +1,7 @@
 //! The `EditorEvent` form, tagged by `type`; a variant's unknown fields are ignored.
 
 use super::FormError;
-use super::read::{Obj, Val, Variant};
+use super::read::{Obj, Val, Variant, u64};
 use super::values::{diagnostic, range};
 use crate::ide::EditorEvent;
 
@@ -41,6 +41,12 @@ const VARIANTS: &[Variant<EditorEvent>] = &[
     ("diagnosticsChanged", |o| {
         Ok(EditorEvent::DiagnosticsChanged {
             path: path(o)?,
+            diagnostics: o.req("diagnostics", |v| v.list(diagnostic))?,
+        })
+    }),
+    ("proposalDiagnosticsChanged", |o| {
+        Ok(EditorEvent::ProposalDiagnosticsChanged {
+            call: o.req("call", u64)?,
             diagnostics: o.req("diagnostics", |v| v.list(diagnostic))?,
         })
     }),

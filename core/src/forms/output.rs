@@ -63,6 +63,17 @@ fn event_members<'o>(o: Object<'o>, event: &EngineEvent) -> Object<'o> {
             .str("event", "toolServed")
             .u64("conn", conn.as_u64())
             .str("tool", tool.as_str()),
+        EngineEvent::MessageTooLarge {
+            conn,
+            message,
+            bytes,
+            sent,
+        } => o
+            .str("event", "messageTooLarge")
+            .nullable("conn", conn.map(|conn| conn.as_u64()), push_u64)
+            .str("message", message)
+            .u64("bytes", *bytes)
+            .str("sent", sent.as_str()),
         EngineEvent::Closed { conn, reason } => o
             .str("event", "closed")
             .u64("conn", conn.as_u64())

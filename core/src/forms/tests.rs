@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::*;
-use crate::engine::{CancelReason, CloseReason, SessionPolicy};
+use crate::engine::{CancelReason, CloseReason, SentInstead, SessionPolicy};
 use crate::ide::{
     Diagnostic, FileDiagnostics, OpenTab, PathStyle, Position, Range, ReadSource, ReadSources,
     Severity, ToolName, ToolRequest,
@@ -118,6 +118,9 @@ fn editor_event() -> impl Strategy<Value = EditorEvent> {
         }),
         (text(), diagnostics())
             .prop_map(|(path, diagnostics)| EditorEvent::DiagnosticsChanged { path, diagnostics }),
+        (any::<u64>(), diagnostics()).prop_map(|(call, diagnostics)| {
+            EditorEvent::ProposalDiagnosticsChanged { call, diagnostics }
+        }),
         texts().prop_map(|folders| EditorEvent::WorkspaceFoldersChanged { folders }),
         (
             text(),
@@ -143,6 +146,7 @@ fn _every_variant_of_editor_event(event: &EditorEvent) {
         | EditorEvent::DocumentSaved { .. }
         | EditorEvent::SelectionChanged { .. }
         | EditorEvent::DiagnosticsChanged { .. }
+        | EditorEvent::ProposalDiagnosticsChanged { .. }
         | EditorEvent::WorkspaceFoldersChanged { .. }
         | EditorEvent::Mention { .. } => {}
     }
@@ -285,7 +289,7 @@ fn config() -> impl Strategy<Value = Config> {
         prop::option::of(any::<u64>()),
         prop::option::of(any::<u64>()),
     );
-    (any::<[u64; 16]>(), names, ws, reads, timers).prop_map(
+    (any::<[u64; 17]>(), names, ws, reads, timers).prop_map(
         |(n, (port, name, version, folders, windows, single, execute), ws, reads, timers)| Config {
             port,
             server_info: ServerInfo { name, version },
@@ -304,6 +308,7 @@ fn config() -> impl Strategy<Value = Config> {
             max_connections: n[3] as usize,
             max_handshakes: n[4] as usize,
             max_outbound_bytes: n[5] as usize,
+            max_client_message_bytes: n[16] as usize,
             max_pending_calls: n[6] as usize,
             max_pending_proposal_bytes: n[7] as usize,
             max_total_pending_proposal_bytes: n[8] as usize,
@@ -437,6 +442,25 @@ fn event() -> impl Strategy<Value = EngineEvent> {
         }),
         (conn(), prop::sample::select(ToolName::ALL.to_vec()))
             .prop_map(|(conn, tool)| EngineEvent::ToolServed { conn, tool }),
+        (
+            prop::option::of(conn()),
+            text(),
+            any::<u64>(),
+            prop::sample::select(vec![
+                SentInstead::Error,
+                SentInstead::Truncated,
+                SentInstead::TabClosed,
+                SentInstead::Nothing,
+            ])
+        )
+            .prop_map(
+                |(conn, message, bytes, sent)| EngineEvent::MessageTooLarge {
+                    conn,
+                    message,
+                    bytes,
+                    sent,
+                }
+            ),
         (conn(), close_reason()).prop_map(|(conn, reason)| EngineEvent::Closed { conn, reason }),
     ]
 }
@@ -450,6 +474,7 @@ fn _every_variant_of_engine_event(event: &EngineEvent) {
         | EngineEvent::ToolCallCancelled { .. }
         | EngineEvent::FileReplaced { .. }
         | EngineEvent::ToolServed { .. }
+        | EngineEvent::MessageTooLarge { .. }
         | EngineEvent::Closed { .. } => {}
     }
 }

@@ -26,6 +26,11 @@ pub(crate) const UNKNOWN_LANGUAGE: &str = "plaintext";
 pub(crate) enum Answer<'a> {
     /// `getDiagnostics`: `[{uri, diagnostics:[..]}]` for these files, in order.
     Diagnostics(DiagnosticFiles<'a>),
+    /// `getDiagnostics` for every file while the client's proposals have diagnostics: the
+    /// files as [`Answer::Diagnostics`] lists them, then an empty `file://` entry for each
+    /// proposal's file that has none (the CLI reads a proposal's entry only beside its file's),
+    /// then one `{"uri":"_claude_fs_right:<path>",diagnostics}` per proposal, by path.
+    WithProposals(DiagnosticFiles<'a>, Vec<(&'a str, &'a [Diagnostic])>),
     /// A selection tool's answer for a selection:
     /// `{"success":true,text,filePath,fileUrl,selection}`.
     Selection(Cow<'a, SelectionChanged>),
@@ -73,7 +78,66 @@ pub(crate) struct TabFacts<'a> {
     pub(crate) is_active: bool,
 }
 
-impl Answer<'_> {
+impl<'a> Answer<'a> {
+    /// True for the engine's `getDiagnostics` answer for every file (no `uri`).
+    pub(crate) fn is_every_file_diagnostics(&self) -> bool {
+        matches!(self, Answer::Diagnostics(DiagnosticFiles::All(_)))
+    }
+
+    /// A `getDiagnostics` answer for every file (the caller knows it is one) with the
+    /// client's `proposals` (path, list; sorted by path) added: [`Answer::WithProposals`].
+    /// Any other answer, or no proposal, stays as it is.
+    pub(crate) fn with_proposals(self, proposals: Vec<(&'a str, &'a [Diagnostic])>) -> Self {
+        match self {
+            Answer::Diagnostics(files) if !proposals.is_empty() => {
+                Answer::WithProposals(files, proposals)
+            }
+            other => other,
+        }
+    }
+
+    /// [`write_result`](Self::write_result) for a `getDiagnostics` answer cut to at most
+    /// `budget` bytes: the files and diagnostics that fit, in order (a file's entry cut after
+    /// its last diagnostic that fits), then a second text item saying how many were left out
+    /// and why (the CLI reads only the first; the model sees both). False, with nothing
+    /// appended, for any other answer or a budget too small for even an empty list and note.
+    pub(crate) fn write_cut_result(&self, out: &mut Vec<u8>, budget: usize, limit: usize) -> bool {
+        let (files, proposals) = match self {
+            Answer::Diagnostics(files) => (files, &[][..]),
+            Answer::WithProposals(files, proposals) => (files, &proposals[..]),
+            _ => return false,
+        };
+        // Room for the note: its text with nothing left out is the longest it can be.
+        let mut whole = Cut::default();
+        for (_, _, list) in entries(files, proposals) {
+            whole.entries += 1;
+            whole.diagnostics += list.len();
+        }
+        whole.kept_entries = whole.entries;
+        whole.kept_diagnostics = whole.diagnostics;
+        const NOTE_ITEM: &[u8] = br#""},{"type":"text","text":""#;
+        const END: &[u8] = br#""}]}"#;
+        let room = NOTE_ITEM.len() + whole.note(limit).len() + END.len();
+        let start = out.len();
+        let Some(end) = (start + budget).checked_sub(room) else {
+            return false;
+        };
+        out.extend_from_slice(br#"{"content":[{"type":"text","text":""#);
+        let cut = diagnostic_entries(
+            &mut JsonText { out, nested: true },
+            entries(files, proposals),
+            Some(end),
+        );
+        out.extend_from_slice(NOTE_ITEM);
+        out.extend_from_slice(cut.note(limit).as_bytes());
+        out.extend_from_slice(END);
+        if out.len() - start > budget {
+            out.truncate(start);
+            return false;
+        }
+        true
+    }
+
     /// Appends the tool result `{"content":[{"type":"text","text":<the answer's JSON>}]}` to
     /// `out`, the JSON escaped into the string as it is written.
     pub(crate) fn write_result(&self, out: &mut Vec<u8>) {
@@ -95,7 +159,12 @@ impl Answer<'_> {
 
     fn write_json(&self, j: &mut JsonText<'_>) {
         match self {
-            Answer::Diagnostics(files) => diagnostics(j, files),
+            Answer::Diagnostics(files) => {
+                diagnostic_entries(j, entries(files, &[]), None);
+            }
+            Answer::WithProposals(files, proposals) => {
+                diagnostic_entries(j, entries(files, proposals), None);
+            }
             Answer::Selection(selection) => selection_found(j, selection),
             Answer::Failure(message) => {
                 j.lit(lit!(r#"{"success":false,"message":""#));
@@ -126,36 +195,124 @@ impl Answer<'_> {
     }
 }
 
-fn diagnostics(j: &mut JsonText<'_>, files: &DiagnosticFiles<'_>) {
-    match files {
-        DiagnosticFiles::All(all) => diagnostic_files(j, all.iter()),
-        DiagnosticFiles::Listed(listed) => {
-            diagnostic_files(j, listed.iter().map(|(path, list)| (path.as_ref(), *list)));
-        }
+/// Which document a `getDiagnostics` entry is about.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// The file: `file://<path>`.
+    File,
+    /// The proposal shown against it: `_claude_fs_right:<path>` (the CLI's bundled code:
+    /// `pxr=["file://","_claude_fs_right:","_claude_fs_left:"]`; its `getNewDiagnostics` reads
+    /// `file://` and `_claude_fs_right:` entries and skips `_claude_fs_left:` ones).
+    Proposal,
+}
+
+/// One entry of a `getDiagnostics` answer.
+type Entry<'f> = (Side, &'f str, &'f [Diagnostic]);
+
+/// The entries for `files` and `proposals`: every file, then an empty one for each proposal's
+/// path no file has, then every proposal.
+fn entries<'f>(
+    files: &'f DiagnosticFiles<'_>,
+    proposals: &'f [(&'f str, &'f [Diagnostic])],
+) -> impl Iterator<Item = Entry<'f>> {
+    let (all, listed) = match files {
+        DiagnosticFiles::All(all) => (Some(*all), &[][..]),
+        DiagnosticFiles::Listed(listed) => (None, &listed[..]),
+    };
+    let has = move |path: &str| {
+        all.is_some_and(|all| all.get(path).is_some())
+            || listed.iter().any(|(file, _)| file.as_ref() == path)
+    };
+    let listed_files = listed.iter().map(|(path, list)| (path.as_ref(), *list));
+    let missing = proposals
+        .iter()
+        .filter(move |(path, _)| !has(path))
+        .map(|(path, _)| (*path, &[][..]));
+    all.into_iter()
+        .flat_map(DiagnosticsByFile::iter)
+        .chain(listed_files)
+        .chain(missing)
+        .map(|(path, list)| (Side::File, path, list))
+        .chain(
+            proposals
+                .iter()
+                .map(|(path, list)| (Side::Proposal, *path, *list)),
+        )
+}
+
+/// What a cut `getDiagnostics` answer kept of all it had.
+#[derive(Default)]
+struct Cut {
+    entries: usize,
+    kept_entries: usize,
+    diagnostics: usize,
+    kept_diagnostics: usize,
+}
+
+impl Cut {
+    /// The second text item of a cut answer.
+    fn note(&self, limit: usize) -> String {
+        format!(
+            "idelink: this answer was cut to {} of {} diagnostics ({} of {} entries) to stay \
+             within the client's limit of {limit} bytes per message (max_client_message_bytes)",
+            self.kept_diagnostics, self.diagnostics, self.kept_entries, self.entries
+        )
     }
 }
 
-fn diagnostic_files<'f>(
+/// Writes `[{uri, diagnostics}, …]` for `entries`. With `end`, stops before the output would
+/// pass that length (room kept for the closing brackets): the last entry written is closed
+/// after its last diagnostic that fits, and an entry whose `uri` does not fit is left out.
+fn diagnostic_entries<'f>(
     j: &mut JsonText<'_>,
-    files: impl Iterator<Item = (&'f str, &'f [Diagnostic])>,
-) {
+    entries: impl Iterator<Item = Entry<'f>>,
+    end: Option<usize>,
+) -> Cut {
+    /// `]}` closes an entry, `]` the list.
+    const CLOSING: usize = 3;
+    let end = end.map_or(usize::MAX, |end| end.saturating_sub(CLOSING));
+    let mut cut = Cut::default();
+    let mut full = false;
     j.lit(lit!("["));
-    for (at, (path, list)) in files.enumerate() {
-        if at > 0 {
+    for (side, path, list) in entries {
+        cut.entries += 1;
+        cut.diagnostics += list.len();
+        if full {
+            continue;
+        }
+        let entry_start = j.out.len();
+        if cut.kept_entries > 0 {
             j.lit(lit!(","));
         }
         j.lit(lit!(r#"{"uri":"#));
-        j.uri(path);
+        match side {
+            Side::File => j.uri(path),
+            Side::Proposal => j.proposal_uri(path),
+        }
         j.lit(lit!(r#","diagnostics":["#));
+        if j.out.len() > end {
+            j.out.truncate(entry_start);
+            full = true;
+            continue;
+        }
+        cut.kept_entries += 1;
         for (at, diagnostic) in list.iter().enumerate() {
+            let diagnostic_start = j.out.len();
             if at > 0 {
                 j.lit(lit!(","));
             }
             one_diagnostic(j, diagnostic);
+            if j.out.len() > end {
+                j.out.truncate(diagnostic_start);
+                full = true;
+                break;
+            }
+            cut.kept_diagnostics += 1;
         }
         j.lit(lit!("]}"));
     }
     j.lit(lit!("]"));
+    cut
 }
 
 /// `{"message","severity","range","source"?,"code"?}`, as [`Diagnostic`] serializes.

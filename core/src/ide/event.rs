@@ -15,6 +15,7 @@
 //! {"type":"diagnosticsChanged","path":"/w/a.rs","diagnostics":[{"message":"unused","severity":"Warning","range":{"start":{"line":1,"character":4},"end":{"line":1,"character":5}},"source":"rustc","code":"E0001"}]}
 //! {"type":"workspaceFoldersChanged","folders":["/w"]}
 //! {"type":"mention","path":"/w/a.rs","lineStart":3,"lineEnd":5}
+//! {"type":"proposalDiagnosticsChanged","call":3,"diagnostics":[{"message":"unused","severity":"Warning","range":{"start":{"line":1,"character":4},"end":{"line":1,"character":5}}}]}
 //! ```
 //!
 //! On input `languageId`, `isDirty`, `isUntitled`, `lineStart`, `lineEnd`, and a
@@ -92,6 +93,22 @@ pub enum EditorEvent {
         /// The file's path.
         path: String,
         /// Its complete new list of diagnostics.
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// The diagnostics of the proposal of `openDiff` call `call` (the text in its diff view,
+    /// as the editor's language tools see it) were replaced; an empty list clears them. The
+    /// client that asked gets them in `getDiagnostics` for every file as
+    /// `{"uri":"_claude_fs_right:<path>",…}` (with its file's own `file://` entry beside it),
+    /// which the CLI prefers to the file's own diagnostics right after an edit
+    /// (docs/protocol.md, "Diagnostics of a proposal"): while the call is pending and, once it
+    /// was accepted, until the editor reports the file's own diagnostics again or the client
+    /// starts its next prompt (`closeAllDiffTabs`). Ignored for a call that is not a pending
+    /// `openDiff` (its diff is gone).
+    ProposalDiagnosticsChanged {
+        /// The `openDiff` tool call ([`ToolCallId::as_u64`](crate::ToolCallId::as_u64)).
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        call: u64,
+        /// The complete new list of diagnostics of its proposal.
         diagnostics: Vec<Diagnostic>,
     },
     /// The workspace folders changed (the lock file's `workspaceFolders` follows them).
@@ -236,6 +253,24 @@ mod tests {
         );
         round_trip(r#"{"type":"workspaceFoldersChanged","folders":["/w","/v"]}"#);
         round_trip(r#"{"type":"mention","path":"/w/a.rs","lineStart":3,"lineEnd":5}"#);
+        assert_eq!(
+            round_trip(
+                r#"{"type":"proposalDiagnosticsChanged","call":3,"diagnostics":[{"message":"unused","severity":"Warning","range":{"start":{"line":1,"character":4},"end":{"line":1,"character":5}}}]}"#
+            ),
+            EditorEvent::ProposalDiagnosticsChanged {
+                call: 3,
+                diagnostics: vec![Diagnostic {
+                    message: "unused".into(),
+                    severity: Severity::Warning,
+                    range: Range {
+                        start: at(1, 4),
+                        end: at(1, 5)
+                    },
+                    source: None,
+                    code: None,
+                }],
+            }
+        );
     }
 
     #[test]

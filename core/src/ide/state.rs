@@ -164,6 +164,9 @@ impl EditorState {
                 self.set_diagnostics(self.normalize(path), diagnostics);
                 StateChange::None
             }
+            // The engine keeps a proposal's diagnostics with its call (they belong to one
+            // client's pending diff, not to the editor's files).
+            EditorEvent::ProposalDiagnosticsChanged { .. } => StateChange::None,
             EditorEvent::WorkspaceFoldersChanged { folders } => {
                 let folders = self.normalize_folders(folders);
                 if folders == self.folders {

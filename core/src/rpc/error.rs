@@ -36,6 +36,10 @@ impl RpcError {
     /// JSON-RPC error as a failed call, while an error result makes it log an IDE error as
     /// well.
     pub const EDITOR_TIMEOUT: i32 = -32000;
+    /// A reply would be over the client's message limit
+    /// (`Config::max_client_message_bytes`, which the CLI closes its connection on): a plain
+    /// server error in its place (JSON-RPC 2.0 §5.1's implementation-defined range).
+    pub const TOO_LARGE: i32 = -32000;
 
     /// An error with `code` and `message`.
     pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {

@@ -26,6 +26,11 @@ const KEEPS_FINAL_NEWLINE: Version = (2, 1, 329);
 /// newline is written as answered (2.1.316 wrote a final `\r\n` the answer did not have: the
 /// replaced test).
 const WRITES_AS_ANSWERED: Version = (2, 1, 329);
+/// The first release that closes its IDE connection on a WebSocket message over 16 MiB (its
+/// bundled code: `MCP server sent a WebSocket message over ${EMe/1024/1024} MiB. Claude Code did
+/// not read it and closed the connection.`, in 2.1.295 and not in 2.1.294). 2.1.286 and 2.1.257
+/// read a 17 MiB answer; 2.1.112 runs on Node's `ws` package, whose cap is 100 MiB.
+const CLOSES_OVER_16_MIB: Version = (2, 1, 295);
 
 /// The per-version expectations the tests read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +48,9 @@ pub struct Expectations {
     /// newline as answered (2.1.329 on); before, no mark is put back and the file keeps the
     /// final newline it had.
     pub writes_accept_as_answered: bool,
+    /// Whether the CLI closes its IDE connection on a message over 16 MiB (from 2.1.295);
+    /// before, it reads a 17 MiB one.
+    pub closes_over_16_mib: bool,
 }
 
 impl Expectations {
@@ -62,6 +70,7 @@ impl Expectations {
             },
             created_file_keeps_final_newline: version >= KEEPS_FINAL_NEWLINE,
             writes_accept_as_answered: version >= WRITES_AS_ANSWERED,
+            closes_over_16_mib: version >= CLOSES_OVER_16_MIB,
         }
     }
 
@@ -120,6 +129,9 @@ mod tests {
         assert!(Expectations::for_version("2.1.329").created_file_keeps_final_newline);
         assert!(!Expectations::for_version("2.1.328").writes_accept_as_answered);
         assert!(Expectations::for_version("2.1.329").writes_accept_as_answered);
+        assert!(!Expectations::for_version("2.1.294").closes_over_16_mib);
+        assert!(Expectations::for_version("2.1.295").closes_over_16_mib);
+        assert!(!Expectations::for_version("2.1.112").closes_over_16_mib);
     }
 
     #[test]

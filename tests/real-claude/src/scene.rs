@@ -24,12 +24,12 @@ pub const NEW_FILE_NAME: &str = "created.txt";
 pub const CREATED: &str = "a file the model created\nits last line\n";
 
 /// What the scripted model does with the prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Turn {
     /// Reads the workspace file and edits it.
     Edit,
-    /// Creates [`NEW_FILE_NAME`].
-    Create,
+    /// Creates [`NEW_FILE_NAME`] with this text.
+    Create(String),
     /// Asks the IDE for diagnostics.
     Diagnostics,
 }
@@ -65,7 +65,17 @@ impl Scene {
 
     /// Like [`Scene::new`], with the model scripted to create [`NEW_FILE_NAME`] instead.
     pub fn creating(name: &'static str, claude: Claude, side: Box<dyn IdeSide>) -> Scene {
-        Scene::build(name, claude, side, Turn::Create)
+        Scene::build(name, claude, side, Turn::Create(CREATED.to_owned()))
+    }
+
+    /// Like [`Scene::creating`], the model writing `text` into [`NEW_FILE_NAME`].
+    pub fn creating_text(
+        name: &'static str,
+        claude: Claude,
+        side: Box<dyn IdeSide>,
+        text: String,
+    ) -> Scene {
+        Scene::build(name, claude, side, Turn::Create(text))
     }
 
     /// Like [`Scene::new`], with the model scripted to call the IDE's diagnostics tool
@@ -95,9 +105,11 @@ impl Scene {
             file: text(&file),
             old: "hello".to_owned(),
             new: "goodbye".to_owned(),
-            create: (turn == Turn::Create)
-                .then(|| (text(&workspace.join(NEW_FILE_NAME)), CREATED.to_owned())),
             diagnostics: turn == Turn::Diagnostics,
+            create: match turn {
+                Turn::Create(created) => Some((text(&workspace.join(NEW_FILE_NAME)), created)),
+                Turn::Edit | Turn::Diagnostics => None,
+            },
         })
         .unwrap_or_else(|e| panic!("cannot start the fake API: {e}"));
         Scene {

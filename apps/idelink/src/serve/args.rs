@@ -58,6 +58,11 @@ pub struct ServeArgs {
     /// getDiagnostics (500 ms before an edit).
     #[arg(long, value_name = "MS")]
     pub tool_deadline_ms: Option<u64>,
+    /// The largest message sent to claude, in bytes (default 16777216: claude closes its
+    /// connection on a bigger one). An answer over it is sent as an error (getDiagnostics cut
+    /// to fit), a notification over it is dropped. See docs/protocol.md.
+    #[arg(long, value_name = "BYTES")]
+    pub max_client_message_bytes: Option<usize>,
     /// With --stdio: send these read tools to the editor as `tool/call`s instead of answering
     /// them from its `editor/event`s (comma-separated, or `all`). See docs/sidecar.md.
     #[arg(long, value_enum, value_delimiter = ',', requires = "stdio")]

@@ -30,6 +30,9 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     if let Some(ms) = args.tool_deadline_ms {
         config.engine.tool_deadline_ms = Some(ms);
     }
+    if let Some(bytes) = args.max_client_message_bytes {
+        config.engine.max_client_message_bytes = bytes;
+    }
     for read in &args.pull {
         read.apply(&mut config.engine.reads);
     }

@@ -30,6 +30,18 @@ pub fn line(event: &EngineEvent, workspace: &str) -> Option<String> {
             text.len()
         ),
         EngineEvent::ToolServed { conn, tool } => format!("{conn} {}", tool.as_str()),
+        EngineEvent::MessageTooLarge {
+            conn,
+            message,
+            bytes,
+            sent,
+        } => {
+            let to = conn.map_or("every client".to_owned(), |conn| conn.to_string());
+            format!(
+                "{to} {message}: {bytes} bytes, over the client's message limit; sent {} instead",
+                sent.as_str()
+            )
+        }
         EngineEvent::Closed { conn, reason } => format!("{conn} closed: {reason}"),
         _ => return None,
     })

@@ -22,6 +22,7 @@
 mod contract;
 mod idelink;
 mod idelink_claude;
+mod limits;
 mod neovim;
 mod neovim_plugin;
 mod slow_start;

@@ -61,12 +61,15 @@ impl Engine {
         self.send_mentions(conn, &mentions);
     }
 
-    /// Sends `mentions` to `conn`, oldest first.
+    /// Sends `mentions` to `conn`, oldest first; one over the client's limit is dropped and
+    /// reported.
     fn send_mentions(&mut self, conn: ConnId, mentions: &[AtMentioned]) {
         for mention in mentions {
             self.writer.clear();
-            self.writer.at_mentioned(mention);
-            self.push_written(conn);
+            if self.writer.at_mentioned(mention) {
+                self.push_written(conn);
+            }
+            self.report_too_large(Some(conn));
         }
         if !mentions.is_empty() {
             self.settle(conn);
@@ -80,17 +83,12 @@ impl Engine {
     pub(super) fn send_selection(&mut self, to: Option<ConnId>) {
         self.writer.clear();
         let written = match self.service.state().selection_notification() {
-            Some(params) => {
-                self.writer.selection_changed(&params);
-                true
-            }
-            None if to.is_none() => {
-                self.writer.no_file_selected();
-                true
-            }
+            Some(params) => self.writer.selection_changed(&params),
+            None if to.is_none() => self.writer.no_file_selected(),
             None => return,
         };
         if !written {
+            self.report_too_large(to);
             return;
         }
         match to {
@@ -132,6 +130,20 @@ impl Engine {
         self.writer.clear();
         self.writer.reply(call.rpc_id.as_borrowed(), reply);
         self.send_written(call.conn);
+        self.report_too_large(Some(call.conn));
+    }
+
+    /// Reports each message the writer kept from the client (`conn`, or every ready one)
+    /// for being over its limit.
+    pub(super) fn report_too_large(&mut self, conn: Option<ConnId>) {
+        for too_large in self.writer.take_too_large() {
+            self.conns.event(EngineEvent::MessageTooLarge {
+                conn,
+                message: too_large.message.to_owned(),
+                bytes: too_large.bytes as u64,
+                sent: too_large.sent,
+            });
+        }
     }
 
     /// Queues the reply `writer` holds on `conn`, the client that asked for it.

@@ -104,6 +104,19 @@ impl JsonText<'_> {
         self.lit(lit!("\""));
     }
 
+    /// The string `_claude_fs_right:…` naming the proposal shown against `normalized_path`:
+    /// the path spelled as in its `file://` URI (a drive path after a slash), the prefix the
+    /// CLI's bundled code strips (`normalizeFileUri`).
+    pub(super) fn proposal_uri(&mut self, normalized_path: &str) {
+        self.lit(lit!("\""));
+        self.out.extend_from_slice(b"_claude_fs_right:");
+        let prefix = file_uri_prefix(normalized_path);
+        self.out
+            .extend_from_slice(&prefix.as_bytes()["file://".len()..]);
+        self.contents(normalized_path);
+        self.lit(lit!("\""));
+    }
+
     pub(super) fn bool(&mut self, value: bool) {
         self.lit(if value { lit!("true") } else { lit!("false") });
     }
