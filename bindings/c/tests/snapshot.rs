@@ -192,7 +192,11 @@ fn a_bad_snapshot_is_refused_and_changes_nothing() {
     bad.workspace_folder_count = 2;
     let status = unsafe { idelink_engine_handle_snapshot(engine, 0, &bad, null_mut()) };
     assert_eq!(status, IdelinkStatus::IdelinkErrorInvalidArgument);
-    assert!(last_error().contains("is NULL with a count of 2"), "{}", last_error());
+    assert!(
+        last_error().contains("is NULL with a count of 2"),
+        "{}",
+        last_error()
+    );
 
     // None of them reached the engine: the first good snapshot opens everything.
     let good = snapshot(engine, 0, &Frame::new(3).snapshot());
