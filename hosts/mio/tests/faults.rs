@@ -413,6 +413,8 @@ fn a_closing_connection_flushes_its_pending_answer_first() {
     let mut config = config(&dir);
     // Keep reading while the answer is queued, so the close frame arrives behind it.
     config.pump = PumpPolicy::pausing_at(64 << 20);
+    // This client takes a 24 MiB answer (the claude CLI's 16 MiB limit is not the subject).
+    config.engine.max_client_message_bytes = 32 << 20;
     let served = Served::start(config);
     let big = "x".repeat(24 << 20);
     let event = serde_json::json!({"type": "diagnosticsChanged", "path": "/w/big.rs",
