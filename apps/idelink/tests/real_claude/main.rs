@@ -454,8 +454,13 @@ fn rejoined_after_restart(
             .map(str::to_owned)
     });
     eprintln!("the host was back {gap:?} after it stopped; claude: {rejoined}");
-    // Each redial that found no listener (refused), or the old host still closing (reset).
-    scene.expect_ide_errors_so_far(|e| e.contains("ECONNREFUSED") || e.contains("ECONNRESET"));
+    // Each redial that found no listener (refused), or the old host still closing (reset);
+    // 2.1.160 to 2.1.286 log either as `Connection failed: [object ErrorEvent]` or
+    // `Connection failed: WebSocket connection to '…' failed: Failed to connect` (`Connection
+    // ended`).
+    scene.expect_ide_errors_so_far(|e| {
+        e.contains("ECONNREFUSED") || e.contains("ECONNRESET") || e.contains("Connection failed: ")
+    });
     let (_, ready) = scene.ide().wait_line(0, "session ready:");
     assert!(
         ready.contains(&format!("pid {pid}")),
