@@ -175,6 +175,7 @@ pub use engine::{
     CancelReason, CloseReason, Config, ConnId, Engine, EngineError, EngineEvent, Output,
     SentInstead, SessionPolicy, ToolCallId,
 };
+pub use engine::{Routing, SessionChoice, SessionInfo};
 pub use ide::{EditorEvent, ToolOutcome, ToolRequest};
 pub use ide::{ReadSource, ReadSources};
 pub use snapshot::{EditorSnapshot, Snapshot, SnapshotChanges};

@@ -5,6 +5,7 @@ use super::config::Config;
 use super::output::ConnId;
 use super::push_schedule::StartupPushes;
 use super::service::{Effect, Service};
+use super::sessions::SessionRoots;
 use super::writer::{Reply, Writer};
 use crate::json;
 use crate::mcp::{self, ClientInfo, Dispatch};
@@ -23,6 +24,10 @@ pub(crate) struct Client {
     ready: bool,
     /// The pushes of its first seconds.
     startup: StartupPushes,
+    /// Its folders, from `roots/list`.
+    roots: SessionRoots,
+    /// When its upgrade completed.
+    connected_at: Timestamp,
 }
 
 /// What serving one message needs besides the session and the service.
@@ -50,15 +55,17 @@ impl<'a> Step<'a> {
 }
 
 impl Client {
-    /// A session that has not seen `initialize` yet.
-    pub(super) fn new() -> Client {
+    /// A session that has not seen `initialize` yet, upgraded at `now`.
+    pub(super) fn new(now: Timestamp) -> Client {
         Client {
+            connected_at: now,
             mcp: mcp::Session::new(),
             info: None,
             pid: None,
             ready_at: None,
             ready: false,
             startup: StartupPushes::default(),
+            roots: SessionRoots::default(),
         }
     }
 
@@ -97,15 +104,50 @@ impl Client {
                 writer.reply(id, &reply);
                 Effect::None
             }
-            Dispatch::Initialize { id, client, reply } => {
+            Dispatch::Initialize {
+                id,
+                client,
+                reply,
+                roots,
+            } => {
                 self.startup.initialize(step.now);
                 writer.reply(id, &Reply::Mcp(reply));
                 self.info = Some(client);
+                self.roots
+                    .declare(roots && step.config.keeps_session_list());
                 Effect::Initialized
             }
             Dispatch::Initialized => {
                 self.ready_at = Some(step.now.add_millis(step.config.ready_delay_ms));
+                // MCP lifecycle: the server sends requests (but pings and logging) only once
+                // `initialized` came. The CLI registers its `roots/list` handler when it
+                // creates the client, before it connects (its bundled code:
+                // `setRequestHandler("roots/list",async()=>(…"Received ListRoots request from
+                // server"…`), so asking now is answered before readiness.
+                self.roots
+                    .ask(step.now, step.config.roots_timeout_ms, writer);
                 Effect::None
+            }
+            Dispatch::RootsListChanged => {
+                self.roots
+                    .ask(step.now, step.config.roots_timeout_ms, writer);
+                Effect::None
+            }
+            Dispatch::Response { id, outcome } => {
+                let outcome = outcome.map(|r| r.get()).map_err(|e| e.get());
+                let changed = self.roots.answered(
+                    step.now,
+                    step.config.roots_timeout_ms,
+                    id.as_raw().get(),
+                    outcome,
+                    step.config.path_style,
+                    writer,
+                );
+                if changed {
+                    Effect::SessionChanged
+                } else {
+                    Effect::None
+                }
             }
             Dispatch::Notification { method, params } => {
                 if method == "ide_connected" {
@@ -129,6 +171,21 @@ impl Client {
     /// The CLI's pid from `ide_connected`, once it came.
     pub(crate) fn pid(&self) -> Option<u32> {
         self.pid
+    }
+
+    /// When its upgrade completed.
+    pub(crate) fn connected_at(&self) -> Timestamp {
+        self.connected_at
+    }
+
+    /// Its folders from `roots/list`, and the request in flight.
+    pub(crate) fn roots(&self) -> &SessionRoots {
+        &self.roots
+    }
+
+    /// Its folders from `roots/list`, to change.
+    pub(crate) fn roots_mut(&mut self) -> &mut SessionRoots {
+        &mut self.roots
     }
 
     /// True once, when the readiness delay has run out at `now`: from then on the client

@@ -1,5 +1,6 @@
 //! Engine configuration: every limit a peer could push against, every timer, every policy.
 
+use super::sessions::Routing;
 use crate::http::DEFAULT_MAX_HEAD_BYTES;
 use crate::ide::{PathStyle, ReadSources};
 use crate::mcp::ServerInfo;
@@ -166,6 +167,21 @@ pub struct Config {
     /// the editor must confirm with the user.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub execute_code: bool,
+    /// Which ready clients receive `selection_changed` and `at_mentioned`. Default
+    /// broadcast: every ready client.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub routing: Routing,
+    /// Keep the session list: ask each client that declares the `roots` capability for its
+    /// folders (`roots/list` after `notifications/initialized`, again on
+    /// `notifications/roots/list_changed`) and report every change of the list as
+    /// `SessionsChanged`. Default off, so the wire and the events stay as they were; a
+    /// routing rule other than broadcast keeps the list whatever this says.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub session_list: bool,
+    /// How long a `roots/list` may take before the engine stops waiting (the folders stay as
+    /// they were). Default 5 s: the CLI answers from memory at once.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub roots_timeout_ms: u64,
 }
 
 impl Default for Config {
@@ -184,6 +200,12 @@ impl Config {
     /// the `ws` package's 100 MiB), the default
     /// [`max_client_message_bytes`](Self::max_client_message_bytes): the smaller one.
     pub const CLI_MAX_MESSAGE_BYTES: usize = 16 << 20;
+
+    /// True when the engine keeps the session list ([`session_list`](Self::session_list), or
+    /// a routing rule other than broadcast).
+    pub fn keeps_session_list(&self) -> bool {
+        self.session_list || self.routing != Routing::Broadcast
+    }
 
     /// Parses the JSON form, filling in defaults; the error names the offending field.
     pub fn from_json(json: &str) -> Result<Config, serde_json::Error> {
@@ -223,6 +245,9 @@ impl Config {
             tool_deadline_ms: Some(60_000),
             diff_deadline_ms: None,
             execute_code: false,
+            routing: Routing::Broadcast,
+            session_list: false,
+            roots_timeout_ms: 5_000,
         }
     }
 }

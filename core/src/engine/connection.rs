@@ -120,7 +120,7 @@ impl Connection {
                 ws.receive(&hs.head[accepted.head_len..]);
                 self.stage = Stage::Open(Box::new(Open {
                     ws,
-                    client: Client::new(),
+                    client: Client::new(now),
                     close_cause: None,
                 }));
                 HandshakeStep::Accepted {
@@ -168,6 +168,7 @@ impl Connection {
             return false;
         };
         open.ws.handle_timeout(now, self.out.buf_mut());
+        open.client.roots_mut().timeout(now);
         open.client.become_ready(now)
     }
 
@@ -372,7 +373,8 @@ impl Connection {
             Stage::Open(open) => {
                 let ready = open.client.ready_deadline();
                 let startup = open.client.startup().next_deadline(ready_delay_ms);
-                [open.ws.poll_timeout(), ready, startup]
+                let roots = open.client.roots().deadline();
+                [open.ws.poll_timeout(), ready, startup, roots]
                     .into_iter()
                     .flatten()
                     .min()

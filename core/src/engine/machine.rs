@@ -9,6 +9,7 @@ use super::error::EngineError;
 use super::output::{CancelReason, CloseReason, ConnId, EngineEvent, Output, ToolCallId};
 use super::push_schedule::PushSchedule;
 use super::service::{Effect, Service};
+use super::sessions::SessionChoice;
 use super::table::Connections;
 use super::writer::{Reply, Writer};
 use crate::host_rules::HandshakeBudget;
@@ -23,6 +24,7 @@ use crate::token::AuthToken;
 use crate::ws::close_code;
 
 mod push;
+mod route;
 mod snapshot;
 
 /// The reason text the CLI reads as "a newer session took over: do not reconnect"
@@ -89,6 +91,8 @@ pub struct Engine {
     snapshots: SnapshotTracker,
     /// Writes every JSON-RPC message the engine sends.
     writer: Writer,
+    /// The session the host chose ([`choose_session`](Self::choose_session)).
+    choice: Option<SessionChoice>,
     now: Timestamp,
 }
 
@@ -110,6 +114,7 @@ impl Engine {
             service: Service::new(state),
             conns: Connections::default(),
             pushes: PushSchedule::default(),
+            choice: None,
             now: Timestamp::ZERO,
         }
     }
@@ -254,7 +259,7 @@ impl Engine {
                 if !self.writer.at_mentioned(&mention) {
                     // Over the client's limit: it never fits, so it is not queued either.
                     self.report_too_large(None);
-                } else if self.broadcast() == 0 {
+                } else if self.route(Some(&mention.file_path), true) == 0 {
                     let expires = now.add_millis(self.config.mention_ttl_ms);
                     self.pushes
                         .queue_mention(expires, mention, self.config.max_queued_mentions);
@@ -459,7 +464,15 @@ impl Engine {
             return;
         }
         let cancelled = self.service.calls_mut().take_of_conn(conn);
+        let was_ready = self
+            .conns
+            .get(conn)
+            .and_then(Connection::client)
+            .is_some_and(|client| client.is_ready());
         self.conns.end(conn, reason, close_transport, &cancelled);
+        if was_ready {
+            self.session_left(conn);
+        }
     }
 
     /// Serves the complete messages buffered on `conn`, one at a time, until none is left or
@@ -494,6 +507,7 @@ impl Engine {
     fn apply(&mut self, now: Timestamp, conn: ConnId, effect: Effect) {
         match effect {
             Effect::None => {}
+            Effect::SessionChanged => self.session_list_changed(),
             Effect::Initialized => {
                 if self.config.session_policy == SessionPolicy::Single {
                     self.supersede_all_but(now, conn);

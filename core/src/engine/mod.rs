@@ -12,6 +12,7 @@ mod proposals;
 mod push_schedule;
 mod selection_cache;
 mod service;
+mod sessions;
 mod table;
 mod writer;
 
@@ -24,6 +25,7 @@ pub use machine::{Engine, SUPERSEDED_CODE, SUPERSEDED_REASON};
 )]
 pub use output::Event;
 pub use output::{CancelReason, CloseReason, ConnId, EngineEvent, Output, SentInstead, ToolCallId};
+pub use sessions::{MAX_SESSION_ROOTS, Routing, SessionChoice, SessionInfo};
 
 #[cfg(test)]
 mod tests;

@@ -1,12 +1,15 @@
 //! What the engine hands back to the host: outputs, events and their ids.
 
+use super::sessions::SessionInfo;
 use crate::ide::{ToolName, ToolRequest};
 use crate::mcp::ClientInfo;
 use serde::Serialize;
 use std::fmt;
 
 /// One transport connection, numbered by the engine from 1 in accept order. Never reused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(transparent)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ConnId(pub(crate) u64);
@@ -184,6 +187,13 @@ pub enum EngineEvent {
         bytes: u64,
         /// What was sent instead.
         sent: SentInstead,
+    },
+    /// The session list changed ([`Engine::sessions`](crate::Engine::sessions)): a client
+    /// became ready or left, its folders came from `roots/list`, or the choice changed
+    /// ([`Engine::choose_session`](crate::Engine::choose_session)). `sessions` is the new list.
+    SessionsChanged {
+        /// Every ready session, oldest first.
+        sessions: Vec<SessionInfo>,
     },
     /// The connection is gone (or was refused); its pending requests were cancelled first.
     Closed {

@@ -66,12 +66,20 @@ impl PushSchedule {
         self.mentions.retain(|(expires, _)| *expires > now);
     }
 
-    /// Hands over every queued mention, oldest first.
-    pub(crate) fn take_mentions(&mut self) -> Vec<AtMentioned> {
-        self.mentions
-            .drain(..)
-            .map(|(_, mention)| mention)
-            .collect()
+    /// Hands over the queued mentions `take` picks, oldest first; the rest stay queued.
+    pub(crate) fn take_mentions(
+        &mut self,
+        take: impl Fn(&AtMentioned) -> bool,
+    ) -> Vec<AtMentioned> {
+        let mut taken = Vec::new();
+        self.mentions.retain(|(_, mention)| {
+            let picked = take(mention);
+            if picked {
+                taken.push(mention.clone());
+            }
+            !picked
+        });
+        taken
     }
 
     pub(crate) fn next_deadline(&self) -> Option<Timestamp> {

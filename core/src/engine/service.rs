@@ -22,6 +22,8 @@ pub(crate) enum Effect {
     None,
     /// `initialize` was answered.
     Initialized,
+    /// What the session list shows of this client changed (its folders).
+    SessionChanged,
     /// The engine served this tool itself.
     Served(ToolName),
     /// `close_tab` / `closeAllDiffTabs` closed these pending diffs (already answered).

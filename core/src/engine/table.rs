@@ -68,6 +68,11 @@ impl Connections {
         self.conns.iter().filter(|(_, c)| c.is_session()).count()
     }
 
+    /// Every connection, in id order.
+    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = (ConnId, &Connection)> {
+        self.conns.iter().map(|(id, c)| (*id, c))
+    }
+
     /// Every connection's id, in order.
     pub(crate) fn all_ids(&self) -> Vec<ConnId> {
         self.conns.iter().map(|(id, _)| *id).collect()

@@ -6,6 +6,7 @@ use crate::ide::{EditorEvent, ToolOutcome, ToolRequest};
 use crate::time::Timestamp;
 use crate::token::AuthToken;
 
+mod sessions;
 mod unsaved;
 
 const PORT: u16 = 40_000;

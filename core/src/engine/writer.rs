@@ -5,6 +5,7 @@
 
 use super::output::SentInstead;
 use crate::ide::{Answer, AtMentioned, Position, SelectionChanged, ToolName, ToolResult};
+use crate::json;
 use crate::mcp::McpResult;
 use crate::rpc::{self, RequestId, RpcError};
 use crate::ws::ServerHeader;
@@ -308,6 +309,17 @@ impl Writer {
         self.begin();
         rpc::write_error(&mut self.json, None, error);
         // The error's text is the engine's own, and short.
+        let _ = self.end_message(start);
+    }
+
+    /// Writes our request `roots/list` with id `id` (MCP roots: no params).
+    pub(crate) fn roots_list_request(&mut self, id: u64) {
+        let start = self.json.len();
+        self.begin();
+        self.json.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        json::push_u64(&mut self.json, id);
+        self.json.extend_from_slice(br#","method":"roots/list"}"#);
+        // Some 50 bytes: within any limit.
         let _ = self.end_message(start);
     }
 

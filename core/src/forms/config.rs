@@ -4,7 +4,7 @@
 use super::FormError;
 use super::read::{Val, set, strings, u64, usize};
 use crate::Config;
-use crate::engine::SessionPolicy;
+use crate::engine::{Routing, SessionPolicy};
 use crate::ide::{PathStyle, ReadSource, ReadSources, ToolName};
 use crate::mcp::ServerInfo;
 use crate::rpc::RpcLimits;
@@ -28,6 +28,7 @@ enum Slot<'c> {
     Ws(&'c mut WsConfig),
     Rpc(&'c mut RpcLimits),
     Reads(&'c mut ReadSources),
+    Routing(&'c mut Routing),
 }
 
 /// The fields of [`Config`], one line each.
@@ -77,6 +78,9 @@ const CONFIG: &[Field<Config>] = &[
     ("toolDeadlineMs", |c| Slot::OptU64(&mut c.tool_deadline_ms)),
     ("diffDeadlineMs", |c| Slot::OptU64(&mut c.diff_deadline_ms)),
     ("executeCode", |c| Slot::Bool(&mut c.execute_code)),
+    ("routing", |c| Slot::Routing(&mut c.routing)),
+    ("sessionList", |c| Slot::Bool(&mut c.session_list)),
+    ("rootsTimeoutMs", |c| Slot::U64(&mut c.roots_timeout_ms)),
 ];
 
 /// The fields of [`WsConfig`].
@@ -112,6 +116,7 @@ impl Slot<'_> {
             Slot::Ws(slot) => fill(v, WS, slot),
             Slot::Rpc(slot) => fill(v, RPC, slot),
             Slot::Reads(slot) => set(slot, reads(v)),
+            Slot::Routing(slot) => set(slot, routing(v)),
         }
     }
 }
@@ -157,6 +162,11 @@ pub(super) fn path_style(v: Val<'_>) -> Result<PathStyle, FormError> {
 fn session_policy(v: Val<'_>) -> Result<SessionPolicy, FormError> {
     const POLICIES: [SessionPolicy; 2] = [SessionPolicy::Multi, SessionPolicy::Single];
     Ok(POLICIES[v.one_of(&["multi", "single"])?])
+}
+
+fn routing(v: Val<'_>) -> Result<Routing, FormError> {
+    const RULES: [Routing; 3] = [Routing::Broadcast, Routing::Roots, Routing::Chosen];
+    Ok(RULES[v.one_of(&["broadcast", "roots", "chosen"])?])
 }
 
 /// `{"getDiagnostics": "editor", ...}`: a source per read tool (the catalog says which),

@@ -1,8 +1,9 @@
 //! The `EditorEvent` form, tagged by `type`; a variant's unknown fields are ignored.
 
 use super::FormError;
-use super::read::{Obj, Val, Variant, u64};
+use super::read::{Obj, Val, Variant, u32, u64};
 use super::values::{diagnostic, range};
+use crate::engine::{ConnId, SessionChoice};
 use crate::ide::EditorEvent;
 
 /// The variants by their `type`, each read from its object.
@@ -71,4 +72,24 @@ fn path(o: &Obj<'_>) -> Result<String, FormError> {
 /// An `EditorEvent` in its JSON form.
 pub(super) fn editor_event(v: Val<'_>) -> Result<EditorEvent, FormError> {
     v.object()?.variant("type", VARIANTS)
+}
+
+/// The variants of a `SessionChoice` by their `by`.
+const CHOICES: &[Variant<SessionChoice>] = &[
+    ("conn", |o| {
+        Ok(SessionChoice::Conn {
+            conn: ConnId::from_u64(o.req("conn", u64)?),
+        })
+    }),
+    ("pid", |o| {
+        Ok(SessionChoice::Pid {
+            pid: o.req("pid", u32)?,
+        })
+    }),
+];
+
+/// A `SessionChoice` in its JSON form (`{"by": "conn", "conn": 1}`, `{"by": "pid", "pid":
+/// 4242}`); unknown fields are ignored.
+pub(super) fn session_choice(v: Val<'_>) -> Result<SessionChoice, FormError> {
+    v.object()?.variant("by", CHOICES)
 }

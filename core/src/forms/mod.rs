@@ -47,7 +47,7 @@ pub use host::{Inherited, LockFields, Variables};
 pub use number::{Shown, byte_count, conn_id, timestamp, tool_call_id, whole_number};
 
 use crate::discovery::{ClaudeStart, Verdict};
-use crate::engine::{EngineEvent, Output};
+use crate::engine::{EngineEvent, Output, SessionChoice, SessionInfo};
 use crate::{Config, EditorEvent, EditorSnapshot, SnapshotChanges, ToolOutcome};
 use read::{Path, Val};
 
@@ -141,6 +141,7 @@ input_forms! {
     LockFields => "lock file fields", false, host::lock_fields;
     Inherited => "inherited", false, host::inherited;
     ClaudeStart => "start", false, discovery::claude_start;
+    SessionChoice => "choice", true, event::session_choice;
 }
 
 macro_rules! output_forms {
@@ -160,6 +161,8 @@ output_forms! {
     LockFields => host::write_lock_fields;
     Variables => host::write_variables;
     Verdict => discovery::verdict;
+    [SessionInfo] => output::session_list;
+    SessionChoice => output::session_choice;
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use super::write::Object;
 use crate::SnapshotChanges;
-use crate::engine::{CancelReason, CloseReason, EngineEvent, Output};
+use crate::engine::{CancelReason, CloseReason, EngineEvent, Output, SessionChoice, SessionInfo};
 use crate::ide::ToolRequest;
 use crate::json::{push_string, push_u64};
 use crate::mcp::ClientInfo;
@@ -74,11 +74,41 @@ fn event_members<'o>(o: Object<'o>, event: &EngineEvent) -> Object<'o> {
             .str("message", message)
             .u64("bytes", *bytes)
             .str("sent", sent.as_str()),
+        EngineEvent::SessionsChanged { sessions } => o
+            .str("event", "sessionsChanged")
+            .with("sessions", |out| session_list(out, sessions)),
         EngineEvent::Closed { conn, reason } => o
             .str("event", "closed")
             .u64("conn", conn.as_u64())
             .with("reason", |out| close_reason(out, reason)),
     }
+}
+
+/// The session list (`Engine::sessions`) in its JSON form.
+pub(super) fn session_list(out: &mut Vec<u8>, sessions: &[SessionInfo]) {
+    out.push(b'[');
+    for (i, session) in sessions.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        Object::new(out)
+            .u64("conn", session.conn.as_u64())
+            .nullable("pid", session.pid, |out, pid| push_u64(out, pid.into()))
+            .nullable("folders", session.folders.as_deref(), |out, folders| {
+                out.push(b'[');
+                for (i, folder) in folders.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    push_string(out, folder);
+                }
+                out.push(b']');
+            })
+            .u64("connectedAt", session.connected_at)
+            .bool("chosen", session.chosen)
+            .end();
+    }
+    out.push(b']');
 }
 
 fn client_info(out: &mut Vec<u8>, client: &ClientInfo) {
@@ -184,4 +214,14 @@ pub(super) fn snapshot_changes(out: &mut Vec<u8>, changes: &SnapshotChanges) {
         .bool("diagnostics", changes.diagnostics)
         .bool("workspaceFolders", changes.workspace_folders)
         .end();
+}
+
+/// A session choice in its JSON form (`Engine::session_choice`).
+pub(super) fn session_choice(out: &mut Vec<u8>, choice: &SessionChoice) {
+    let o = Object::new(out);
+    match choice {
+        SessionChoice::Conn { conn } => o.str("by", "conn").u64("conn", conn.as_u64()),
+        SessionChoice::Pid { pid } => o.str("by", "pid").u64("pid", *pid),
+    }
+    .end();
 }

@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::*;
-use crate::engine::{CancelReason, CloseReason, SentInstead, SessionPolicy};
+use crate::engine::{CancelReason, CloseReason, Routing, SentInstead, SessionPolicy};
 use crate::ide::{
     Diagnostic, FileDiagnostics, OpenTab, PathStyle, Position, Range, ReadSource, ReadSources,
     Severity, ToolName, ToolRequest,
@@ -289,8 +289,20 @@ fn config() -> impl Strategy<Value = Config> {
         prop::option::of(any::<u64>()),
         prop::option::of(any::<u64>()),
     );
-    (any::<[u64; 17]>(), names, ws, reads, timers).prop_map(
-        |(n, (port, name, version, folders, windows, single, execute), ws, reads, timers)| Config {
+    let sessions = (
+        prop::sample::select(vec![Routing::Broadcast, Routing::Roots, Routing::Chosen]),
+        any::<bool>(),
+        any::<u64>(),
+    );
+    (any::<[u64; 17]>(), names, ws, reads, timers, sessions).prop_map(
+        |(
+            n,
+            (port, name, version, folders, windows, single, execute),
+            ws,
+            reads,
+            timers,
+            sessions,
+        )| Config {
             port,
             server_info: ServerInfo { name, version },
             workspace_folders: folders,
@@ -328,6 +340,9 @@ fn config() -> impl Strategy<Value = Config> {
             tool_deadline_ms: timers.0,
             diff_deadline_ms: timers.1,
             execute_code: execute,
+            routing: sessions.0,
+            session_list: sessions.1,
+            roots_timeout_ms: sessions.2,
         },
     )
 }
@@ -461,7 +476,33 @@ fn event() -> impl Strategy<Value = EngineEvent> {
                     sent,
                 }
             ),
+        prop::collection::vec(session_info(), 0..3)
+            .prop_map(|sessions| EngineEvent::SessionsChanged { sessions }),
         (conn(), close_reason()).prop_map(|(conn, reason)| EngineEvent::Closed { conn, reason }),
+    ]
+}
+
+fn session_info() -> impl Strategy<Value = SessionInfo> {
+    (
+        conn(),
+        prop::option::of(any::<u32>()),
+        prop::option::of(texts()),
+        any::<u64>(),
+        any::<bool>(),
+    )
+        .prop_map(|(conn, pid, folders, connected_at, chosen)| SessionInfo {
+            conn,
+            pid,
+            folders,
+            connected_at,
+            chosen,
+        })
+}
+
+fn session_choice() -> impl Strategy<Value = SessionChoice> {
+    prop_oneof![
+        conn().prop_map(|conn| SessionChoice::Conn { conn }),
+        any::<u32>().prop_map(|pid| SessionChoice::Pid { pid }),
     ]
 }
 
@@ -475,6 +516,7 @@ fn _every_variant_of_engine_event(event: &EngineEvent) {
         | EngineEvent::FileReplaced { .. }
         | EngineEvent::ToolServed { .. }
         | EngineEvent::MessageTooLarge { .. }
+        | EngineEvent::SessionsChanged { .. }
         | EngineEvent::Closed { .. } => {}
     }
 }
@@ -841,6 +883,17 @@ proptest! {
         prop_assert!(read::<crate::discovery::ClaudeStart>(&text).is_ok(), "{}", text);
         same_start(&text)?;
         same_start(&break_text(&text, &how))?;
+    }
+
+    #[test]
+    fn session_choices_read_as_serde_reads(value in session_choice(), how in broken()) {
+        holds(&value, &how)?;
+        prop_assert_eq!(write(&value), serde_json::to_string(&value).unwrap_or_default());
+    }
+
+    #[test]
+    fn session_lists_are_written_as_serde_writes(value in prop::collection::vec(session_info(), 0..4)) {
+        prop_assert_eq!(write(value.as_slice()), serde_json::to_string(&value).unwrap_or_default());
     }
 
     #[test]

@@ -67,6 +67,19 @@ pub(super) fn client_info(params: Option<&RawValue>) -> Option<ClientInfo> {
     })
 }
 
+/// True when `initialize`'s `params.capabilities` is an object with a `roots` member (the
+/// CLI sends `"roots":{}`; its bundled code declares `roots:{listChanged:!0}` for its MCP
+/// clients). Anything malformed declares nothing.
+pub(super) fn declares_roots(params: Option<&RawValue>) -> bool {
+    let Some(params) = params.map(RawValue::get) else {
+        return false;
+    };
+    named(params, json::members(params), ["capabilities"])
+        .and_then(|[capabilities]| capabilities)
+        .and_then(|capabilities| named(capabilities, json::members(capabilities), ["roots"]))
+        .is_some_and(|[roots]| roots.is_some_and(|roots| roots.starts_with('{')))
+}
+
 /// The raw `name` and `version` of an MCP `Implementation` (`clientInfo`): the members of an
 /// object, or the elements of an array of exactly two (serde reads a struct from either).
 fn implementation(value: &str) -> Option<[&str; 2]> {

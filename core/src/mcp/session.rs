@@ -55,9 +55,22 @@ pub enum Dispatch<'a> {
         client: ClientInfo,
         /// The `initialize` result.
         reply: McpResult<'a>,
+        /// The client declared the `roots` capability: it answers `roots/list` (MCP: a server
+        /// sends a request only for a capability the client declared).
+        roots: bool,
     },
     /// `notifications/initialized` arrived: the phase is now [`Phase::Operational`].
     Initialized,
+    /// `notifications/roots/list_changed`: the client's roots changed; ask `roots/list` again.
+    RootsListChanged,
+    /// The client's reply to a request of ours (`roots/list`): the layer above pairs it with
+    /// its request by `id`, and ignores one it did not send.
+    Response {
+        /// The id of our request it answers.
+        id: RequestId<'a>,
+        /// `Ok(result)` or `Err(error)`, each as raw JSON.
+        outcome: Result<&'a RawValue, &'a RawValue>,
+    },
     /// A valid `tools/call`: the layer above answers it, with the call's id, later or now.
     ToolCall(ToolCall<'a>),
     /// `notifications/cancelled`: the client gave up on `request_id`. Nothing is answered;
@@ -191,7 +204,11 @@ impl Session {
                 params_members,
             } => self.request(id, &method, params, &params_members, server, tools_json),
             Message::Notification { method, params } => self.notification(method, params),
-            Message::Response { .. } => Dispatch::Ignored,
+            // Before `initialize` we have sent no request: nothing to pair a reply with.
+            Message::Response { .. } if self.phase == Phase::AwaitingInitialize => {
+                Dispatch::Ignored
+            }
+            Message::Response { id, outcome } => Dispatch::Response { id, outcome },
         }
     }
 
@@ -276,6 +293,7 @@ impl Session {
                 reply: Err(error),
             };
         }
+        let roots = params::declares_roots(params);
         let Some(client) = params::client_info(params) else {
             let error = RpcError::new(
                 RpcError::INVALID_PARAMS,
@@ -306,6 +324,7 @@ impl Session {
             id,
             client,
             reply: McpResult(Answer::Initialize(result)),
+            roots,
         }
     }
 
@@ -330,8 +349,10 @@ impl Session {
                 Some((request_id, reason)) => Dispatch::Cancelled { request_id, reason },
                 None => Dispatch::Ignored,
             },
-            // A repeated `initialized`, `notifications/roots/list_changed` (we never ask for
-            // roots) and any other MCP notification need nothing from us.
+            // MCP roots: a client that declared `roots.listChanged` sends this when its roots
+            // change; the server then asks `roots/list` again.
+            "notifications/roots/list_changed" => Dispatch::RootsListChanged,
+            // A repeated `initialized` and any other MCP notification need nothing from us.
             _ => Dispatch::Ignored,
         }
     }

@@ -4,6 +4,7 @@
 use crate::engine::calls::PendingCall;
 use crate::engine::connection::Connection;
 use crate::engine::output::{CancelReason, CloseReason, ConnId, EngineEvent};
+use crate::engine::sessions::{self, Routing};
 use crate::engine::writer::Reply;
 use crate::ide::AtMentioned;
 use crate::time::Timestamp;
@@ -16,7 +17,18 @@ impl Engine {
     /// sent now when the start-up window is off.
     pub(super) fn became_ready(&mut self, conn: ConnId) {
         self.send_selection(Some(conn));
-        let mentions = self.pushes.take_mentions();
+        let chosen = self.chosen();
+        let (routing, workspace) = (self.config.routing, &self.config.workspace_folders);
+        let folders = self
+            .conns
+            .get(conn)
+            .and_then(Connection::client)
+            .and_then(|client| client.roots().folders());
+        // Only the mentions the rule sends this client; the others wait for theirs.
+        let mentions = self.pushes.take_mentions(|mention| {
+            let file = Some(mention.file_path.as_str());
+            sessions::routes(routing, chosen, file, true, workspace, conn, folders)
+        });
         let window_ms = self.config.startup_window_ms;
         if window_ms == 0 {
             self.send_mentions(conn, &mentions);
@@ -34,6 +46,7 @@ impl Engine {
                 client,
                 client_pid,
             });
+            self.session_list_changed();
         }
         self.conns.signal(conn);
     }
@@ -63,7 +76,7 @@ impl Engine {
 
     /// Sends `mentions` to `conn`, oldest first; one over the client's limit is dropped and
     /// reported.
-    fn send_mentions(&mut self, conn: ConnId, mentions: &[AtMentioned]) {
+    pub(super) fn send_mentions(&mut self, conn: ConnId, mentions: &[AtMentioned]) {
         for mention in mentions {
             self.writer.clear();
             if self.writer.at_mentioned(mention) {
@@ -76,9 +89,9 @@ impl Engine {
         }
     }
 
-    /// Sends `selection_changed` for the current state to one client, or to every ready one.
-    /// With no active document, a client that becomes ready gets nothing (it has no file to
-    /// forget), and a change (the active document closed) is broadcast as "no file"
+    /// Sends `selection_changed` for the current state to one client, or to the ready ones
+    /// the routing rule picks for the active file. With no active document, a client that
+    /// becomes ready gets nothing (it has no file to forget), and a change (the active document closed) is broadcast as "no file"
     /// ([`NoFileSelected`]), so the CLI stops attaching the closed file to its prompts.
     pub(super) fn send_selection(&mut self, to: Option<ConnId>) {
         self.writer.clear();
@@ -97,15 +110,19 @@ impl Engine {
                 self.settle(conn);
             }
             None => {
-                self.broadcast();
+                // The file matters to routing by roots alone: no copy of it otherwise.
+                let active = (self.config.routing == Routing::Roots)
+                    .then(|| self.service.state().active_path().map(str::to_owned))
+                    .flatten();
+                self.route(active.as_deref(), false);
             }
         }
     }
 
-    /// Sends what `writer` holds to every ready client (handed over whole to a lone one);
-    /// returns how many.
-    pub(super) fn broadcast(&mut self) -> usize {
-        let ready = self.conns.take_ids(|_, c| Connection::is_ready(c));
+    /// Sends what `writer` holds, a push of `file` (`mention`: `at_mentioned`), to the ready
+    /// clients the routing rule picks (handed over whole to a lone one); returns how many.
+    pub(super) fn route(&mut self, file: Option<&str>, mention: bool) -> usize {
+        let ready = self.recipients(file, mention);
         self.send_to(ready)
     }
 

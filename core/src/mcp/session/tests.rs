@@ -474,9 +474,12 @@ fn cancellation() {
 fn notifications_are_never_answered() {
     let mut session = initialized();
     // Every MCP notification is handled (or dropped) here, answered or not.
+    let text = notification("notifications/roots/list_changed", "{}");
+    let (reply, dispatch) = feed(&mut session, &text);
+    assert_eq!(reply, "");
+    assert!(matches!(dispatch, Dispatch::RootsListChanged));
     for method in [
         "notifications/initialized",
-        "notifications/roots/list_changed",
         "notifications/progress",
         "notifications/unknown",
     ] {
@@ -499,11 +502,52 @@ fn notifications_are_never_answered() {
 }
 
 #[test]
-fn client_responses_are_ignored() {
-    let mut session = initialized();
-    let (reply, dispatch) = feed(&mut session, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+fn client_responses_go_up_unanswered_once_initialized() {
+    let mut session = Session::new();
+    let response = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    let (reply, dispatch) = feed(&mut session, response);
     assert_eq!(reply, "");
     assert!(matches!(dispatch, Dispatch::Ignored));
+    let mut session = initialized();
+    let (reply, dispatch) = feed(&mut session, response);
+    assert_eq!(reply, "");
+    assert!(
+        matches!(dispatch, Dispatch::Response { id, outcome: Ok(result) } if id.as_raw().get() == "1" && result.get() == "{}")
+    );
+    let (_, dispatch) = feed(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no"}}"#,
+    );
+    assert!(matches!(
+        dispatch,
+        Dispatch::Response {
+            outcome: Err(_),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn the_roots_capability_is_read_from_initialize() {
+    let declares = |capabilities: &str| {
+        let params = format!(
+            r#"{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"clientInfo":{{"name":"c","version":"1"}}}}"#
+        );
+        let text = request(0, "initialize", &params);
+        let (_, dispatch) = feed(&mut Session::new(), &text);
+        matches!(dispatch, Dispatch::Initialize { roots: true, .. })
+    };
+    assert!(declares(r#"{"roots":{},"elicitation":{}}"#));
+    assert!(declares(r#"{"roots":{"listChanged":true}}"#));
+    for capabilities in [
+        r#"{}"#,
+        r#"{"roots":true}"#,
+        r#"{"roots":null}"#,
+        r#"[]"#,
+        "1",
+    ] {
+        assert!(!declares(capabilities), "{capabilities}");
+    }
 }
 
 #[test]
