@@ -93,6 +93,11 @@ fn replay(vector: &Value) -> Vec<Vec<Value>> {
                 engine.handle_tool_outcome(now, id, &outcome).unwrap();
             }
             "timeout" => engine.handle_timeout(now),
+            "choose" => {
+                let choice = serde_json::from_value(step["choice"].clone()).unwrap();
+                engine.choose_session(now, choice).unwrap();
+            }
+            "sessions" => outputs.push(json!({ "sessions": engine.sessions() })),
             other => panic!("unknown input {other:?}"),
         }
         while let Some(output) = engine.poll_output() {

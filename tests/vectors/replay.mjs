@@ -81,6 +81,8 @@ function applyInput(engine, step) {
     case 'snapshot': return { snapshotChanges: engine.handleSnapshot(now, step.snapshot) };
     case 'outcome': engine.handleToolOutcome(now, step.id, step.outcome); break;
     case 'timeout': engine.handleTimeout(now); break;
+    case 'choose': engine.chooseSession(now, step.choice); break;
+    case 'sessions': return { sessions: engine.sessions() };
     default: throw new Error(`unknown input ${JSON.stringify(step.do)}`);
   }
 }

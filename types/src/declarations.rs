@@ -14,8 +14,8 @@ use idelink_core::rpc::RpcLimits;
 use idelink_core::snapshot::{EditorSnapshot, SnapshotActive, SnapshotChanges, SnapshotDocument};
 use idelink_core::ws::WsConfig;
 use idelink_core::{
-    CancelReason, CloseReason, Config, ConnId, EditorEvent, EngineEvent, Output, SentInstead,
-    SessionPolicy, ToolCallId, ToolOutcome, ToolRequest,
+    CancelReason, CloseReason, Config, ConnId, EditorEvent, EngineEvent, Output, Routing,
+    SentInstead, SessionChoice, SessionInfo, SessionPolicy, ToolCallId, ToolOutcome, ToolRequest,
 };
 use ts_rs::TS;
 
@@ -96,6 +96,7 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
                 item::<CancelReason>(cfg),
                 item::<CloseReason>(cfg),
                 item::<SentInstead>(cfg),
+                item::<SessionInfo>(cfg),
                 item::<EngineEvent>(cfg),
                 item::<Output>(cfg),
             ],
@@ -105,6 +106,8 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
             vec![
                 item::<PathStyle>(cfg),
                 item::<SessionPolicy>(cfg),
+                item::<Routing>(cfg),
+                item::<SessionChoice>(cfg),
                 item::<ReadSource>(cfg),
                 item::<ReadSources>(cfg),
                 item::<ServerInfo>(cfg),

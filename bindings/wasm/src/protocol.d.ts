@@ -423,6 +423,23 @@ export type CloseReason =
  */
 export type SentInstead = "error" | "truncated" | "tabClosed" | "nothing";
 
+/** One client session, as `Engine::sessions` lists it. */
+export type SessionInfo = {
+  /** The connection. */
+  conn: ConnId;
+  /** The CLI's process id from `ide_connected`, once it came. */
+  pid?: number | null;
+  /**
+   * Its folders (normalized paths) from `roots/list`; `null` until it answered (or when it does not
+   * declare the capability, or the engine does not ask).
+   */
+  folders?: Array<string> | null;
+  /** When the upgrade completed, in the host's milliseconds. */
+  connectedAt: number;
+  /** True for the session pushes are routed to by the choice. */
+  chosen: boolean;
+};
+
 /** Something that happened that the editor should know about or act on. */
 export type EngineEvent =
   | {
@@ -489,6 +506,11 @@ export type EngineEvent =
       sent: SentInstead;
     }
   | {
+      event: "sessionsChanged";
+      /** Every ready session, oldest first. */
+      sessions: Array<SessionInfo>;
+    }
+  | {
       event: "closed";
       /** The connection. */
       conn: ConnId;
@@ -518,6 +540,26 @@ export type PathStyle = "posix" | "windows";
 
 /** How the engine treats a second client connecting while one is already served. */
 export type SessionPolicy = "multi" | "single";
+
+/** Which ready clients receive `selection_changed` and `at_mentioned`. */
+export type Routing = "broadcast" | "roots" | "chosen";
+
+/**
+ * The session a host picks (`Engine.chooseSession`): a connection, or the CLI process whose
+ * `ide_connected` named this pid (a session that has not connected yet is chosen when it does:
+ * `idelink claude` binds the child it starts).
+ */
+export type SessionChoice =
+  | {
+      by: "conn";
+      /** The connection. */
+      conn: ConnId;
+    }
+  | {
+      by: "pid";
+      /** The CLI's process id. */
+      pid: number;
+    };
 
 /** Where a read tool's answer comes from. */
 export type ReadSource = "state" | "editor";
@@ -749,6 +791,24 @@ export type Config = {
    * editor must confirm with the user.
    */
   executeCode?: boolean;
+  /**
+   * Which ready clients receive `selection_changed` and `at_mentioned`. Default broadcast: every
+   * ready client.
+   */
+  routing?: Routing;
+  /**
+   * Keep the session list: ask each client that declares the `roots` capability for its folders
+   * (`roots/list` after `notifications/initialized`, again on `notifications/roots/list_changed`)
+   * and report every change of the list as `SessionsChanged`. Default off, so the wire and the
+   * events stay as they were; a routing rule other than broadcast keeps the list whatever this
+   * says.
+   */
+  sessionList?: boolean;
+  /**
+   * How long a `roots/list` may take before the engine stops waiting (the folders stay as they
+   * were). Default 5 s: the CLI answers from memory at once.
+   */
+  rootsTimeoutMs?: number;
 };
 
 // -----------------------------------------------------------------------------------------------

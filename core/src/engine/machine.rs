@@ -255,15 +255,8 @@ impl Engine {
                     .selection_changed(now, self.config.selection_debounce_ms);
             }
             StateChange::Mention(mention) => {
-                self.writer.clear();
-                if !self.writer.at_mentioned(&mention) {
-                    // Over the client's limit: it never fits, so it is not queued either.
-                    self.report_too_large(None);
-                } else if self.route(Some(&mention.file_path), true) == 0 {
-                    let expires = now.add_millis(self.config.mention_ttl_ms);
-                    self.pushes
-                        .queue_mention(expires, mention, self.config.max_queued_mentions);
-                }
+                let expires = now.add_millis(self.config.mention_ttl_ms);
+                self.push_mention(expires, mention);
             }
         }
     }
@@ -507,7 +500,11 @@ impl Engine {
     fn apply(&mut self, now: Timestamp, conn: ConnId, effect: Effect) {
         match effect {
             Effect::None => {}
-            Effect::SessionChanged => self.session_list_changed(),
+            // A client not ready yet is not on the list: its readiness reports it.
+            Effect::SessionChanged if self.conns.get(conn).is_some_and(Connection::is_ready) => {
+                self.session_list_changed();
+            }
+            Effect::SessionChanged => {}
             Effect::Initialized => {
                 if self.config.session_policy == SessionPolicy::Single {
                     self.supersede_all_but(now, conn);

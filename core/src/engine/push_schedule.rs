@@ -66,6 +66,11 @@ impl PushSchedule {
         self.mentions.retain(|(expires, _)| *expires > now);
     }
 
+    /// Hands over every queued mention with its expiry, oldest first.
+    pub(crate) fn take_queued(&mut self) -> Vec<(Timestamp, AtMentioned)> {
+        self.mentions.drain(..).collect()
+    }
+
     /// Hands over the queued mentions `take` picks, oldest first; the rest stay queued.
     pub(crate) fn take_mentions(
         &mut self,

@@ -74,6 +74,19 @@ impl Engine {
         self.send_mentions(conn, &mentions);
     }
 
+    /// Sends `mention` to the ready clients the routing rule picks, or, with none, keeps it
+    /// until `expires` for the next one the rule picks.
+    pub(super) fn push_mention(&mut self, expires: Timestamp, mention: AtMentioned) {
+        self.writer.clear();
+        if !self.writer.at_mentioned(&mention) {
+            // Over the client's limit: it never fits, so it is not queued either.
+            self.report_too_large(None);
+        } else if self.route(Some(&mention.file_path), true) == 0 {
+            self.pushes
+                .queue_mention(expires, mention, self.config.max_queued_mentions);
+        }
+    }
+
     /// Sends `mentions` to `conn`, oldest first; one over the client's limit is dropped and
     /// reported.
     pub(super) fn send_mentions(&mut self, conn: ConnId, mentions: &[AtMentioned]) {

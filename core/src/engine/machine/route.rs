@@ -40,7 +40,8 @@ impl Engine {
     /// `UnknownConnection`, and nothing changes); when it leaves, the choice is cleared. A
     /// pid is kept until changed: the CLI that carries it is the chosen session whenever it is
     /// connected, so the choice can come before the client does. Mentions queued for want of
-    /// a recipient go to a newly chosen ready session now. Reports `SessionsChanged`.
+    /// a recipient are routed again by the new choice (and stay queued, with their expiry,
+    /// when it picks no one). Reports `SessionsChanged`.
     pub fn choose_session(
         &mut self,
         now: Timestamp,
@@ -54,9 +55,8 @@ impl Engine {
         }
         self.choice = choice;
         self.report_sessions();
-        if let Some(Chosen::Conn(conn)) = self.chosen() {
-            let mentions = self.pushes.take_mentions(|_| true);
-            self.send_mentions(conn, &mentions);
+        for (expires, mention) in self.pushes.take_queued() {
+            self.push_mention(expires, mention);
         }
         Ok(())
     }
