@@ -18,6 +18,8 @@ import type {
   PathStyle,
   ClaudeStart,
   Verdict,
+  SessionChoice,
+  SessionInfo,
 } from './protocol';
 
 // The engine's JSON forms, generated from its Rust types (`cargo run -p idelink-types`).
@@ -63,6 +65,18 @@ export class Engine {
   handleToolOutcome(now: number, id: number, outcome: ToolOutcome): void;
   /** The deadline from `pollTimeout()` came (early or repeated calls are harmless). */
   handleTimeout(now: number): void;
+  /**
+   * Every ready session, oldest first: its connection, the CLI's pid, its folders from
+   * `roots/list` (`null` until known), when it connected, and whether it is chosen. With
+   * `sessionList: true` (or a routing rule) each change comes as a `sessionsChanged` event.
+   */
+  sessions(): SessionInfo[];
+  /**
+   * Chooses the session mentions go to (and, with `routing: "chosen"`, every push):
+   * `{by: "conn", conn}` or `{by: "pid", pid}` (a pid may be chosen before its CLI
+   * connects); `null` chooses none. Throws for a connection that is not a session.
+   */
+  chooseSession(now: number, choice: SessionChoice | null): void;
   /** The next output, or `null` when there is nothing more until the next input. */
   pollOutput(): Output | null;
   /** When `handleTimeout` is next due (ms on the host clock), or `null`. */

@@ -1,8 +1,10 @@
 //! `idelink claude [DIR] [-- ARGS…]`: start claude in DIR with the environment that connects it
-//! to the server whose lock contains DIR, and exit with claude's status. The same lookup serves
+//! to the server whose lock contains DIR, bind it as that server's chosen session (the bind
+//! file, [`crate::bind`]: its mentions go to this claude), and exit with claude's status. The same lookup serves
 //! `idelink env` without a port.
 
-use crate::doctor::{PROGRAM_VAR, resolve_program, serving_port};
+use crate::bind::Binding;
+use crate::doctor::{PROGRAM_VAR, resolve_program, serving_lock};
 use crate::env_cmd;
 use crate::workspace::{path_text, workspace_dir};
 use std::error::Error;
@@ -26,7 +28,7 @@ pub struct ClaudeArgs {
 /// Runs claude in DIR and returns its exit status (a signal death as 128 + the signal).
 pub fn run(args: ClaudeArgs) -> Result<ExitCode, Box<dyn Error>> {
     let dir = workspace_dir(args.dir.as_deref())?;
-    let port = serving_port(&path_text(&dir)?)?;
+    let (port, lock) = serving_lock(&path_text(&dir)?)?;
     // Resolved here, before claude starts in `dir`: a lookup made there would find the
     // workspace's own files (doctor's `program` module says how).
     let program = resolve_program(
@@ -45,12 +47,23 @@ pub fn run(args: ClaudeArgs) -> Result<ExitCode, Box<dyn Error>> {
         command.env(name, value);
     }
     ignore_terminal_interrupts()?;
-    let status = command.status().map_err(|e| {
+    let mut child = command.spawn().map_err(|e| {
         format!(
             "cannot start {}: {e}; install claude or name it with --claude PATH",
             program.display()
         )
     })?;
+    // The CLI's `ide_connected` carries its own pid, the child's: the server chooses it.
+    // Without the file claude still connects, as every session does: say so and go on.
+    let binding = match Binding::write(&lock, child.id()) {
+        Ok(binding) => Some(binding),
+        Err(e) => {
+            eprintln!("idelink: claude is not bound as the server's chosen session: {e}");
+            None
+        }
+    };
+    let status = child.wait()?;
+    drop(binding);
     Ok(ExitCode::from(exit_byte(status)))
 }
 

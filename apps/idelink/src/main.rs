@@ -2,6 +2,7 @@
 //! over stdio, or relay it to an editor running in a browser page.
 
 mod args;
+mod bind;
 mod claude_cmd;
 mod completions;
 mod doctor;

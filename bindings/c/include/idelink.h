@@ -366,6 +366,30 @@ enum IdelinkStatus idelink_engine_handle_tool_outcome(struct IdelinkEngine *engi
 // `engine` is a live handle not in use on another thread.
 enum IdelinkStatus idelink_engine_handle_timeout(struct IdelinkEngine *engine, uint64_t now_ms);
 
+// The session list: every ready session, oldest first, as JSON text
+// (`[{"conn":1,"pid":4242,"folders":["/w"],"connectedAt":0,"chosen":false}]`; `folders` is
+// `null` until the client answered `roots/list`). With `sessionList` (or a routing rule) in
+// the config, each change also comes as a `sessionsChanged` event.
+//
+// **Ownership:** `*sessions_json` is library-owned: free it with `idelink_string_free`.
+//
+// # Safety
+// `engine` is a live handle not in use on another thread; `sessions_json` points to
+// writable storage.
+enum IdelinkStatus idelink_engine_sessions(struct IdelinkEngine *engine, char **sessions_json);
+
+// Chooses the session mentions go to (and, with `"routing":"chosen"`, every push):
+// `choice_json` is `{"by":"conn","conn":1}` or `{"by":"pid","pid":4242}` (a pid may be
+// chosen before its CLI connects); NULL chooses none. `IDELINK_ERROR_MISUSE` for a
+// connection that is not a session (nothing changes).
+//
+// # Safety
+// `engine` is a live handle not in use on another thread; `choice_json` is NULL or
+// NUL-terminated.
+enum IdelinkStatus idelink_engine_choose_session(struct IdelinkEngine *engine,
+                                                 uint64_t now_ms,
+                                                 const char *choice_json);
+
 // The next thing to do, in causal order; call it after every input until it yields
 // `IDELINK_OUTPUT_NONE`. Fills `*out` (kind, conn, event_json).
 //

@@ -11,7 +11,8 @@ use crate::snapshot::{IdelinkSnapshot, IdelinkSnapshotChanges};
 use crate::status::IdelinkStatus;
 use idelink_core::forms;
 use idelink_core::{
-    AuthToken, Config, ConnId, EditorEvent, Engine, Output, Timestamp, ToolCallId, ToolOutcome,
+    AuthToken, Config, ConnId, EditorEvent, Engine, Output, SessionChoice, Timestamp, ToolCallId,
+    ToolOutcome,
 };
 use std::ffi::c_char;
 
@@ -339,6 +340,58 @@ pub unsafe extern "C" fn idelink_engine_handle_timeout(
         on(engine, |e| {
             e.handle_timeout(now(now_ms));
             Ok(())
+        })
+    }
+}
+
+/// The session list: every ready session, oldest first, as JSON text
+/// (`[{"conn":1,"pid":4242,"folders":["/w"],"connectedAt":0,"chosen":false}]`; `folders` is
+/// `null` until the client answered `roots/list`). With `sessionList` (or a routing rule) in
+/// the config, each change also comes as a `sessionsChanged` event.
+///
+/// **Ownership:** `*sessions_json` is library-owned: free it with `idelink_string_free`.
+///
+/// # Safety
+/// `engine` is a live handle not in use on another thread; `sessions_json` points to
+/// writable storage.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn idelink_engine_sessions(
+    engine: *mut IdelinkEngine,
+    sessions_json: *mut *mut c_char,
+) -> IdelinkStatus {
+    // SAFETY: the caller's obligations, stated above.
+    unsafe {
+        on(engine, |e| {
+            let out = place(sessions_json, "sessions_json")?;
+            *out = owned_string(forms::write(&e.sessions()));
+            Ok(())
+        })
+    }
+}
+
+/// Chooses the session mentions go to (and, with `"routing":"chosen"`, every push):
+/// `choice_json` is `{"by":"conn","conn":1}` or `{"by":"pid","pid":4242}` (a pid may be
+/// chosen before its CLI connects); NULL chooses none. `IDELINK_ERROR_MISUSE` for a
+/// connection that is not a session (nothing changes).
+///
+/// # Safety
+/// `engine` is a live handle not in use on another thread; `choice_json` is NULL or
+/// NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn idelink_engine_choose_session(
+    engine: *mut IdelinkEngine,
+    now_ms: u64,
+    choice_json: *const c_char,
+) -> IdelinkStatus {
+    // SAFETY: the caller's obligations, stated above.
+    unsafe {
+        on(engine, |e| {
+            let choice: Option<SessionChoice> = if choice_json.is_null() {
+                None
+            } else {
+                Some(form(choice_json, "choice_json")?)
+            };
+            e.choose_session(now(now_ms), choice).map_err(misuse)
         })
     }
 }

@@ -66,6 +66,16 @@ class Engine {
     native.engineHandleTimeout(this.#handle, now);
   }
 
+  sessions() {
+    const list = native.engineSessions(this.#handle);
+    // The WebAssembly engine (lib/wasm.js) hands out the parsed list itself.
+    return typeof list === 'string' ? JSON.parse(list) : list;
+  }
+
+  chooseSession(now, choice) {
+    native.engineChooseSession(this.#handle, now, choice ?? null);
+  }
+
   pollOutput() {
     const out = native.enginePollOutput(this.#handle);
     // A number is a transmit (conn) or a closeTransport (-conn); anything else is the JSON

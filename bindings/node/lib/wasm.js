@@ -44,6 +44,8 @@ function wasmBinding(w) {
     },
     engineHandleToolOutcome: (h, now, id, outcome) => engine(h).handleToolOutcome(now, id, outcome),
     engineHandleTimeout: (h, now) => engine(h).handleTimeout(now),
+    engineSessions: (h) => engine(h).sessions(),
+    engineChooseSession: (h, now, choice) => engine(h).chooseSession(now, choice),
     // Already an object (lib/engine.js passes objects through).
     enginePollOutput: (h) => engine(h).pollOutput(),
     enginePollTimeout: (h) => engine(h).pollTimeout() ?? null,

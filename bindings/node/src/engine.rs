@@ -8,7 +8,7 @@ use crate::convert::{
 };
 use crate::error::{guard, throw};
 use crate::registry::{insert, remove, with};
-use idelink_core::{AuthToken, Config, EditorEvent, Engine, Output, ToolOutcome};
+use idelink_core::{AuthToken, Config, EditorEvent, Engine, Output, SessionChoice, ToolOutcome};
 use napi::bindgen_prelude::{BufferSlice, Either, Uint8ArraySlice, Unknown};
 use napi::{Env, ValueType};
 use napi_derive::napi;
@@ -118,6 +118,30 @@ pub fn engine_handle_timeout(handle: f64, now: f64) -> napi::Result<()> {
         e.handle_timeout(now);
         Ok(())
     })
+}
+
+/// `Engine::sessions`, as the JSON text of the session list.
+#[napi]
+pub fn engine_sessions(handle: f64) -> napi::Result<String> {
+    with(handle, |e| Ok(json_text(&e.sessions())))
+}
+
+/// `Engine::choose_session`, the choice in its JSON form; `null` or `undefined` chooses none.
+#[napi]
+pub fn engine_choose_session(
+    env: Env,
+    handle: f64,
+    now: f64,
+    choice: Option<Unknown>,
+) -> napi::Result<()> {
+    let now = timestamp(now)?;
+    let choice: Option<SessionChoice> = match choice {
+        Some(value) if !matches!(value.get_type()?, ValueType::Undefined | ValueType::Null) => {
+            Some(from_js_json(&env, value)?)
+        }
+        _ => None,
+    };
+    with(handle, |e| e.choose_session(now, choice).map_err(throw))
 }
 
 /// `Engine::poll_output`, or `null`. The two outputs a busy connection produces all the time

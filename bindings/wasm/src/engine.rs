@@ -5,7 +5,7 @@ use crate::convert::{
 };
 use crate::json;
 use idelink_core::AuthToken;
-use idelink_core::{Config, EditorEvent, EditorSnapshot, ToolOutcome};
+use idelink_core::{Config, EditorEvent, EditorSnapshot, SessionChoice, ToolOutcome};
 use wasm_bindgen::prelude::*;
 
 /// One protocol endpoint (one port, one token, any number of client connections). Feed it
@@ -124,6 +124,30 @@ impl Engine {
     pub fn handle_timeout(&mut self, now: f64) -> Result<(), JsError> {
         self.inner.handle_timeout(timestamp(now)?);
         Ok(())
+    }
+
+    /// Every ready session, oldest first (`[{conn, pid, folders, connectedAt, chosen}]`);
+    /// `sessionsChanged` events report each change when the config keeps the list.
+    #[wasm_bindgen(unchecked_return_type = "SessionInfo[]")]
+    pub fn sessions(&self) -> JsValue {
+        json::write(&self.inner.sessions())
+    }
+
+    /// Chooses the session mentions go to (and, with `routing: "chosen"`, every push):
+    /// `{by: "conn", conn}` or `{by: "pid", pid}`; `null` chooses none. Throws for a
+    /// connection that is not a session, or a malformed choice.
+    #[wasm_bindgen(js_name = chooseSession)]
+    pub fn choose_session(
+        &mut self,
+        now: f64,
+        #[wasm_bindgen(unchecked_param_type = "SessionChoice | null")] choice: JsValue,
+    ) -> Result<(), JsError> {
+        let now = timestamp(now)?;
+        let choice = match choice.is_null() || choice.is_undefined() {
+            true => None,
+            false => Some(json::read::<SessionChoice>(&choice)?),
+        };
+        self.inner.choose_session(now, choice).map_err(host_error)
     }
 
     /// The next output (`{kind: "transmit", conn}`, `{kind: "closeTransport", conn}` or

@@ -161,7 +161,7 @@ output_forms! {
     LockFields => host::write_lock_fields;
     Variables => host::write_variables;
     Verdict => discovery::verdict;
-    [SessionInfo] => output::session_list;
+    Vec<SessionInfo> => output::session_list;
     SessionChoice => output::session_choice;
 }
 

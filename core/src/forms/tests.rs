@@ -893,7 +893,7 @@ proptest! {
 
     #[test]
     fn session_lists_are_written_as_serde_writes(value in prop::collection::vec(session_info(), 0..4)) {
-        prop_assert_eq!(write(value.as_slice()), serde_json::to_string(&value).unwrap_or_default());
+        prop_assert_eq!(write(&value), serde_json::to_string(&value).unwrap_or_default());
     }
 
     #[test]

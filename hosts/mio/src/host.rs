@@ -6,7 +6,7 @@ use idelink_core::{
     AuthToken, EditorEvent, Engine, EngineError, EngineEvent, Output, Timestamp, ToolCallId,
     ToolOutcome,
 };
-use idelink_core::{Snapshot, SnapshotChanges};
+use idelink_core::{SessionChoice, SessionInfo, Snapshot, SnapshotChanges};
 use idelink_host::lock::LockFileGuard;
 use idelink_host::setup::ResumeOutcome;
 use idelink_host::{HostConfig, HostError, setup};
@@ -184,6 +184,22 @@ impl Host {
     ) -> Result<(), EngineError> {
         let now = self.now();
         self.engine.handle_tool_outcome(now, id, outcome)?;
+        self.drain();
+        Ok(())
+    }
+
+    /// Every ready session, oldest first (the engine's [`Engine::sessions`]): its connection,
+    /// the CLI's pid, its folders from `roots/list`, when it connected, whether it is chosen.
+    pub fn sessions(&self) -> Vec<SessionInfo> {
+        self.engine.sessions()
+    }
+
+    /// Chooses the session mentions go to, and under `Routing::Chosen` every push (the
+    /// engine's [`Engine::choose_session`]); `None` chooses none. Bytes it leads to (mentions
+    /// that waited for it) are written at once.
+    pub fn choose_session(&mut self, choice: Option<SessionChoice>) -> Result<(), EngineError> {
+        let now = self.now();
+        self.engine.choose_session(now, choice)?;
         self.drain();
         Ok(())
     }

@@ -7,7 +7,7 @@ use idelink_core::{
     AuthToken, CloseReason, ConnId, EditorEvent, EngineError, EngineEvent, ToolCallId, ToolOutcome,
     ToolRequest,
 };
-use idelink_core::{EditorSnapshot, SnapshotChanges};
+use idelink_core::{EditorSnapshot, SessionChoice, SessionInfo, SnapshotChanges};
 use idelink_host::{HostConfig, HostError, ResumeOutcome};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -195,6 +195,35 @@ impl Host {
         result
             .await
             .unwrap_or(Err(EngineError::UnknownToolCall(id)))
+    }
+
+    /// Every ready session, oldest first (the engine's `sessions`): its connection, the CLI's
+    /// pid, its folders from `roots/list`, when it connected, whether it is chosen. An `Err`
+    /// ([`HostError::Io`]) when the host has stopped.
+    pub async fn sessions(&self) -> Result<Vec<SessionInfo>, HostError> {
+        let (done, result) = oneshot::channel();
+        self.command(Command::Sessions { done })?;
+        result.await.map_err(|_| stopped())
+    }
+
+    /// Chooses the session mentions go to, and under `Routing::Chosen` every push (the
+    /// engine's `choose_session`); `None` chooses none. An `Err` says the engine refused it
+    /// (a connection that is not a session), or, as `UnknownConnection`, that the host stopped.
+    pub async fn choose_session(&self, choice: Option<SessionChoice>) -> Result<(), EngineError> {
+        let (done, result) = oneshot::channel();
+        let refused = match choice {
+            Some(SessionChoice::Conn { conn }) => EngineError::UnknownConnection(conn),
+            _ => EngineError::UnknownConnection(ConnId::from_u64(0)),
+        };
+        if self
+            .inner
+            .commands
+            .send(Command::Choose { choice, done })
+            .is_err()
+        {
+            return Err(refused);
+        }
+        result.await.unwrap_or(Err(refused))
     }
 
     /// Closes every client (close code 1001), gives them up to `grace` to finish, removes the

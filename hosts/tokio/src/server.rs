@@ -10,7 +10,7 @@ use idelink_core::{
     AuthToken, ConnId, EditorEvent, Engine, EngineError, EngineEvent, Output, Timestamp,
     ToolCallId, ToolOutcome,
 };
-use idelink_core::{EditorSnapshot, SnapshotChanges};
+use idelink_core::{EditorSnapshot, SessionChoice, SessionInfo, SnapshotChanges};
 use idelink_host::lock::LockFileGuard;
 use idelink_host::{HostConfig, HostError, ResumeOutcome, setup};
 use std::collections::HashMap;
@@ -43,6 +43,13 @@ pub(crate) enum Command {
         id: ToolCallId,
         outcome: ToolOutcome,
         done: Option<oneshot::Sender<Result<(), EngineError>>>,
+    },
+    Sessions {
+        done: oneshot::Sender<Vec<SessionInfo>>,
+    },
+    Choose {
+        choice: Option<SessionChoice>,
+        done: oneshot::Sender<Result<(), EngineError>>,
     },
     Shutdown {
         grace: Duration,
@@ -236,6 +243,12 @@ impl Server {
                 if let Some(done) = done {
                     let _ = done.send(result);
                 }
+            }
+            Command::Sessions { done } => {
+                let _ = done.send(self.engine.sessions());
+            }
+            Command::Choose { choice, done } => {
+                let _ = done.send(self.engine.choose_session(now, choice));
             }
             Command::Shutdown { grace } => {
                 if self.stop_at.is_none() {

@@ -174,18 +174,34 @@ fn dir_problems(_dir: &Path) -> Vec<String> {
 /// The port of the one live server whose lock contains `dir`, by the CLI's matching rules;
 /// the error says what to do when there is none or more than one.
 pub fn serving_port(dir: &str) -> Result<u16, Box<dyn Error>> {
+    serving_lock(dir).map(|(port, _)| port)
+}
+
+/// [`serving_port`] with the path of the lock it was read from.
+pub fn serving_lock(dir: &str) -> Result<(u16, PathBuf), Box<dyn Error>> {
     let config_dir = std::env::var("CLAUDE_CONFIG_DIR").ok();
     let home = std::env::var("HOME")
         .or_else(|_| std::env::var("USERPROFILE"))
         .ok();
-    let candidates: Vec<Candidate> = search_dirs(config_dir.as_deref(), home.as_deref())
+    let candidates: Vec<(Candidate, PathBuf)> = search_dirs(config_dir.as_deref(), home.as_deref())
         .iter()
         .flat_map(|d| read_dir(d).locks)
         .filter(|lock| lock.is_live())
-        .filter_map(|lock| Some(candidate(lock.port?, &lock.body.ok()?.workspace_folders)))
+        .filter_map(|lock| {
+            let path = lock.path.clone();
+            Some((
+                candidate(lock.port?, &lock.body.ok()?.workspace_folders),
+                path,
+            ))
+        })
         .collect();
+    let (candidates, paths): (Vec<Candidate>, Vec<PathBuf>) = candidates.into_iter().unzip();
     match choose_lock(&candidates, dir, None, false) {
-        LockChoice::One { port } => Ok(port),
+        LockChoice::One { port } => {
+            let at = candidates.iter().position(|c| c.port == port);
+            let path = at.and_then(|at| paths.get(at)).cloned().unwrap_or_default();
+            Ok((port, path))
+        }
         LockChoice::None => Err(format!(
             "no running server has {dir} in its workspace; start one with `idelink serve` \
              there (or open the folder in your editor); `idelink doctor` shows what it found"

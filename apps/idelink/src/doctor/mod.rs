@@ -11,7 +11,7 @@ mod report;
 mod rules;
 mod sessions;
 
-pub use locks::{read_dir, search_dirs, serving_port};
+pub use locks::{read_dir, search_dirs, serving_lock, serving_port};
 pub use program::{PROGRAM_VAR, resolve_program};
 
 use crate::workspace::{path_text, workspace_dir};

@@ -4,7 +4,7 @@ use crate::stdio::StdioFraming;
 use crate::terminal::DiffPolicy;
 use clap::ValueEnum;
 use idelink_core::ide::ToolName;
-use idelink_core::{ReadSource, ReadSources};
+use idelink_core::{ReadSource, ReadSources, Routing};
 use std::path::PathBuf;
 
 /// `idelink serve` options.
@@ -63,10 +63,38 @@ pub struct ServeArgs {
     /// to fit), a notification over it is dropped. See docs/protocol.md.
     #[arg(long, value_name = "BYTES")]
     pub max_client_message_bytes: Option<usize>,
+    /// To which claude sessions selections and mentions go: `broadcast` (every session),
+    /// `roots` (the sessions whose folders hold the file, from roots/list) or `chosen` (the
+    /// session chosen with `s`, or with `idelink/chooseSession` over --stdio; mentions always
+    /// follow the choice). See docs/protocol.md, "Sessions and routing".
+    #[arg(long, value_enum, default_value_t = RoutingArg::Broadcast)]
+    pub routing: RoutingArg,
     /// With --stdio: send these read tools to the editor as `tool/call`s instead of answering
     /// them from its `editor/event`s (comma-separated, or `all`). See docs/sidecar.md.
     #[arg(long, value_enum, value_delimiter = ',', requires = "stdio")]
     pub pull: Vec<PulledRead>,
+}
+
+/// A routing rule of `--routing`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoutingArg {
+    /// Every ready session.
+    Broadcast,
+    /// The sessions whose roots/list folders hold the file.
+    Roots,
+    /// The chosen session alone (every session while none is chosen).
+    Chosen,
+}
+
+impl RoutingArg {
+    /// The engine's rule.
+    pub fn rule(self) -> Routing {
+        match self {
+            RoutingArg::Broadcast => Routing::Broadcast,
+            RoutingArg::Roots => Routing::Roots,
+            RoutingArg::Chosen => Routing::Chosen,
+        }
+    }
 }
 
 /// A read tool `--pull` sends to the editor.

@@ -33,6 +33,10 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     if let Some(bytes) = args.max_client_message_bytes {
         config.engine.max_client_message_bytes = bytes;
     }
+    // The session list (pids, folders from roots/list) is what `s` and `idelink/sessions`
+    // show: kept whatever the routing rule.
+    config.engine.session_list = true;
+    config.engine.routing = args.routing.rule();
     for read in &args.pull {
         read.apply(&mut config.engine.reads);
     }

@@ -5,7 +5,7 @@ use super::framing::{self, FrameError};
 use crate::signals::StopFlag;
 use idelink_core::EditorSnapshot;
 use idelink_core::rpc::{self, Message, RequestId, RpcError, RpcLimits};
-use idelink_core::{EditorEvent, EngineEvent, ToolCallId, ToolOutcome};
+use idelink_core::{EditorEvent, EngineEvent, SessionChoice, ToolCallId, ToolOutcome};
 use idelink_mio::{Host, ResumeOutcome};
 use serde::Serialize;
 use std::error::Error;
@@ -134,8 +134,15 @@ fn handle_message(host: &mut Host, out: &mut Output<'_>, text: &str) -> io::Resu
         Message::Notification { method, .. } => {
             out.log("warn", &format!("unknown notification ignored: {method}"))?;
         }
-        Message::Request { id, method, .. } => match method.as_ref() {
+        Message::Request {
+            id, method, params, ..
+        } => match method.as_ref() {
             "idelink/info" => out.result(id, &ready(host))?,
+            "idelink/sessions" => out.result(id, &host.sessions())?,
+            "idelink/chooseSession" => match choose_session(host, params) {
+                Ok(()) => out.result(id, &())?,
+                Err(error) => out.error(Some(id), &error)?,
+            },
             "shutdown" => {
                 out.result(id, &())?;
                 return Ok(Flow::Stop);
@@ -151,6 +158,29 @@ fn handle_message(host: &mut Host, out: &mut Output<'_>, text: &str) -> io::Resu
         Message::Response { id, outcome } => answer_tool_call(host, out, id, outcome)?,
     }
     Ok(Flow::Continue)
+}
+
+/// `idelink/chooseSession {choice}`: `choice` is `{"by":"conn","conn":N}`,
+/// `{"by":"pid","pid":N}` or `null` (none). A malformed choice or a connection that is no
+/// session is answered with an error and changes nothing.
+fn choose_session(
+    host: &mut Host,
+    params: Option<&serde_json::value::RawValue>,
+) -> Result<(), RpcError> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Params {
+        choice: Option<SessionChoice>,
+    }
+    let params = params.map_or("null", |p| p.get());
+    let Params { choice } = serde_json::from_str(params).map_err(|e| {
+        RpcError::new(
+            RpcError::INVALID_PARAMS,
+            format!("idelink/chooseSession needs {{\"choice\": {{\"by\": \"conn\"|\"pid\", …}} or null}}: {e}"),
+        )
+    })?;
+    host.choose_session(choice)
+        .map_err(|e| RpcError::new(RpcError::INVALID_PARAMS, e.to_string()))
 }
 
 /// The editor's response to a `tool/call` request: its result is the outcome.

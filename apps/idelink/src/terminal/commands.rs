@@ -1,15 +1,17 @@
 //! The serve terminal's own commands, typed as a line at any time, shown by `?`:
-//! `@FILE[:LINE[-LINE]]` sends claude an @-mention, `s` lists the connected claude sessions,
-//! `d` shows the diff under review again. None of them is a review answer (`a`, `r`, `e`), so
+//! `@FILE[:LINE[-LINE]]` sends claude an @-mention, `s` lists the connected claude sessions
+//! (pid, folders, which one is chosen), `s N` chooses session N (`s -` none), `d` shows the
+//! diff under review again. None of them is a review answer (`a`, `r`, `e`), so
 //! the review keystrokes keep their meaning while a diff is up.
 
-use idelink_core::{ConnId, EditorEvent, EngineEvent};
+use idelink_core::{ConnId, EditorEvent, EngineEvent, SessionInfo};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The help `?` prints.
 pub const HELP: &str = "commands: @FILE or @FILE:10 or @FILE:10-20 mentions a file or lines \
-                        to claude · s lists claude sessions · d shows the pending diff again \
+                        to claude · s lists claude sessions (pid, folders) · s N chooses session N for mentions \
+                        (s - none) · d shows the pending diff again \
                         · a / r / e answer a diff (one shown only in summary takes e, r or \
                         \"accept unseen\") · ? this help";
 
@@ -22,6 +24,9 @@ pub enum Command {
     Mention(EditorEvent),
     /// `s`: the sessions.
     Sessions,
+    /// `s N`: choose session N (`conn#N`) for mentions, and under `--routing chosen` every
+    /// push; `s -`: none.
+    Choose(Option<ConnId>),
     /// `d`: the pending diff again.
     ShowDiff,
 }
@@ -37,8 +42,24 @@ pub fn parse(line: &str, workspace: &str) -> Option<Result<Command, String>> {
         "d" | "diff" => return Some(Ok(Command::ShowDiff)),
         _ => {}
     }
+    if let Some(which) = line.strip_prefix("s ") {
+        return Some(choice(which.trim()));
+    }
     let spec = line.strip_prefix('@')?;
     Some(mention(spec, workspace).map(Command::Mention))
+}
+
+fn choice(which: &str) -> Result<Command, String> {
+    if matches!(which, "-" | "none") {
+        return Ok(Command::Choose(None));
+    }
+    let number = which.strip_prefix("conn#").unwrap_or(which);
+    match number.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(Command::Choose(Some(ConnId::from_u64(n)))),
+        _ => Err(format!(
+            "s {which}: give a session number from the list `s` shows (s 2), or s - for none"
+        )),
+    }
 }
 
 fn mention(spec: &str, workspace: &str) -> Result<EditorEvent, String> {
@@ -151,14 +172,27 @@ impl Sessions {
         self.by_conn.contains_key(&conn)
     }
 
-    /// One line per session, or one saying there is none.
-    pub fn lines(&self) -> Vec<String> {
+    /// One line per session, with what the engine's session list says of the ready ones
+    /// (`listed`: folders from roots/list, and `*` before the chosen one), or one line saying
+    /// there is none. Folder names come from the client: the screen renders them inert.
+    pub fn lines(&self, listed: &[SessionInfo]) -> Vec<String> {
         if self.by_conn.is_empty() {
             return vec!["no claude session is connected".to_owned()];
         }
         self.by_conn
             .iter()
-            .map(|(conn, what)| format!("{conn}: {what}"))
+            .map(|(conn, what)| {
+                let Some(info) = listed.iter().find(|info| info.conn == *conn) else {
+                    return format!("  {conn}: {what}");
+                };
+                let mark = if info.chosen { '*' } else { ' ' };
+                let folders = match &info.folders {
+                    Some(folders) if !folders.is_empty() => folders.join(", "),
+                    Some(_) => "no folders".to_owned(),
+                    None => "folders not known".to_owned(),
+                };
+                format!("{mark} {conn}: {what} — {folders}")
+            })
             .collect()
     }
 }
@@ -226,5 +260,57 @@ mod tests {
         assert_eq!(parse("?", &w), Some(Ok(Command::Help)));
         assert_eq!(parse("s", &w), Some(Ok(Command::Sessions)));
         assert_eq!(parse("d", &w), Some(Ok(Command::ShowDiff)));
+    }
+
+    #[test]
+    fn s_with_a_number_chooses_that_session_and_s_dash_none() {
+        let w = workspace();
+        let conn = |n| Some(Ok(Command::Choose(Some(ConnId::from_u64(n)))));
+        assert_eq!(parse("s 2", &w), conn(2));
+        assert_eq!(parse("s conn#7", &w), conn(7));
+        assert_eq!(parse("s -", &w), Some(Ok(Command::Choose(None))));
+        assert_eq!(parse("s none", &w), Some(Ok(Command::Choose(None))));
+        for bad in ["s 0", "s x", "s -1"] {
+            let error = parse(bad, &w).and_then(Result::err).unwrap_or_default();
+            assert!(error.contains("give a session number"), "{bad}: {error}");
+        }
+    }
+
+    #[test]
+    fn the_list_shows_each_sessions_folders_and_the_chosen_one() {
+        let mut sessions = Sessions::default();
+        for n in [1, 2, 3] {
+            let conn = ConnId::from_u64(n);
+            sessions.on_event(&EngineEvent::Connected {
+                conn,
+                user_agent: None,
+            });
+        }
+        let listed = [
+            SessionInfo {
+                conn: ConnId::from_u64(1),
+                pid: Some(11),
+                folders: Some(vec!["/a".into(), "/b".into()]),
+                connected_at: 0,
+                chosen: true,
+            },
+            SessionInfo {
+                conn: ConnId::from_u64(2),
+                pid: None,
+                folders: None,
+                connected_at: 0,
+                chosen: false,
+            },
+        ];
+        let lines = sessions.lines(&listed);
+        assert!(
+            lines[0].starts_with("* conn#1: ") && lines[0].ends_with("— /a, /b"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].starts_with("  conn#2: ") && lines[1].ends_with("— folders not known"),
+            "{lines:?}"
+        );
+        assert_eq!(lines[2], "  conn#3: connecting (no user agent)");
     }
 }

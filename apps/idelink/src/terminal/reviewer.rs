@@ -14,7 +14,7 @@ use super::review::{self, Choice};
 use super::screen::Screen;
 use super::status::relative;
 use super::workspace_editor::WorkspaceEditor;
-use idelink_core::{ToolCallId, ToolOutcome};
+use idelink_core::{SessionChoice, ToolCallId, ToolOutcome};
 use idelink_mio::Host;
 use std::io;
 
@@ -237,8 +237,21 @@ impl Reviewer {
             Err(why) => screen.say(&why),
             Ok(Command::Help) => screen.say(commands::HELP),
             Ok(Command::Sessions) => {
-                for line in sessions.lines() {
+                for line in sessions.lines(&host.sessions()) {
                     screen.say(&line);
+                }
+            }
+            Ok(Command::Choose(conn)) => {
+                let choice = conn.map(|conn| SessionChoice::Conn { conn });
+                match (host.choose_session(choice), conn) {
+                    (Ok(()), Some(conn)) => {
+                        screen.say(&format!("{conn} is chosen: mentions go to it alone"));
+                    }
+                    (Ok(()), None) => screen.say("no session is chosen"),
+                    (Err(_), Some(conn)) => {
+                        screen.say(&format!("{conn} is no connected session: see s"));
+                    }
+                    (Err(e), None) => screen.say(&format!("not changed: {e}")),
                 }
             }
             // The same question again, in the same epoch: the answer still binds to it.

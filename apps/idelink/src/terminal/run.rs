@@ -8,8 +8,9 @@ use super::screen::Screen;
 use super::status;
 use super::workspace_editor::DiffPolicy;
 use super::workspace_editor::{Decision, WorkspaceEditor};
+use crate::bind::BindWatch;
 use crate::signals::StopFlag;
-use idelink_core::{EngineEvent, ToolOutcome};
+use idelink_core::{EngineEvent, SessionChoice, ToolOutcome};
 use idelink_mio::{Host, ResumeOutcome};
 use std::error::Error;
 use std::io::Write;
@@ -50,7 +51,11 @@ pub fn run(
     let mut events = Vec::new();
     let mut sessions = Sessions::default();
     let mut closes = HandshakeCloses::default();
+    let mut bind = host.lock_path().map(BindWatch::new);
     while !stop.stop_requested() {
+        if let Some(change) = bind.as_mut().and_then(BindWatch::poll) {
+            bound(&mut host, &mut screen, change);
+        }
         // The aggregate of closes before authentication is due on time, not on the next event.
         let wait = closes.next_due().map_or(TICK, |due| {
             due.saturating_duration_since(Instant::now()).min(TICK)
@@ -125,6 +130,29 @@ pub fn run(
         reviewer.wait_for_editor(&mut screen);
     }
     Ok(())
+}
+
+/// `idelink claude` bound the claude it started: that pid is the chosen session, so the
+/// mentions typed here go to it. When the binding goes away, a pid choice (only a binding
+/// makes one here) is cleared; a session the user chose with `s N` stays chosen.
+fn bound(host: &mut Host, screen: &mut Screen, pid: Option<u32>) {
+    let by_pid = matches!(
+        host.engine().session_choice(),
+        Some(SessionChoice::Pid { .. })
+    );
+    if pid.is_none() && !by_pid {
+        return;
+    }
+    let choice = pid.map(|pid| SessionChoice::Pid { pid });
+    // A pid choice is always taken (it may come before its claude connects).
+    if host.choose_session(choice).is_ok() {
+        match pid {
+            Some(pid) => screen.say(&format!(
+                "idelink claude bound pid {pid}: mentions go to that session"
+            )),
+            None => screen.say("the idelink claude binding ended: no session is chosen"),
+        }
+    }
 }
 
 fn banner(host: &Host, options: &TerminalOptions) {

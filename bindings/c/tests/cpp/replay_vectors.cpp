@@ -212,6 +212,11 @@ void apply(IdelinkEngine* engine, const Value& step) {
               "idelink_engine_handle_tool_outcome");
     } else if (what == "timeout") {
         check(idelink_engine_handle_timeout(engine, at), "idelink_engine_handle_timeout");
+    } else if (what == "choose") {
+        const Value& choice = step["choice"];
+        const std::string text = choice.dump();
+        check(idelink_engine_choose_session(engine, at, text == "null" ? nullptr : text.c_str()),
+              "idelink_engine_choose_session");
     } else {
         throw Failure("unknown input " + what);
     }
@@ -273,7 +278,18 @@ void replay(const std::filesystem::path& file) {
     std::size_t index = 0;
     for (const auto& step : vector["steps"].items()) {
         try {
-            if (step["do"].as_string() == "snapshot") {
+            if (step["do"].as_string() == "sessions") {
+                char* text = nullptr;
+                check(idelink_engine_sessions(engine.ptr, &text), "idelink_engine_sessions");
+                Value sessions = mini_json::parse(text);
+                idelink_string_free(text);
+                const auto& expected = step["expect"].items();
+                if (expected.empty() || !expected[0].find("sessions") || expected[0]["sessions"] != sessions)
+                    throw Failure("session list differs\n  expected: " +
+                                  (expected.empty() ? std::string("nothing") : expected[0].dump()) +
+                                  "\n  actual:   " + sessions.dump());
+                drain_and_compare(engine.ptr, step["expect"], 1);
+            } else if (step["do"].as_string() == "snapshot") {
                 Value changes = apply_snapshot(engine.ptr, step);
                 const auto& expected = step["expect"].items();
                 if (expected.empty() || !expected[0].find("snapshotChanges") || expected[0]["snapshotChanges"] != changes)
