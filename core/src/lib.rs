@@ -129,6 +129,8 @@
 //! | `selection_debounce_ms` | 100 ms | trailing edge |
 //! | `mention_ttl_ms` | 30 s | a mention waits this long for a client |
 //! | `tool_deadline_ms` | 60 s | a silent editor (an error result; a pulled read gets JSON-RPC error -32000); `openDiff` has none by default |
+//! | `roots_timeout_ms` | 5 s | a client that never answers the engine's `roots/list` (its folders stay unknown); asked only with `session_list` or a routing rule |
+//! | [`MAX_SESSION_ROOTS`](engine::MAX_SESSION_ROOTS) | 64 | folders kept of one `roots/list` answer (the CLI sends its project and `--add-dir` folders) |
 //!
 //! ## Layers
 //!

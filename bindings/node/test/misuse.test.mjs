@@ -112,3 +112,19 @@ test('lockFileJson is the engine lock model', () => {
   );
   assert.deepEqual(parseLockFile(text), { pid: 9, workspaceFolders: ['/w'], ideName: 'Nova', authToken: TOKEN, runningInWindows: true });
 });
+
+test('chooseSession refuses a connection that is no session and a malformed choice', () => {
+  const engine = new Engine({ port: 40000 }, TOKEN);
+  throwsEngineError(() => engine.chooseSession(0, { by: 'conn', conn: 7 }), /^unknown connection conn#7$/);
+  throwsEngineError(() => engine.chooseSession(0, { by: 'window', conn: 1 }), /^choice: unknown variant `window`, expected one of conn, pid$/);
+  throwsEngineError(() => engine.chooseSession(0, { by: 'pid', pid: -1 }), /choice.*pid/);
+  assert.deepEqual(engine.sessions(), []);
+  // A pid may be chosen before its client connects; null chooses none.
+  engine.chooseSession(0, { by: 'pid', pid: 4242 });
+  engine.chooseSession(1, null);
+  const events = drain(engine).filter((o) => o.kind === 'event').map(({ kind, ...event }) => event);
+  assert.deepEqual(events, [
+    { event: 'sessionsChanged', sessions: [] },
+    { event: 'sessionsChanged', sessions: [] },
+  ]);
+});

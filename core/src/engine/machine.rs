@@ -64,14 +64,16 @@ fn accepts_proposal_unchanged(call: &PendingCall, outcome: &ToolOutcome) -> bool
 ///
 /// Its methods, by kind (quinn-proto's order):
 /// - getters: [`config`](Self::config), [`editor_state`](Self::editor_state),
-///   [`outbound`](Self::outbound);
+///   [`outbound`](Self::outbound), [`sessions`](Self::sessions),
+///   [`session_choice`](Self::session_choice);
 /// - inputs, each taking `now`: [`handle_accept`](Self::handle_accept),
 ///   [`handle_bytes`](Self::handle_bytes), [`handle_sent`](Self::handle_sent),
 ///   [`handle_closed`](Self::handle_closed), [`handle_editor_event`](Self::handle_editor_event),
 ///   [`handle_snapshot`](Self::handle_snapshot),
 ///   [`handle_tool_outcome`](Self::handle_tool_outcome),
 ///   [`handle_timeout`](Self::handle_timeout);
-/// - commands: [`close`](Self::close), [`shutdown`](Self::shutdown);
+/// - commands: [`close`](Self::close), [`shutdown`](Self::shutdown),
+///   [`choose_session`](Self::choose_session);
 /// - outputs: [`poll_output`](Self::poll_output), then [`poll_timeout`](Self::poll_timeout).
 ///
 /// The poll order: after every input or command, call `poll_output` until it returns `None`

@@ -107,6 +107,12 @@ impl Engine {
     /// becomes ready gets nothing (it has no file to forget), and a change (the active document closed) is broadcast as "no file"
     /// ([`NoFileSelected`]), so the CLI stops attaching the closed file to its prompts.
     pub(super) fn send_selection(&mut self, to: Option<ConnId>) {
+        // One client's own push (readiness, the start-up repeats) follows the rule too.
+        if let Some(conn) = to
+            && !self.selection_routes_to(conn)
+        {
+            return;
+        }
         self.writer.clear();
         let written = match self.service.state().selection_notification() {
             Some(params) => self.writer.selection_changed(&params),

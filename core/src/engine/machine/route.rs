@@ -4,7 +4,7 @@
 use crate::engine::connection::Connection;
 use crate::engine::error::EngineError;
 use crate::engine::output::{ConnId, EngineEvent};
-use crate::engine::sessions::{self, Chosen, SessionChoice, SessionInfo};
+use crate::engine::sessions::{self, Chosen, Routing, SessionChoice, SessionInfo};
 use crate::time::Timestamp;
 
 use super::Engine;
@@ -89,6 +89,29 @@ impl Engine {
             c.is_ready()
                 && sessions::routes(routing, chosen, file, mention, workspace, conn, folders)
         })
+    }
+
+    /// True when the current selection (of the active file) goes to the ready client `conn`
+    /// by the rule and the choice.
+    pub(super) fn selection_routes_to(&self, conn: ConnId) -> bool {
+        if self.config.routing == Routing::Broadcast {
+            return true;
+        }
+        let Some(c) = self.conns.get(conn) else {
+            return false;
+        };
+        let folders = c.client().and_then(|client| client.roots().folders());
+        let file = self.service.state().active_path();
+        let (routing, workspace) = (self.config.routing, &self.config.workspace_folders);
+        sessions::routes(
+            routing,
+            self.chosen(),
+            file,
+            false,
+            workspace,
+            conn,
+            folders,
+        )
     }
 
     /// A ready session left: a choice of its connection is cleared; the list is reported.

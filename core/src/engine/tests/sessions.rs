@@ -373,3 +373,27 @@ fn a_chosen_connection_that_leaves_clears_the_choice_and_the_list_reports_it() {
         Some(vec![two])
     );
 }
+
+#[test]
+fn a_sessions_own_pushes_at_readiness_follow_the_rule() {
+    let mut engine = engine_with(|c| {
+        c.routing = Routing::Roots;
+        c.workspace_folders = vec!["/w".into()];
+    });
+    engine.handle_editor_event(at(0), &selection_in("/b/y.rs"));
+    let mut drained = Drained::default();
+    let (alpha, _) = rooted_client(&mut engine, 0, 1, &mut drained);
+    engine
+        .handle_bytes(at(1), alpha, &roots_answer(1, &["file:///a"]))
+        .unwrap();
+    // Readiness and the start-up repeats (0.5, 1, 2, 4, 8 s) would each send the selection.
+    for t in [500, 1_000, 1_500, 2_500, 4_500, 8_500, 16_500] {
+        engine.handle_timeout(at(t));
+    }
+    drain(&mut engine, &mut drained);
+    let sent = replies(drained.bytes.get(&alpha).map_or(&[][..], Vec::as_slice));
+    assert!(
+        !sent.iter().any(|m| m.contains("selection_changed")),
+        "a file outside the session's folders: {sent:?}"
+    );
+}

@@ -6,7 +6,9 @@
     reason = "shared by several test crates; each one uses a subset of the helpers"
 )]
 
-use idelink_core::{EditorEvent, EngineError, EngineEvent, ToolCallId, ToolOutcome};
+use idelink_core::{
+    EditorEvent, EngineError, EngineEvent, SessionChoice, SessionInfo, ToolCallId, ToolOutcome,
+};
 use idelink_mio::{Host, HostConfig, HostError, LockPlacement};
 use mio::Waker;
 use std::path::{Path, PathBuf};
@@ -77,6 +79,8 @@ pub fn config(dir: &TempDir) -> HostConfig {
 enum Command {
     Answer(ToolCallId, ToolOutcome, Sender<Result<(), EngineError>>),
     Editor(EditorEvent),
+    Choose(Option<SessionChoice>, Sender<Result<(), EngineError>>),
+    Sessions(Sender<Vec<SessionInfo>>),
     Stop,
 }
 
@@ -131,6 +135,12 @@ impl Served {
                             let _ = reply.send(host.handle_tool_outcome(id, &outcome));
                         }
                         Command::Editor(event) => host.handle_editor_event(&event).unwrap(),
+                        Command::Choose(choice, reply) => {
+                            let _ = reply.send(host.choose_session(choice));
+                        }
+                        Command::Sessions(reply) => {
+                            let _ = reply.send(host.sessions());
+                        }
                         Command::Stop => {
                             host.shutdown(Duration::from_secs(1), &mut events);
                             for event in events.drain(..) {
@@ -188,6 +198,20 @@ impl Served {
     pub fn answer(&self, id: ToolCallId, outcome: ToolOutcome) -> Result<(), EngineError> {
         let (tx, rx) = mpsc::channel();
         self.command(Command::Answer(id, outcome, tx));
+        rx.recv_timeout(DEADLINE).unwrap()
+    }
+
+    /// Chooses a session through `Host::choose_session`.
+    pub fn choose(&self, choice: Option<SessionChoice>) -> Result<(), EngineError> {
+        let (tx, rx) = mpsc::channel();
+        self.command(Command::Choose(choice, tx));
+        rx.recv_timeout(DEADLINE).unwrap()
+    }
+
+    /// The session list through `Host::sessions`.
+    pub fn sessions(&self) -> Vec<SessionInfo> {
+        let (tx, rx) = mpsc::channel();
+        self.command(Command::Sessions(tx));
         rx.recv_timeout(DEADLINE).unwrap()
     }
 
