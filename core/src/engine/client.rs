@@ -28,6 +28,9 @@ pub(crate) struct Client {
     roots: SessionRoots,
     /// When its upgrade completed.
     connected_at: Timestamp,
+    /// Under a routing rule other than broadcast, the last `selection_changed` sent to it:
+    /// its start-up repeats send this one while the editor's selection is another session's.
+    last_selection: Option<Vec<u8>>,
 }
 
 /// What serving one message needs besides the session and the service.
@@ -59,6 +62,7 @@ impl Client {
     pub(super) fn new(now: Timestamp) -> Client {
         Client {
             connected_at: now,
+            last_selection: None,
             mcp: mcp::Session::new(),
             info: None,
             pid: None,
@@ -171,6 +175,18 @@ impl Client {
     /// The CLI's pid from `ide_connected`, once it came.
     pub(crate) fn pid(&self) -> Option<u32> {
         self.pid
+    }
+
+    /// The last `selection_changed` routed to it (kept under a rule other than broadcast).
+    pub(crate) fn last_selection(&self) -> Option<&[u8]> {
+        self.last_selection.as_deref()
+    }
+
+    /// Keeps `message` as the last `selection_changed` routed to it.
+    pub(crate) fn routed_selection(&mut self, message: &[u8]) {
+        let kept = self.last_selection.get_or_insert_with(Vec::new);
+        kept.clear();
+        kept.extend_from_slice(message);
     }
 
     /// When its upgrade completed.

@@ -312,6 +312,16 @@ impl Writer {
         let _ = self.end_message(start);
     }
 
+    /// Writes `json`, a message this writer wrote before (a session's last selection, kept
+    /// by the routing), again as it was.
+    pub(crate) fn again(&mut self, json: &[u8]) {
+        let start = self.json.len();
+        self.begin();
+        self.json.extend_from_slice(json);
+        // It fit when it was first written, under the same limit.
+        let _ = self.end_message(start);
+    }
+
     /// Writes our request `roots/list` with id `id` (MCP roots: no params).
     pub(crate) fn roots_list_request(&mut self, id: u64) {
         let start = self.json.len();

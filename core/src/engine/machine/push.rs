@@ -60,7 +60,11 @@ impl Engine {
         };
         let due = client.startup_mut().poll(now, ready_delay_ms);
         if due.selection && !selection_sent {
-            self.send_selection(Some(conn));
+            if self.selection_routes_to(conn) {
+                self.send_selection(Some(conn));
+            } else {
+                self.send_last_selection(conn);
+            }
         }
         self.send_mentions(conn, &due.mentions);
     }
@@ -125,6 +129,7 @@ impl Engine {
         }
         match to {
             Some(conn) => {
+                self.remember_selection(&[conn]);
                 self.push_written(conn);
                 self.settle(conn);
             }
@@ -133,9 +138,45 @@ impl Engine {
                 let active = (self.config.routing == Routing::Roots)
                     .then(|| self.service.state().active_path().map(str::to_owned))
                     .flatten();
-                self.route(active.as_deref(), false);
+                let ready = self.recipients(active.as_deref(), false);
+                self.remember_selection(&ready);
+                self.send_to(ready);
             }
         }
+    }
+
+    /// Under a routing rule other than broadcast, keeps the selection `writer` holds as the
+    /// last one each of `conns` got (their start-up repeats send it: the CLI may miss the
+    /// first push of its first seconds, and the editor's selection may be another session's
+    /// by the time a repeat is due).
+    fn remember_selection(&mut self, conns: &[ConnId]) {
+        if self.config.routing == Routing::Broadcast {
+            return;
+        }
+        let Some(message) = self.writer.messages().next() else {
+            return;
+        };
+        for &conn in conns {
+            if let Some(client) = self.conns.get_mut(conn).and_then(Connection::client_mut) {
+                client.routed_selection(message);
+            }
+        }
+    }
+
+    /// Sends `conn` the last selection routed to it again, if any.
+    fn send_last_selection(&mut self, conn: ConnId) {
+        let Some(last) = self
+            .conns
+            .get(conn)
+            .and_then(Connection::client)
+            .and_then(|client| client.last_selection())
+        else {
+            return;
+        };
+        self.writer.clear();
+        self.writer.again(last);
+        self.push_written(conn);
+        self.settle(conn);
     }
 
     /// Sends what `writer` holds, a push of `file` (`mention`: `at_mentioned`), to the ready

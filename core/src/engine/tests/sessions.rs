@@ -397,3 +397,29 @@ fn a_sessions_own_pushes_at_readiness_follow_the_rule() {
         "a file outside the session's folders: {sent:?}"
     );
 }
+
+#[test]
+fn a_start_up_repeat_sends_the_sessions_own_last_selection_not_another_sessions() {
+    let (mut engine, one, two) = two_sessions(Routing::Roots);
+    engine.handle_editor_event(at(600), &selection_in("/a/x.rs"));
+    engine.handle_timeout(at(700));
+    engine.handle_editor_event(at(800), &selection_in("/b/y.rs"));
+    engine.handle_timeout(at(900));
+    drain(&mut engine, &mut Drained::default());
+    let mut drained = Drained::default();
+    for t in [1_000, 1_500, 2_500, 4_500] {
+        engine.handle_timeout(at(t));
+    }
+    drain(&mut engine, &mut drained);
+    let of = |conn| replies(drained.bytes.get(&conn).map_or(&[][..], Vec::as_slice));
+    let (to_one, to_two) = (of(one), of(two));
+    assert!(!to_one.is_empty(), "the repeats of the first session");
+    assert!(
+        to_one.iter().all(|m| m.contains(r#""filePath":"/a/x.rs""#)),
+        "{to_one:?}"
+    );
+    assert!(
+        !to_two.is_empty() && to_two.iter().all(|m| m.contains(r#""filePath":"/b/y.rs""#)),
+        "{to_two:?}"
+    );
+}
