@@ -19,6 +19,7 @@
 // Unix only: the CLI runs in a tmux pseudo-terminal, and the pinned CLI is the linux-x64 build.
 #![cfg(unix)]
 
+mod bind;
 mod contract;
 mod idelink;
 mod idelink_claude;
