@@ -69,7 +69,7 @@ pub(super) fn write_variables(out: &mut Vec<u8>, variables: &Variables) {
 }
 
 /// An array of strings.
-fn write_strings(out: &mut Vec<u8>, items: &[String]) {
+pub(super) fn write_strings(out: &mut Vec<u8>, items: &[String]) {
     out.push(b'[');
     for (at, item) in items.iter().enumerate() {
         if at > 0 {

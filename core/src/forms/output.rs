@@ -3,6 +3,7 @@
 //! `SnapshotChanges`, written as serde_json writes their serde forms: absent options `null`,
 //! except a request's, which are left out.
 
+use super::host::write_strings;
 use super::write::Object;
 use crate::SnapshotChanges;
 use crate::engine::{CancelReason, CloseReason, EngineEvent, Output, SessionChoice, SessionInfo};
@@ -94,16 +95,7 @@ pub(super) fn session_list(out: &mut Vec<u8>, sessions: &[SessionInfo]) {
         Object::new(out)
             .u64("conn", session.conn.as_u64())
             .nullable("pid", session.pid, |out, pid| push_u64(out, pid.into()))
-            .nullable("folders", session.folders.as_deref(), |out, folders| {
-                out.push(b'[');
-                for (i, folder) in folders.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    push_string(out, folder);
-                }
-                out.push(b']');
-            })
+            .nullable("folders", session.folders.as_deref(), write_strings)
             .u64("connectedAt", session.connected_at)
             .bool("chosen", session.chosen)
             .end();

@@ -222,6 +222,16 @@ void apply(IdelinkEngine* engine, const Value& step) {
     }
 }
 
+// What a call returned (a `sessions` or `snapshot` step's value) against the first item of
+// the step's `expect`, `{ "<key>": ... }`.
+void compare_reported(const Value& step, const std::string& key, const Value& actual) {
+    const auto& expected = step["expect"].items();
+    if (expected.empty() || !expected[0].find(key) || expected[0][key] != actual)
+        throw Failure(key + " differs\n  expected: " +
+                      (expected.empty() ? std::string("nothing") : expected[0].dump()) +
+                      "\n  actual:   " + actual.dump());
+}
+
 // Drains the outputs after one input and compares them with `expect`, item by item, from
 // item `first` on.
 void drain_and_compare(IdelinkEngine* engine, const Value& expect, std::size_t first = 0) {
@@ -283,19 +293,10 @@ void replay(const std::filesystem::path& file) {
                 check(idelink_engine_sessions(engine.ptr, &text), "idelink_engine_sessions");
                 Value sessions = mini_json::parse(text);
                 idelink_string_free(text);
-                const auto& expected = step["expect"].items();
-                if (expected.empty() || !expected[0].find("sessions") || expected[0]["sessions"] != sessions)
-                    throw Failure("session list differs\n  expected: " +
-                                  (expected.empty() ? std::string("nothing") : expected[0].dump()) +
-                                  "\n  actual:   " + sessions.dump());
+                compare_reported(step, "sessions", sessions);
                 drain_and_compare(engine.ptr, step["expect"], 1);
             } else if (step["do"].as_string() == "snapshot") {
-                Value changes = apply_snapshot(engine.ptr, step);
-                const auto& expected = step["expect"].items();
-                if (expected.empty() || !expected[0].find("snapshotChanges") || expected[0]["snapshotChanges"] != changes)
-                    throw Failure("snapshot changes differ\n  expected: " +
-                                  (expected.empty() ? std::string("nothing") : expected[0].dump()) +
-                                  "\n  actual:   " + changes.dump());
+                compare_reported(step, "snapshotChanges", apply_snapshot(engine.ptr, step));
                 drain_and_compare(engine.ptr, step["expect"], 1);
             } else {
                 apply(engine.ptr, step);
