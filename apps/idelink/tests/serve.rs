@@ -455,3 +455,79 @@ fn a_sidecar_started_again_with_resume_comes_back_on_its_port() {
     drop(second.stdin.take());
     assert!(wait_exit(&mut second).success());
 }
+
+#[test]
+fn stdio_sidecar_lists_sessions_and_routes_mentions_to_the_chosen_one() {
+    let dir = temp_dir("stdio-sessions");
+    let work = dir.join("work").canonicalize().unwrap();
+    let lock_dir = dir.join("ide");
+    let mut child = idelink(&["serve", "--stdio", "--routing", "chosen", "--lock-dir"])
+        .arg(&lock_dir)
+        .arg(&work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let from_sidecar = frames(child.stdout.take().unwrap());
+    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
+    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
+    let token = token_from_lock(&PathBuf::from(
+        ready["params"]["lockFile"].as_str().unwrap(),
+    ));
+    let mut one = Client::connect_initialized(port, &token).unwrap();
+    let mut two = Client::connect_initialized(port, &token).unwrap();
+    let listed = |m: &Value| {
+        m["params"]["event"] == "sessionsChanged"
+            && m["params"]["sessions"]
+                .as_array()
+                .is_some_and(|s| s.len() == 2)
+    };
+    wait_for_frame(&from_sidecar, listed);
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": "s", "method": "idelink/sessions"}),
+    );
+    let sessions = wait_for_frame(&from_sidecar, |m| m["id"] == "s");
+    let conns: Vec<_> = sessions["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["conn"].clone())
+        .collect();
+    assert_eq!(conns, [json!(1), json!(2)], "{sessions}");
+
+    for (id, params) in [
+        ("bad", json!({"choice": {"by": "conn", "conn": 9}})),
+        ("odd", json!({"pick": 1})),
+    ] {
+        write_frame(
+            &mut stdin,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "idelink/chooseSession", "params": params}),
+        );
+        let refused = wait_for_frame(&from_sidecar, |m| m["id"] == id);
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    }
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": "c", "method": "idelink/chooseSession",
+                "params": {"choice": {"by": "conn", "conn": 2}}}),
+    );
+    let chosen = wait_for_frame(&from_sidecar, |m| m["id"] == "c");
+    assert_eq!(chosen["result"], Value::Null, "{chosen}");
+    let path = format!("{}/lib.rs", support::claude_path(&work));
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "method": "editor/event", "params": {
+            "type": "mention", "path": path, "lineStart": 0, "lineEnd": 0}}),
+    );
+    let mention = two.notification("at_mentioned").unwrap();
+    assert_eq!(mention["params"]["filePath"], path.as_str());
+    // The other client's next message is its ping's answer: no mention came first.
+    let id = one.send_request("ping", json!({})).unwrap();
+    let next = one.next_json().unwrap();
+    assert_eq!(next, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+
+    drop(stdin);
+    assert!(wait_exit(&mut child).success());
+}
