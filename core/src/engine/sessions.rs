@@ -214,7 +214,9 @@ pub(crate) fn holds(folder: &str, path: &str) -> bool {
 /// True when the push of `file` (`None`: a push naming no file) goes to the ready client
 /// `conn` with `folders` under `routing`, with `chosen` the chosen session as the engine sees
 /// it (`None`: none chosen) and `workspace` the engine's folders. A mention (`mention`) goes
-/// to the chosen session alone whenever one is chosen, under every rule.
+/// to the chosen session alone whenever one is chosen, under every rule. Never inlined: the
+/// push path asks it from three places, and one copy is enough (the wasm module's size).
+#[inline(never)]
 pub(crate) fn routes(
     routing: Routing,
     chosen: Option<Chosen>,
