@@ -76,7 +76,9 @@ fn normalize_windows_path(path: &str) -> Cow<'_, str> {
     let mut out = path.replace('\\', "/");
     if lower_drive {
         // The drive letter is ASCII, so the range 0..1 is a char boundary.
-        out[..1].make_ascii_uppercase();
+        if let Some(drive) = out.get_mut(..1) {
+            drive.make_ascii_uppercase();
+        }
     }
     Cow::Owned(out)
 }
