@@ -68,8 +68,8 @@ impl PushSchedule {
 
     /// Hands over every queued mention, oldest first.
     pub(crate) fn take_mentions(&mut self) -> Vec<AtMentioned> {
-        self.mentions
-            .drain(..)
+        std::mem::take(&mut self.mentions)
+            .into_iter()
             .map(|(_, mention)| mention)
             .collect()
     }
