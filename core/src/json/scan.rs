@@ -271,10 +271,7 @@ impl<'a> Reader<'a> {
             return Err(self.stop_at(bytes.len()));
         };
         self.at += 4;
-        let unit = digits.iter().try_fold(0, |unit, &digit| {
-            Some(unit << 4 | char::from(digit).to_digit(16)?)
-        });
-        unit.ok_or_else(|| self.refuse_read())
+        super::string::hex_unit(Some(digits)).map_err(|_| self.refuse_read())
     }
 
     /// serde_json's `Value` rule for the `\u` escape of `unit` just read: a low surrogate
