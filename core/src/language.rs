@@ -93,11 +93,16 @@ const EXTENSIONS: [(&str, &str); 62] = [
 /// assert_eq!(language_id("/w/LICENSE"), None);
 /// ```
 pub fn language_id(path: &str) -> Option<&'static str> {
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    // Byte searches: separators and the dot are ASCII, so the bytes around them are
+    // character boundaries.
+    let name = memchr::memrchr2(b'/', b'\\', path.as_bytes()).map_or(path, |separator| {
+        path.get(separator + 1..).unwrap_or_default()
+    });
     if let Some((_, id)) = FILE_NAMES.iter().find(|(file, _)| *file == name) {
         return Some(id);
     }
-    let (stem, extension) = name.rsplit_once('.')?;
+    let dot = memchr::memrchr(b'.', name.as_bytes())?;
+    let (stem, extension) = (name.get(..dot)?, name.get(dot + 1..)?);
     if stem.is_empty() {
         // A dot file (`.bashrc`) has a name, not an extension.
         return None;

@@ -1,13 +1,11 @@
 //! The lock file that lets the CLI discover a server (docs/protocol.md §1): its name and its JSON
 //! body. No file system here; the host writes, reads and deletes the files.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use crate::ide::{PathStyle, normalize_path};
-
-pub(crate) mod loose;
-
-use loose::Loose;
+use crate::json;
 
 /// The largest lock file a host reads: a lock body is a few hundred bytes, so anything larger
 /// in the lock folder is not a lock (and a reader must not load whatever file sits there).
@@ -68,42 +66,50 @@ impl LockFile {
     /// Reads a lock body, ours or another IDE's: unknown fields are ignored. `pid` (a u32),
     /// `workspaceFolders` (strings), `ideName` and `authToken` are required; `transport`, when
     /// present, must be `"ws"`; `runningInWindows`, when present, must be a boolean.
+    ///
+    /// The body is read as serde_json 1.x reads it into a `serde_json::Value` (as this did
+    /// before core had its own reader, [`crate::json::check_value`]): the same texts are
+    /// refused, at the same line and column.
     pub fn parse(text: &str) -> Result<LockFile, LockFileError> {
-        let object = Loose::read(text)?;
-        if !matches!(object, Loose::Object(_)) {
+        json::check_value(text).map_err(|at| LockFileError::InvalidJson {
+            line: at.line,
+            column: at.column,
+        })?;
+        let object = json::unwrapped(text);
+        if !object.starts_with('{') {
             return Err(LockFileError::NotAnObject);
         }
 
-        let pid = match required(&object, "pid")? {
-            Loose::Unsigned(pid) => u32::try_from(*pid).ok(),
-            _ => None,
-        }
-        .ok_or(LockFileError::PidNotU32)?;
+        let pid = json::unsigned(&required(&object, "pid")?)
+            .and_then(|pid| u32::try_from(pid).ok())
+            .ok_or(LockFileError::PidNotU32)?;
 
-        let folders = match required(&object, "workspaceFolders")? {
-            Loose::Array(folders) => folders
-                .iter()
-                .map(|folder| folder.as_str().map(str::to_owned))
-                .collect::<Option<Vec<String>>>(),
-            _ => None,
-        }
-        .ok_or(LockFileError::WrongType {
-            field: "workspaceFolders",
-            expected: "an array of strings",
-        })?;
+        let folders = required(&object, "workspaceFolders")?;
+        let folders = folders
+            .starts_with('[')
+            .then(|| {
+                json::elements(&folders)
+                    .map(|folder| json::text(&json::unwrapped(folder)).map(Cow::into_owned))
+                    .collect::<Option<Vec<String>>>()
+            })
+            .flatten()
+            .ok_or(LockFileError::WrongType {
+                field: "workspaceFolders",
+                expected: "an array of strings",
+            })?;
 
         let ide_name = required_str(&object, "ideName")?;
         let auth_token = required_str(&object, "authToken")?;
 
-        match object.get("transport") {
-            None => {}
-            Some(Loose::Str(transport)) if transport == "ws" => {}
-            Some(_) => return Err(LockFileError::TransportNotWs),
+        if let Some(transport) = json::field(&object, "transport")
+            && json::text(&transport).as_deref() != Some("ws")
+        {
+            return Err(LockFileError::TransportNotWs);
         }
 
-        let running_in_windows = match object.get("runningInWindows") {
-            None => false,
-            Some(Loose::Bool(flag)) => *flag,
+        let running_in_windows = match json::field(&object, "runningInWindows").as_deref() {
+            None | Some("false") => false,
+            Some("true") => true,
             Some(_) => {
                 return Err(LockFileError::WrongType {
                     field: "runningInWindows",
@@ -136,16 +142,15 @@ impl LockFile {
     }
 }
 
-fn required<'a>(object: &'a Loose, field: &'static str) -> Result<&'a Loose, LockFileError> {
-    object
-        .get(field)
-        .ok_or(LockFileError::MissingField { field })
+/// The value of `field` of `object`, which it must have.
+fn required<'a>(object: &'a str, field: &'static str) -> Result<Cow<'a, str>, LockFileError> {
+    json::field(object, field).ok_or(LockFileError::MissingField { field })
 }
 
-fn required_str(object: &Loose, field: &'static str) -> Result<String, LockFileError> {
-    required(object, field)?
-        .as_str()
-        .map(str::to_owned)
+/// The text of string `field` of `object`, which it must have.
+fn required_str(object: &str, field: &'static str) -> Result<String, LockFileError> {
+    json::text(&required(object, field)?)
+        .map(Cow::into_owned)
         .ok_or(LockFileError::WrongType {
             field,
             expected: "a string",
@@ -224,6 +229,8 @@ impl std::error::Error for LockFileError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    mod as_serde_json;
 
     fn ours() -> LockFile {
         LockFile {

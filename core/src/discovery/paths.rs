@@ -13,7 +13,7 @@ pub fn cli_path(path: &str) -> Cow<'_, str> {
         [letter, b':', ..] if letter.is_ascii_lowercase() => {
             let mut spelled = String::with_capacity(path.len());
             spelled.push(char::from(letter.to_ascii_uppercase()));
-            spelled.push_str(&path[1..]);
+            spelled.push_str(path.get(1..).unwrap_or_default());
             Cow::Owned(spelled)
         }
         _ => Cow::Borrowed(path),

@@ -68,7 +68,7 @@ impl PushSchedule {
 
     /// Hands over every queued mention with its expiry, oldest first.
     pub(crate) fn take_queued(&mut self) -> Vec<(Timestamp, AtMentioned)> {
-        self.mentions.drain(..).collect()
+        std::mem::take(&mut self.mentions).into_iter().collect()
     }
 
     /// Hands over the queued mentions `take` picks, oldest first; the rest stay queued.

@@ -23,8 +23,8 @@
 use std::fmt;
 
 use crate::ide::{PathStyle, normalize_path};
+use crate::json;
 use crate::lockfile::LockFile;
-use crate::lockfile::loose::Loose;
 
 /// The CLI's reconnect delays after a failed attempt, in milliseconds, before jitter: attempt
 /// `n` waits `1000 · 2^(n-1)` (the CLI's bundled code: `Rfe=5,r=1000,n=30000` and `Dl` with
@@ -136,20 +136,17 @@ impl ResumeRecord {
     /// (a record is only ever written by a host, so anything else is not resumed).
     pub fn parse(text: &str) -> Option<ResumeRecord> {
         let lock = LockFile::parse(text).ok()?;
-        let object = Loose::read(text).ok()?;
-        let port = match object.get("port")? {
-            Loose::Unsigned(port) => u16::try_from(*port).ok().filter(|&p| p != 0)?,
-            _ => return None,
-        };
-        let state = match object.get("state")?.as_str()? {
+        // The lock's reading accepted the text: its fields are read the same way.
+        let object = json::unwrapped(text);
+        let port = json::unsigned(&json::field(&object, "port")?)
+            .and_then(|port| u16::try_from(port).ok())
+            .filter(|&port| port != 0)?;
+        let state = match json::text(&json::field(&object, "state")?)?.as_ref() {
             "running" => RecordState::Running,
             "stopped" => RecordState::Stopped,
             _ => return None,
         };
-        let at_unix_ms = match object.get("atMs")? {
-            Loose::Unsigned(at) => *at,
-            _ => return None,
-        };
+        let at_unix_ms = json::unsigned(&json::field(&object, "atMs")?)?;
         Some(ResumeRecord {
             port,
             state,

@@ -76,7 +76,9 @@ fn normalize_windows_path(path: &str) -> Cow<'_, str> {
     let mut out = path.replace('\\', "/");
     if lower_drive {
         // The drive letter is ASCII, so the range 0..1 is a char boundary.
-        out[..1].make_ascii_uppercase();
+        if let Some(drive) = out.get_mut(..1) {
+            drive.make_ascii_uppercase();
+        }
     }
     Cow::Owned(out)
 }
@@ -132,7 +134,10 @@ pub(crate) fn path_from_uri_undecoded(uri: &str, style: PathStyle) -> Option<&st
 /// Trailing slashes are ignored; only `/` separates segments.
 pub fn file_name(path: &str) -> &str {
     let trimmed = path.trim_end_matches('/');
-    trimmed.rsplit('/').next().unwrap_or(trimmed)
+    // Byte search: '/' is ASCII, so the byte after it starts a character.
+    memchr::memrchr(b'/', trimmed.as_bytes()).map_or(trimmed, |slash| {
+        trimmed.get(slash + 1..).unwrap_or_default()
+    })
 }
 
 /// `path` without a Win32 verbatim prefix (`\\?\`, or `//?/` once slashes were turned)

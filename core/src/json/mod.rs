@@ -16,18 +16,22 @@
 //! - [`number`]: [`serde_f64`], a number as serde_json reads it into an `f64`, and [`in_range`].
 //! - [`escape`]: [`escape_into`], [`escape_twice_into`], [`push_string`] and [`push_u64`], as
 //!   serde_json writes.
+//! - [`value`]: [`check_value`], a text as serde_json reads it into a `Value` (its error's line
+//!   and column included), and the reading of [`field`]s of the text it accepted.
 
 mod escape;
 mod members;
 mod number;
 mod scan;
 mod string;
+mod value;
 
 pub(crate) use escape::{escape_into, escape_twice_into, push_string, push_u64};
 pub(crate) use members::{Elements, Member, Name, elements, members};
 pub(crate) use number::{in_range, serde_f64};
 pub(crate) use scan::{NotJson, Reader};
 pub(crate) use string::decode;
+pub(crate) use value::{check_value, field, text, unsigned, unwrapped};
 
 #[cfg(test)]
 pub(crate) use scan::string_end;

@@ -45,7 +45,13 @@ pub(crate) fn in_range(raw: &str) -> bool {
 /// serde_json reads integers that fit a `u64` or an `i64` as integers, which a caller tries
 /// first); `None` where serde_json refuses it as out of range.
 pub(crate) fn serde_f64(raw: &str) -> Option<f64> {
-    let bytes = raw.as_bytes();
+    f64_of(raw.as_bytes()).ok()
+}
+
+/// [`serde_f64`] of the bytes of `raw`; where serde_json refuses it, the index just past the
+/// byte at which it gives up (its error's place): the digit that overflows the exponent, or
+/// the number's end.
+pub(super) fn f64_of(bytes: &[u8]) -> Result<f64, usize> {
     let positive = bytes.first() != Some(&b'-');
     let mut at = usize::from(!positive);
     let digit = |at: usize| bytes.get(at).filter(|byte| byte.is_ascii_digit()).copied();
@@ -93,7 +99,9 @@ pub(crate) fn serde_f64(raw: &str) -> Option<f64> {
             else {
                 // An exponent past `i32::MAX`: infinite unless the value is zero or tiny,
                 // and zero then.
-                return (significand == 0 || negative).then_some(if positive { 0.0 } else { -0.0 });
+                return (significand == 0 || negative)
+                    .then_some(if positive { 0.0 } else { -0.0 })
+                    .ok_or(at);
             };
             exp = more;
         }
@@ -103,7 +111,7 @@ pub(crate) fn serde_f64(raw: &str) -> Option<f64> {
             exponent.saturating_add(exp)
         };
     }
-    f64_from_parts(positive, significand, exponent)
+    f64_from_parts(positive, significand, exponent).ok_or(bytes.len())
 }
 
 /// serde_json's `f64_from_parts`: `significand` times ten to `exponent`, in its steps.

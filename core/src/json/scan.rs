@@ -11,8 +11,15 @@
 //! accepted, such as a raw value of a parsed message: it crosses a string value by searching
 //! for its closing quote with `memchr` instead of checking every byte again, so walking an
 //! `openDiff`'s arguments costs little more than a `memchr` over them.
+//!
+//! A reader made by [`Reader::serde_value`] adds the rules serde_json 1.x applies when it
+//! reads a text into a `serde_json::Value` ([`super::value`]): no unpaired surrogate escape,
+//! no number it reads as infinite, at most [`SERDE_NESTING`] open brackets, and its raw-value
+//! token. Every refusal is placed where serde_json places its error ([`Reader::refusal`]).
 
 use super::members::{Member, Name};
+use super::string::decode;
+use super::value::{Position, RAW_VALUE_TOKEN, check_value};
 
 /// The text is not JSON (RFC 8259): where the answer is a parse error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +27,10 @@ pub(crate) struct NotJson;
 
 /// Open brackets remembered without allocating; deeper ones spill into a `Vec`.
 pub(super) const INLINE_LEVELS: usize = 256;
+
+/// The open brackets serde_json reads at most into a `Value`, plus one: its recursion limit
+/// refuses the 128th open bracket.
+const SERDE_NESTING: usize = 128;
 
 /// For each byte, whether it ends the fast run through a string's contents: `"`, `\`, and
 /// the control characters that RFC 8259 §7 says MUST be escaped (U+0000 through U+001F).
@@ -46,6 +57,7 @@ pub(crate) struct Str {
 
 /// A cursor over the text with the stack of open arrays and objects.
 pub(crate) struct Reader<'a> {
+    text: &'a str,
     bytes: &'a [u8],
     at: usize,
     /// Open brackets, innermost last: bit set for an object, clear for an array.
@@ -56,12 +68,21 @@ pub(crate) struct Reader<'a> {
     /// Whether the text was already accepted: string values are then crossed by
     /// [`string_end`], not checked again.
     trusted: bool,
+    /// Whether serde_json's `Value` rules apply too ([`Reader::serde_value`]).
+    value_rules: bool,
+    /// Where the last refusal stopped, as serde_json places its errors: the index just past
+    /// the last byte it read.
+    stop: usize,
+    /// A refusal inside the text of a raw value (serde_json's raw-value token), placed in that
+    /// text, not in this one.
+    inner: Option<Position>,
 }
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `text`, which it checks.
     pub(crate) fn new(text: &'a str) -> Self {
         Reader {
+            text,
             bytes: text.as_bytes(),
             at: 0,
             inline: [0; INLINE_LEVELS / 64],
@@ -69,6 +90,18 @@ impl<'a> Reader<'a> {
             depth: 0,
             deepest: 0,
             trusted: false,
+            value_rules: false,
+            stop: 0,
+            inner: None,
+        }
+    }
+
+    /// A reader at the start of `text`, which it checks with serde_json's `Value` rules too
+    /// (see the module's docs).
+    pub(crate) fn serde_value(text: &'a str) -> Self {
+        Reader {
+            value_rules: true,
+            ..Reader::new(text)
         }
     }
 
@@ -85,6 +118,30 @@ impl<'a> Reader<'a> {
     /// The index of the next byte to read.
     pub(crate) fn at(&self) -> usize {
         self.at
+    }
+
+    /// Where the last refusal of this reader is, as serde_json places its error: the line
+    /// and column of the last byte it read.
+    pub(crate) fn refusal(&self) -> Position {
+        self.inner
+            .unwrap_or_else(|| Position::of(self.bytes, self.stop))
+    }
+
+    /// A refusal that stopped just past the byte at `index - 1` (serde_json's `error` when
+    /// `index` is its read position).
+    fn stop_at(&mut self, index: usize) -> NotJson {
+        self.stop = index.min(self.bytes.len());
+        NotJson
+    }
+
+    /// A refusal at the byte looked at and not yet read (serde_json's `peek_error`).
+    pub(crate) fn refuse_peeked(&mut self) -> NotJson {
+        self.stop_at(self.at + 1)
+    }
+
+    /// A refusal after the bytes read (serde_json's `error`).
+    fn refuse_read(&mut self) -> NotJson {
+        self.stop_at(self.at)
     }
 
     /// The deepest nesting seen so far (`{}` is one level).
@@ -115,7 +172,11 @@ impl<'a> Reader<'a> {
 
     /// Consumes `byte`, the next one after whitespace, or fails.
     pub(crate) fn expect(&mut self, byte: u8) -> Result<(), NotJson> {
-        if self.eat(byte) { Ok(()) } else { Err(NotJson) }
+        if self.eat(byte) {
+            Ok(())
+        } else {
+            Err(self.refuse_peeked())
+        }
     }
 
     /// Whether the text holds nothing but whitespace from here on (RFC 8259 §2: a JSON text
@@ -164,8 +225,9 @@ impl<'a> Reader<'a> {
     ///
     /// RFC 8259 §7: any character may appear except `"`, `\` and U+0000 through U+001F, which
     /// MUST be escaped; an escape is one of `\" \\ \/ \b \f \n \r \t` or `\u` and four hex
-    /// digits. A `\u` escape is not checked for surrogate pairing here ([`super::decode`] does that
-    /// for the strings that are decoded).
+    /// digits. Under serde_json's `Value` rules a `\u`
+    /// escape is checked for surrogate pairing too ([`super::decode`] checks it for the strings
+    /// that are decoded).
     pub(crate) fn string(&mut self) -> Result<Str, NotJson> {
         self.expect(b'"')?;
         let mut escaped = false;
@@ -187,18 +249,55 @@ impl<'a> Reader<'a> {
                             self.at += 1
                         }
                         Some(b'u') => {
-                            let hex = self.bytes.get(self.at + 1..self.at + 5).ok_or(NotJson)?;
-                            if !hex.iter().all(u8::is_ascii_hexdigit) {
-                                return Err(NotJson);
+                            self.at += 1;
+                            let unit = self.hex_unit()?;
+                            if self.value_rules {
+                                self.surrogate_pair(unit)?;
                             }
-                            self.at += 5;
                         }
-                        _ => return Err(NotJson),
+                        _ => return Err(self.refuse_peeked()),
                     }
                 }
                 // A raw control character, or the text ends inside the string.
-                _ => return Err(NotJson),
+                _ => return Err(self.refuse_peeked()),
             }
+        }
+    }
+
+    /// Reads the four hex digits of a `\u` escape: the UTF-16 code unit they write.
+    fn hex_unit(&mut self) -> Result<u32, NotJson> {
+        let bytes = self.bytes;
+        let Some(digits) = bytes.get(self.at..self.at + 4) else {
+            return Err(self.stop_at(bytes.len()));
+        };
+        self.at += 4;
+        super::string::hex_unit(Some(digits)).map_err(|_| self.refuse_read())
+    }
+
+    /// serde_json's `Value` rule for the `\u` escape of `unit` just read: a low surrogate
+    /// alone is refused, and a high one must be followed by the `\u` escape of a low one
+    /// (RFC 8259 §7, §8.2: a string holding a lone surrogate cannot be a Rust string).
+    fn surrogate_pair(&mut self, unit: u32) -> Result<(), NotJson> {
+        const LOW: std::ops::RangeInclusive<u32> = 0xDC00..=0xDFFF;
+        if LOW.contains(&unit) {
+            return Err(self.refuse_read());
+        }
+        if !(0xD800..=0xDBFF).contains(&unit) {
+            return Ok(());
+        }
+        for expected in [b'\\', b'u'] {
+            let next = self.bytes.get(self.at).copied();
+            if next.is_some() {
+                self.at += 1;
+            }
+            if next != Some(expected) {
+                return Err(self.refuse_read());
+            }
+        }
+        if LOW.contains(&self.hex_unit()?) {
+            Ok(())
+        } else {
+            Err(self.refuse_read())
         }
     }
 
@@ -225,14 +324,18 @@ impl<'a> Reader<'a> {
 
     /// Reads a number (RFC 8259 §6): `-`? then `0` or a digit run not starting with `0`,
     /// then optionally `.` and digits, then optionally `e`/`E`, a sign and digits.
+    ///
+    /// Under serde_json's `Value` rules a number it reads as infinite is refused too
+    /// ([`super::number`]).
     fn number(&mut self) -> Result<(), NotJson> {
+        let start = self.at;
         if self.bytes.get(self.at) == Some(&b'-') {
             self.at += 1;
         }
         match self.bytes.get(self.at) {
             Some(b'0') => self.at += 1,
             Some(b'1'..=b'9') => self.digits(),
-            _ => return Err(NotJson),
+            _ => return Err(self.refuse_peeked()),
         }
         if self.bytes.get(self.at) == Some(&b'.') {
             self.at += 1;
@@ -244,6 +347,12 @@ impl<'a> Reader<'a> {
                 self.at += 1;
             }
             self.some_digits()?;
+        }
+        if self.value_rules {
+            let raw = self.bytes.get(start..self.at).unwrap_or_default();
+            if let Err(stop) = super::number::f64_of(raw) {
+                return Err(self.stop_at(start + stop));
+            }
         }
         Ok(())
     }
@@ -258,7 +367,7 @@ impl<'a> Reader<'a> {
         let start = self.at;
         self.digits();
         if self.at == start {
-            return Err(NotJson);
+            return Err(self.refuse_peeked());
         }
         Ok(())
     }
@@ -266,7 +375,11 @@ impl<'a> Reader<'a> {
     /// Reads `word` (RFC 8259 §3: the literal names are lowercase `true`, `false`, `null`).
     fn literal(&mut self, word: &[u8]) -> Result<(), NotJson> {
         if self.bytes.get(self.at..self.at + word.len()) != Some(word) {
-            return Err(NotJson);
+            // Refused just past the first byte that differs (the first one was peeked at).
+            let differs = (1..word.len())
+                .find(|&offset| self.bytes.get(self.at + offset) != word.get(offset))
+                .unwrap_or(word.len());
+            return Err(self.stop_at(self.at + differs + 1));
         }
         self.at += word.len();
         Ok(())
@@ -276,18 +389,21 @@ impl<'a> Reader<'a> {
     /// recursion: nested arrays and objects are tracked on the bracket stack.
     pub(crate) fn value(&mut self) -> Result<usize, NotJson> {
         let base = self.depth;
-        let start = self.peek().map(|_| self.at).ok_or(NotJson)?;
+        self.due()?;
+        let start = self.at;
         loop {
             // A value is due.
-            match self.peek().ok_or(NotJson)? {
+            match self.due()? {
+                b'{' | b'[' if self.value_rules && self.depth + 1 >= SERDE_NESTING => {
+                    return Err(self.refuse_peeked());
+                }
                 b'{' => {
                     self.at += 1;
                     self.open(true);
                     if self.peek() == Some(b'}') {
                         self.at += 1;
                         self.close();
-                    } else {
-                        self.member_name()?;
+                    } else if !self.first_name()? {
                         continue;
                     }
                 }
@@ -311,7 +427,7 @@ impl<'a> Reader<'a> {
                 b't' => self.literal(b"true")?,
                 b'f' => self.literal(b"false")?,
                 b'n' => self.literal(b"null")?,
-                _ => return Err(NotJson),
+                _ => return Err(self.refuse_peeked()),
             }
             // A value ended: close the brackets it ends, until a comma asks for the next one.
             loop {
@@ -329,7 +445,7 @@ impl<'a> Reader<'a> {
                     }
                     Some(b'}') if object => {}
                     Some(b']') if !object => {}
-                    _ => return Err(NotJson),
+                    _ => return Err(self.refuse_peeked()),
                 }
                 self.at += 1;
                 self.close();
@@ -364,6 +480,56 @@ impl<'a> Reader<'a> {
         let name = self.string()?;
         self.expect(b':')?;
         Ok(name)
+    }
+
+    /// The first byte of the value due (after whitespace), or a refusal at the text's end.
+    fn due(&mut self) -> Result<u8, NotJson> {
+        self.peek().ok_or_else(|| self.refuse_peeked())
+    }
+
+    /// Reads an object's first name and the colon after it. Under serde_json's `Value` rules,
+    /// an object whose first name is serde_json's raw-value token is read whole here
+    /// ([`Reader::raw_value`]): true then, false when the first member's value is due.
+    fn first_name(&mut self) -> Result<bool, NotJson> {
+        self.peek();
+        let start = self.at;
+        let name = self.member_name()?;
+        let text = self.text;
+        if !self.value_rules
+            || text.get(start..name.end).map(decode) != Some(Ok(RAW_VALUE_TOKEN.into()))
+        {
+            return Ok(false);
+        }
+        self.raw_value()?;
+        Ok(true)
+    }
+
+    /// serde_json's raw-value object (its `raw_value` feature), its token and colon read:
+    /// `Value` reads `{"$serde_json::private::RawValue": "<text>"}` as the JSON value `<text>`
+    /// holds. Reads the string, checks its text afresh (a refusal there is placed in that
+    /// text), then the object's `}`; a value that is not a string is read whole, then refused
+    /// where the object ends (serde_json's "invalid type" error, placed there).
+    fn raw_value(&mut self) -> Result<(), NotJson> {
+        if self.peek() != Some(b'"') {
+            self.value()?;
+            if self.peek() == Some(b'}') {
+                self.at += 1;
+            }
+            return Err(self.refuse_read());
+        }
+        let start = self.at;
+        let end = self.string()?.end;
+        let text = self.text;
+        let Some(Ok(inner)) = text.get(start..end).map(decode) else {
+            return Err(self.refuse_read());
+        };
+        if let Err(position) = check_value(&inner) {
+            self.inner = Some(position);
+            return Err(NotJson);
+        }
+        self.expect(b'}')?;
+        self.close();
+        Ok(())
     }
 }
 

@@ -94,7 +94,7 @@ fn unicode_escape(escape: &[u8]) -> Result<(char, usize), &'static str> {
 }
 
 /// The UTF-16 code unit written as `digits`, exactly four hex digits.
-fn hex_unit(digits: Option<&[u8]>) -> Result<u32, &'static str> {
+pub(super) fn hex_unit(digits: Option<&[u8]>) -> Result<u32, &'static str> {
     let digits = digits.ok_or(NOT_A_STRING)?;
     digits.iter().try_fold(0, |unit, &digit| {
         let value = char::from(digit).to_digit(16).ok_or(NOT_A_STRING)?;

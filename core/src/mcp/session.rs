@@ -269,7 +269,8 @@ impl Session {
             _ => {
                 let end = method.floor_char_boundary(MAX_ECHOED_METHOD_BYTES);
                 let ellipsis = if end < method.len() { "…" } else { "" };
-                let message = format!("method not found: {}{ellipsis}", &method[..end]);
+                let shown = method.get(..end).unwrap_or_default();
+                let message = format!("method not found: {shown}{ellipsis}");
                 RpcError::new(RpcError::METHOD_NOT_FOUND, message)
             }
         };

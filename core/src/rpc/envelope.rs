@@ -42,7 +42,7 @@ pub(super) fn read(text: &str) -> Result<(Shape<'_>, usize), NotJson> {
         }
         _ => {
             let start = reader.value()?;
-            scalar(&text[start..reader.at()])?;
+            scalar(text.get(start..reader.at()).ok_or(NotJson)?)?;
             Shape::Scalar
         }
     };
@@ -71,7 +71,7 @@ fn envelope<'a>(reader: &mut Reader<'a>, text: &'a str) -> Result<Envelope<'a>, 
             value
         } else {
             let value_start = reader.value()?;
-            &text[value_start..reader.at()]
+            text.get(value_start..reader.at()).ok_or(NotJson)?
         };
         let member = match &*name {
             "jsonrpc" => Some((&mut envelope.jsonrpc, "jsonrpc")),
@@ -120,7 +120,7 @@ fn params_members<'a>(
         }
     }
     reader.close();
-    Ok((&text[start..reader.at()], recorder))
+    Ok((text.get(start..reader.at()).ok_or(NotJson)?, recorder))
 }
 
 /// Whether a top-level scalar is one serde_json reads as a value: a string whose escapes

@@ -193,7 +193,9 @@ impl ServerSocket {
             return;
         }
         // RFC 6455 §5.5: a control frame payload is at most 125 bytes: 2 of code, 123 of reason.
-        let reason = &reason[..reason.floor_char_boundary(123)];
+        let reason = reason
+            .get(..reason.floor_char_boundary(123))
+            .unwrap_or_default();
         frame::write_close_frame(out, Some(code), reason.as_bytes());
         self.start_closing();
     }

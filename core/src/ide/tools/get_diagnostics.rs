@@ -93,12 +93,19 @@ impl Tool for Spec {
         // The list reversed, then stably sorted (the last given first among equal paths),
         // then deduplicated (the first of each run kept). A sorted list is smaller code than
         // an ordered map (the wasm module's size), and sorting once keeps it O(n log n).
-        let mut by_path: Vec<(Cow<'a, str>, &'a [Diagnostic])> = files
+        let mut paths: Vec<Cow<'a, str>> = files
             .iter()
             .rev()
-            .map(|file| (normalize_path(&file.path, style), &file.diagnostics[..]))
+            .map(|file| normalize_path(&file.path, style))
             .collect();
-        by_path.sort_by(|(a, _), (b, _)| a.cmp(b));
+        let order = stable_order(paths.len(), |a, b| paths[a] < paths[b]);
+        let mut by_path: Vec<(Cow<'a, str>, &'a [Diagnostic])> = order
+            .into_iter()
+            .map(|at| {
+                let file = &files[files.len() - 1 - at];
+                (std::mem::take(&mut paths[at]), &file.diagnostics[..])
+            })
+            .collect();
         by_path.dedup_by(|(later, _), (kept, _)| later == kept);
         Some(Answered::Read(Answer::Diagnostics(DiagnosticFiles::Listed(
             match path {
@@ -111,5 +118,53 @@ impl Tool for Spec {
                 None => by_path.into_iter().filter(|(_, d)| !d.is_empty()).collect(),
             },
         ))))
+    }
+}
+
+/// The indices `0..len` in the order that sorts their items stably (`less(a, b)`: item `a`
+/// goes before item `b`): a bottom-up merge sort, O(n log n) comparisons and two allocations.
+/// std's `sort_by` would do as well, but it is some 3 KB of the wasm module for this one list
+/// (the only one core sorts).
+fn stable_order(len: usize, less: impl Fn(usize, usize) -> bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..len).collect();
+    let mut merged = vec![0; len];
+    let mut run = 1;
+    while run < len {
+        for start in (0..len).step_by(2 * run) {
+            let middle = len.min(start + run);
+            let end = len.min(start + 2 * run);
+            let (mut left, mut right) = (start, middle);
+            for slot in &mut merged[start..end] {
+                // Stable: the left run's item goes first unless the right one is less.
+                let from = if right < end && (left == middle || less(order[right], order[left])) {
+                    &mut right
+                } else {
+                    &mut left
+                };
+                *slot = order[*from];
+                *from += 1;
+            }
+        }
+        std::mem::swap(&mut order, &mut merged);
+        run *= 2;
+    }
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The order is the one std's stable sort gives, ties kept in their given order.
+        #[test]
+        fn stable_order_sorts_as_std_sorts_stably(
+            keys in proptest::collection::vec(0u8..8, 0..300),
+        ) {
+            let order = super::stable_order(keys.len(), |a, b| keys[a] < keys[b]);
+            let mut expected: Vec<usize> = (0..keys.len()).collect();
+            expected.sort_by_key(|&at| keys[at]);
+            prop_assert_eq!(order, expected);
+        }
     }
 }
