@@ -157,6 +157,7 @@ mod json;
 pub mod language;
 pub mod lockfile;
 pub mod mcp;
+pub mod policy;
 pub mod rpc;
 pub mod snapshot;
 pub mod terminal_env;
@@ -177,6 +178,7 @@ pub use engine::{
 };
 pub use ide::{EditorEvent, ToolOutcome, ToolRequest};
 pub use ide::{ReadSource, ReadSources};
+pub use policy::{ContextPolicy, SharingMode};
 pub use snapshot::{EditorSnapshot, Snapshot, SnapshotChanges};
 pub use time::Timestamp;
 pub use token::AuthToken;

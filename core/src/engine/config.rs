@@ -3,6 +3,7 @@
 use crate::http::DEFAULT_MAX_HEAD_BYTES;
 use crate::ide::{PathStyle, ReadSources};
 use crate::mcp::ServerInfo;
+use crate::policy::ContextPolicy;
 use crate::rpc::RpcLimits;
 use crate::ws::WsConfig;
 use serde::{Deserialize, Serialize};
@@ -166,6 +167,14 @@ pub struct Config {
     /// the editor must confirm with the user.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub execute_code: bool,
+    /// What may leave the engine about the editor: deny globs (on top of
+    /// [`DEFAULT_DENY`](crate::policy::DEFAULT_DENY)), the workspace's ignore files, the sharing
+    /// mode, the pause switch (docs/protocol.md, "Context policy"). Change it at run time with
+    /// [`EditorEvent::PolicyChanged`](crate::EditorEvent::PolicyChanged) or
+    /// [`EditorEvent::SharingPaused`](crate::EditorEvent::SharingPaused). JSON:
+    /// `"policy": {"deny": ["secrets/"], "mode": "selectionOnly"}`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub policy: ContextPolicy,
 }
 
 impl Default for Config {
@@ -223,6 +232,7 @@ impl Config {
             tool_deadline_ms: Some(60_000),
             diff_deadline_ms: None,
             execute_code: false,
+            policy: ContextPolicy::default(),
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::Config;
 use crate::engine::SessionPolicy;
 use crate::ide::{PathStyle, ReadSource, ReadSources, ToolName};
 use crate::mcp::ServerInfo;
+use crate::policy::{ContextPolicy, IgnoreFile, SharingMode};
 use crate::rpc::RpcLimits;
 use crate::ws::WsConfig;
 
@@ -28,6 +29,9 @@ enum Slot<'c> {
     Ws(&'c mut WsConfig),
     Rpc(&'c mut RpcLimits),
     Reads(&'c mut ReadSources),
+    Policy(&'c mut ContextPolicy),
+    IgnoreFiles(&'c mut Vec<IgnoreFile>),
+    SharingMode(&'c mut SharingMode),
 }
 
 /// The fields of [`Config`], one line each.
@@ -77,6 +81,15 @@ const CONFIG: &[Field<Config>] = &[
     ("toolDeadlineMs", |c| Slot::OptU64(&mut c.tool_deadline_ms)),
     ("diffDeadlineMs", |c| Slot::OptU64(&mut c.diff_deadline_ms)),
     ("executeCode", |c| Slot::Bool(&mut c.execute_code)),
+    ("policy", |c| Slot::Policy(&mut c.policy)),
+];
+
+/// The fields of [`ContextPolicy`] (also [`EditorEvent::PolicyChanged`](crate::EditorEvent)'s).
+const POLICY: &[Field<ContextPolicy>] = &[
+    ("deny", |c| Slot::Strings(&mut c.deny)),
+    ("ignoreFiles", |c| Slot::IgnoreFiles(&mut c.ignore_files)),
+    ("mode", |c| Slot::SharingMode(&mut c.mode)),
+    ("paused", |c| Slot::Bool(&mut c.paused)),
 ];
 
 /// The fields of [`WsConfig`].
@@ -112,6 +125,9 @@ impl Slot<'_> {
             Slot::Ws(slot) => fill(v, WS, slot),
             Slot::Rpc(slot) => fill(v, RPC, slot),
             Slot::Reads(slot) => set(slot, reads(v)),
+            Slot::Policy(slot) => fill(v, POLICY, slot),
+            Slot::IgnoreFiles(slot) => set(slot, v.list(ignore_file)),
+            Slot::SharingMode(slot) => set(slot, sharing_mode(v)),
         }
     }
 }
@@ -135,6 +151,34 @@ pub(super) fn config(v: Val<'_>) -> Result<Config, FormError> {
     let mut config = Config::default();
     fill(v, CONFIG, &mut config)?;
     Ok(config)
+}
+
+/// A `ContextPolicy` in its JSON form: every field optional, unknown ones refused.
+pub(super) fn context_policy(v: Val<'_>) -> Result<ContextPolicy, FormError> {
+    let mut policy = ContextPolicy::default();
+    fill(v, POLICY, &mut policy)?;
+    Ok(policy)
+}
+
+/// `{dir, text}`, both required, nothing else.
+fn ignore_file(v: Val<'_>) -> Result<IgnoreFile, FormError> {
+    let o = v.object()?;
+    o.each_known(&["dir", "text"], &mut |name, _| {
+        Ok(matches!(name, "dir" | "text"))
+    })?;
+    Ok(IgnoreFile {
+        dir: o.string("dir")?,
+        text: o.string("text")?,
+    })
+}
+
+fn sharing_mode(v: Val<'_>) -> Result<SharingMode, FormError> {
+    const MODES: [SharingMode; 3] = [
+        SharingMode::Everything,
+        SharingMode::SelectionOnly,
+        SharingMode::MentionsOnly,
+    ];
+    Ok(MODES[v.one_of(&["everything", "selectionOnly", "mentionsOnly"])?])
 }
 
 /// `{name, version}`, both required, nothing else.

@@ -45,11 +45,24 @@ fn event_members<'o>(o: Object<'o>, event: &EngineEvent) -> Object<'o> {
             .nullable("clientPid", *client_pid, |out, pid| {
                 push_u64(out, pid.into())
             }),
-        EngineEvent::ToolCall { id, conn, request } => o
-            .str("event", "toolCall")
-            .u64("id", id.as_u64())
-            .u64("conn", conn.as_u64())
-            .with("request", |out| tool_request(out, request)),
+        EngineEvent::ToolCall {
+            id,
+            conn,
+            request,
+            context_denied,
+        } => {
+            let o = o
+                .str("event", "toolCall")
+                .u64("id", id.as_u64())
+                .u64("conn", conn.as_u64())
+                .with("request", |out| tool_request(out, request));
+            // Left out when false (`skip_serializing_if`).
+            if *context_denied {
+                o.bool("contextDenied", true)
+            } else {
+                o
+            }
+        }
         EngineEvent::ToolCallCancelled { id, reason } => o
             .str("event", "toolCallCancelled")
             .u64("id", id.as_u64())
@@ -74,11 +87,34 @@ fn event_members<'o>(o: Object<'o>, event: &EngineEvent) -> Object<'o> {
             .str("message", message)
             .u64("bytes", *bytes)
             .str("sent", sent.as_str()),
+        EngineEvent::ContextWithheld {
+            pushes,
+            reads,
+            paths,
+            more_paths,
+        } => o
+            .str("event", "contextWithheld")
+            .u64("pushes", *pushes)
+            .u64("reads", *reads)
+            .with("paths", |out| push_strings(out, paths))
+            .u64("morePaths", *more_paths),
         EngineEvent::Closed { conn, reason } => o
             .str("event", "closed")
             .u64("conn", conn.as_u64())
             .with("reason", |out| close_reason(out, reason)),
     }
+}
+
+/// `["a","b"]`.
+fn push_strings(out: &mut Vec<u8>, strings: &[String]) {
+    out.push(b'[');
+    for (at, s) in strings.iter().enumerate() {
+        if at > 0 {
+            out.push(b',');
+        }
+        push_string(out, s);
+    }
+    out.push(b']');
 }
 
 fn client_info(out: &mut Vec<u8>, client: &ClientInfo) {

@@ -20,6 +20,7 @@ use crate::ide::{
     Severity, ToolName, ToolRequest,
 };
 use crate::mcp::{ClientInfo, SUPPORTED_PROTOCOL_VERSIONS, ServerInfo};
+use crate::policy::{ContextPolicy, IgnoreFile, SharingMode};
 use crate::rpc::RpcLimits;
 use crate::snapshot::{SnapshotActive, SnapshotDocument};
 use crate::ws::WsConfig;
@@ -93,6 +94,26 @@ fn file_diagnostics() -> impl Strategy<Value = FileDiagnostics> {
     (text(), diagnostics()).prop_map(|(path, diagnostics)| FileDiagnostics { path, diagnostics })
 }
 
+fn context_policy() -> impl Strategy<Value = ContextPolicy> {
+    let mode = prop::sample::select(vec![
+        SharingMode::Everything,
+        SharingMode::SelectionOnly,
+        SharingMode::MentionsOnly,
+    ]);
+    let ignore = prop::collection::vec(
+        (text(), text()).prop_map(|(dir, text)| IgnoreFile { dir, text }),
+        0..3,
+    );
+    (texts(), ignore, mode, any::<bool>()).prop_map(|(deny, ignore_files, mode, paused)| {
+        ContextPolicy {
+            deny,
+            ignore_files,
+            mode,
+            paused,
+        }
+    })
+}
+
 fn editor_event() -> impl Strategy<Value = EditorEvent> {
     prop_oneof![
         (text(), opt_text(), any::<bool>(), any::<bool>()).prop_map(
@@ -132,6 +153,8 @@ fn editor_event() -> impl Strategy<Value = EditorEvent> {
                 line_start,
                 line_end,
             }),
+        context_policy().prop_map(|policy| EditorEvent::PolicyChanged { policy }),
+        any::<bool>().prop_map(|paused| EditorEvent::SharingPaused { paused }),
     ]
 }
 
@@ -148,7 +171,9 @@ fn _every_variant_of_editor_event(event: &EditorEvent) {
         | EditorEvent::DiagnosticsChanged { .. }
         | EditorEvent::ProposalDiagnosticsChanged { .. }
         | EditorEvent::WorkspaceFoldersChanged { .. }
-        | EditorEvent::Mention { .. } => {}
+        | EditorEvent::Mention { .. }
+        | EditorEvent::PolicyChanged { .. }
+        | EditorEvent::SharingPaused { .. } => {}
     }
 }
 
@@ -289,47 +314,63 @@ fn config() -> impl Strategy<Value = Config> {
         prop::option::of(any::<u64>()),
         prop::option::of(any::<u64>()),
     );
-    (any::<[u64; 17]>(), names, ws, reads, timers).prop_map(
-        |(n, (port, name, version, folders, windows, single, execute), ws, reads, timers)| Config {
-            port,
-            server_info: ServerInfo { name, version },
-            workspace_folders: folders,
-            path_style: if windows {
-                PathStyle::Windows
-            } else {
-                PathStyle::Posix
-            },
-            max_head_bytes: n[0] as usize,
-            handshake_timeout_ms: n[1],
-            ws,
-            rpc: RpcLimits {
-                max_depth: n[2] as usize,
-            },
-            max_connections: n[3] as usize,
-            max_handshakes: n[4] as usize,
-            max_outbound_bytes: n[5] as usize,
-            max_client_message_bytes: n[16] as usize,
-            max_pending_calls: n[6] as usize,
-            max_pending_proposal_bytes: n[7] as usize,
-            max_total_pending_proposal_bytes: n[8] as usize,
-            max_documents: n[9] as usize,
-            max_diagnostics: n[10] as usize,
-            max_queued_mentions: n[11] as usize,
-            session_policy: if single {
-                SessionPolicy::Single
-            } else {
-                SessionPolicy::Multi
-            },
-            ready_delay_ms: n[12],
-            startup_window_ms: n[15],
-            selection_debounce_ms: n[13],
-            mention_ttl_ms: n[14],
-            reads,
-            tool_deadline_ms: timers.0,
-            diff_deadline_ms: timers.1,
-            execute_code: execute,
-        },
+    (
+        any::<[u64; 17]>(),
+        names,
+        ws,
+        reads,
+        timers,
+        context_policy(),
     )
+        .prop_map(
+            |(
+                n,
+                (port, name, version, folders, windows, single, execute),
+                ws,
+                reads,
+                timers,
+                policy,
+            )| Config {
+                port,
+                server_info: ServerInfo { name, version },
+                workspace_folders: folders,
+                path_style: if windows {
+                    PathStyle::Windows
+                } else {
+                    PathStyle::Posix
+                },
+                max_head_bytes: n[0] as usize,
+                handshake_timeout_ms: n[1],
+                ws,
+                rpc: RpcLimits {
+                    max_depth: n[2] as usize,
+                },
+                max_connections: n[3] as usize,
+                max_handshakes: n[4] as usize,
+                max_outbound_bytes: n[5] as usize,
+                max_client_message_bytes: n[16] as usize,
+                max_pending_calls: n[6] as usize,
+                max_pending_proposal_bytes: n[7] as usize,
+                max_total_pending_proposal_bytes: n[8] as usize,
+                max_documents: n[9] as usize,
+                max_diagnostics: n[10] as usize,
+                max_queued_mentions: n[11] as usize,
+                session_policy: if single {
+                    SessionPolicy::Single
+                } else {
+                    SessionPolicy::Multi
+                },
+                ready_delay_ms: n[12],
+                startup_window_ms: n[15],
+                selection_debounce_ms: n[13],
+                mention_ttl_ms: n[14],
+                reads,
+                tool_deadline_ms: timers.0,
+                diff_deadline_ms: timers.1,
+                execute_code: execute,
+                policy,
+            },
+        )
 }
 
 fn conn() -> impl Strategy<Value = ConnId> {
@@ -424,13 +465,14 @@ fn event() -> impl Strategy<Value = EngineEvent> {
                 client_pid,
             }
         }),
-        (any::<u64>(), conn(), tool_request()).prop_map(|(id, conn, request)| {
-            EngineEvent::ToolCall {
+        (any::<u64>(), conn(), tool_request(), any::<bool>()).prop_map(
+            |(id, conn, request, context_denied)| EngineEvent::ToolCall {
                 id: ToolCallId::from_u64(id),
                 conn,
                 request,
+                context_denied,
             }
-        }),
+        ),
         (any::<u64>(), reason).prop_map(|(id, reason)| EngineEvent::ToolCallCancelled {
             id: ToolCallId::from_u64(id),
             reason,
@@ -461,6 +503,14 @@ fn event() -> impl Strategy<Value = EngineEvent> {
                     sent,
                 }
             ),
+        (any::<u64>(), any::<u64>(), texts(), any::<u64>()).prop_map(
+            |(pushes, reads, paths, more_paths)| EngineEvent::ContextWithheld {
+                pushes,
+                reads,
+                paths,
+                more_paths,
+            }
+        ),
         (conn(), close_reason()).prop_map(|(conn, reason)| EngineEvent::Closed { conn, reason }),
     ]
 }
@@ -475,6 +525,7 @@ fn _every_variant_of_engine_event(event: &EngineEvent) {
         | EngineEvent::FileReplaced { .. }
         | EngineEvent::ToolServed { .. }
         | EngineEvent::MessageTooLarge { .. }
+        | EngineEvent::ContextWithheld { .. }
         | EngineEvent::Closed { .. } => {}
     }
 }

@@ -6,6 +6,7 @@ use crate::engine::connection::Connection;
 use crate::engine::output::{CancelReason, CloseReason, ConnId, EngineEvent};
 use crate::engine::writer::Reply;
 use crate::ide::AtMentioned;
+use crate::policy::gate::SharedSelection;
 use crate::time::Timestamp;
 
 use super::Engine;
@@ -65,6 +66,10 @@ impl Engine {
     /// reported.
     fn send_mentions(&mut self, conn: ConnId, mentions: &[AtMentioned]) {
         for mention in mentions {
+            // The policy may have changed while it waited (paused, say).
+            if !self.service.gate_mut().lets_mention(mention) {
+                continue;
+            }
             self.writer.clear();
             if self.writer.at_mentioned(mention) {
                 self.push_written(conn);
@@ -76,16 +81,31 @@ impl Engine {
         }
     }
 
-    /// Sends `selection_changed` for the current state to one client, or to every ready one.
-    /// With no active document, a client that becomes ready gets nothing (it has no file to
-    /// forget), and a change (the active document closed) is broadcast as "no file"
-    /// ([`NoFileSelected`]), so the CLI stops attaching the closed file to its prompts.
+    /// Sends `selection_changed` for the current state, as the context policy lets it out, to
+    /// one client, or to every ready one. With no active document, a client that becomes
+    /// ready gets nothing (it has no file to forget), and a change (the active document
+    /// closed) is broadcast as "no file" ([`NoFileSelected`]), so the CLI stops attaching the
+    /// closed file to its prompts. A selection the policy withholds is "no file" too, broadcast
+    /// once until a selection goes out again (the CLI forgets the file it had).
     pub(super) fn send_selection(&mut self, to: Option<ConnId>) {
         self.writer.clear();
-        let written = match self.service.state().selection_notification() {
-            Some(params) => self.writer.selection_changed(&params),
-            None if to.is_none() => self.writer.no_file_selected(),
-            None => return,
+        let written = match self.service.shared_selection() {
+            SharedSelection::Selection(params) => {
+                let written = self.writer.selection_changed(&params);
+                if to.is_none() {
+                    self.withheld_blank = false;
+                }
+                written
+            }
+            SharedSelection::NoDocument if to.is_none() => {
+                self.withheld_blank = false;
+                self.writer.no_file_selected()
+            }
+            SharedSelection::Withheld if to.is_none() && !self.withheld_blank => {
+                self.withheld_blank = true;
+                self.writer.no_file_selected()
+            }
+            SharedSelection::NoDocument | SharedSelection::Withheld => return,
         };
         if !written {
             self.report_too_large(to);
@@ -131,6 +151,13 @@ impl Engine {
         self.writer.reply(call.rpc_id.as_borrowed(), reply);
         self.send_written(call.conn);
         self.report_too_large(Some(call.conn));
+    }
+
+    /// Reports what the context policy withheld, when a report is due (at most once a second).
+    pub(super) fn report_withheld(&mut self) {
+        if let Some(report) = self.service.take_withheld_report(self.now) {
+            self.conns.event(report);
+        }
     }
 
     /// Reports each message the writer kept from the client (`conn`, or every ready one)
