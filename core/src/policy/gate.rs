@@ -35,7 +35,7 @@ pub(crate) struct Gate {
     policy: ContextPolicy,
     matcher: PathMatcher,
     folders: Vec<String>,
-    windows: bool,
+    style: PathStyle,
     /// Path → denied.
     verdicts: BTreeMap<String, bool>,
     withheld: Withheld,
@@ -44,12 +44,11 @@ pub(crate) struct Gate {
 impl Gate {
     /// The gate of `policy` for the workspace `folders` (normalized) in `style`.
     pub(crate) fn new(policy: ContextPolicy, folders: &[String], style: PathStyle) -> Self {
-        let windows = style == PathStyle::Windows;
         Gate {
-            matcher: PathMatcher::new(&policy, folders, windows),
+            matcher: PathMatcher::new(&policy, folders, style),
             policy,
             folders: folders.to_vec(),
-            windows,
+            style,
             verdicts: BTreeMap::new(),
             withheld: Withheld::default(),
         }
@@ -62,7 +61,7 @@ impl Gate {
 
     /// Replaces the policy (the verdicts start over; the withheld totals go on).
     pub(crate) fn set_policy(&mut self, policy: ContextPolicy) {
-        self.matcher = PathMatcher::new(&policy, &self.folders, self.windows);
+        self.matcher = PathMatcher::new(&policy, &self.folders, self.style);
         self.policy = policy;
         self.verdicts.clear();
     }
@@ -70,7 +69,7 @@ impl Gate {
     /// The workspace folders changed: the deny globs' bases with them.
     pub(crate) fn set_folders(&mut self, folders: &[String]) {
         self.folders = folders.to_vec();
-        self.matcher = PathMatcher::new(&self.policy, folders, self.windows);
+        self.matcher = PathMatcher::new(&self.policy, folders, self.style);
         self.verdicts.clear();
     }
 

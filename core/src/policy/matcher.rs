@@ -9,6 +9,7 @@ use gix_glob::pattern::Case;
 use gix_glob::wildmatch::Mode;
 
 use super::rules::{ContextPolicy, DEFAULT_DENY, IgnoreFile};
+use crate::ide::{PathStyle, normalize_path};
 
 /// One list of patterns and the folder they are relative to.
 struct PatternList {
@@ -60,9 +61,11 @@ pub(crate) struct PathMatcher {
 }
 
 impl PathMatcher {
-    /// Compiles `policy` for `folders` (normalized); `windows` folds case in the ignore files
+    /// Compiles `policy` for `folders` (normalized) of an editor spelling paths in `style`
+    /// (the ignore files' folders are normalized here); Windows folds case in the ignore files
     /// as git does there (`core.ignoreCase`).
-    pub(crate) fn new(policy: &ContextPolicy, folders: &[String], windows: bool) -> Self {
+    pub(crate) fn new(policy: &ContextPolicy, folders: &[String], style: PathStyle) -> Self {
+        let windows = style == PathStyle::Windows;
         let mut deny_text = Vec::new();
         for line in DEFAULT_DENY
             .iter()
@@ -78,7 +81,7 @@ impl PathMatcher {
             .iter()
             .enumerate()
             .map(|(at, IgnoreFile { dir, text })| {
-                let dir = trim_dir(dir);
+                let dir = trim_dir(&normalize_path(dir, style));
                 let depth = dir.matches('/').count();
                 (
                     depth,
@@ -184,7 +187,7 @@ mod tests {
     }
 
     fn matcher(deny: &[&str], ignore: &[(&str, &str)]) -> PathMatcher {
-        PathMatcher::new(&policy(deny, ignore), &["/w".to_owned()], false)
+        PathMatcher::new(&policy(deny, ignore), &["/w".to_owned()], PathStyle::Posix)
     }
 
     #[test]
@@ -257,12 +260,12 @@ mod tests {
 
     #[test]
     fn windows_paths_fold_case_in_ignore_files() {
-        let p = policy(&[], &[("C:/w", "Target/\n")]);
-        let m = PathMatcher::new(&p, &["C:/w".to_owned()], true);
+        let p = policy(&[], &[(r"c:\w", "Target/\n")]);
+        let m = PathMatcher::new(&p, &["C:/w".to_owned()], PathStyle::Windows);
         assert!(m.denies("C:/w/target/x"));
         assert!(m.denies("C:/w/.Env"));
         assert!(m.denies("D:/keys/id_rsa"));
-        let posix = PathMatcher::new(&policy(&[], &[("/w", "Target/\n")]), &[], false);
+        let posix = PathMatcher::new(&policy(&[], &[("/w", "Target/\n")]), &[], PathStyle::Posix);
         assert!(!posix.denies("/w/target/x"));
         assert!(posix.denies("/w/Target/x"));
     }

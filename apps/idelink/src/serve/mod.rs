@@ -9,6 +9,7 @@ use idelink_mio::{Host, HostConfig, LockPlacement, PortChoice};
 use std::error::Error;
 
 mod args;
+mod policy;
 
 pub use args::ServeArgs;
 
@@ -35,6 +36,11 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     }
     for read in &args.pull {
         read.apply(&mut config.engine.reads);
+    }
+    let loaded = policy::load(&args, &dir)?;
+    config.engine.policy = loaded.policy;
+    for note in &loaded.notes {
+        eprintln!("idelink: {}", crate::terminal::inert::line(note, 1000));
     }
     let host = Host::start(config)?;
     let stop = signals::install(host.waker())?;
