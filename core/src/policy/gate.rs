@@ -3,7 +3,6 @@
 //! answer screened by it, and the request path asks whether a request's file is denied.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use super::matcher::PathMatcher;
 use super::rules::{ContextPolicy, SharingMode};
@@ -36,8 +35,9 @@ pub(crate) struct Gate {
     matcher: PathMatcher,
     folders: Vec<String>,
     style: PathStyle,
-    /// Path → denied.
-    verdicts: BTreeMap<String, bool>,
+    /// Path → denied, sorted by path (a sorted `Vec`: a map's code is larger in the wasm
+    /// module, and a lookup is a binary search either way).
+    verdicts: Vec<(String, bool)>,
     withheld: Withheld,
 }
 
@@ -49,7 +49,7 @@ impl Gate {
             policy,
             folders: folders.to_vec(),
             style,
-            verdicts: BTreeMap::new(),
+            verdicts: Vec::new(),
             withheld: Withheld::default(),
         }
     }
@@ -75,14 +75,20 @@ impl Gate {
 
     /// Whether `path` (normalized) is denied.
     pub(crate) fn denies(&mut self, path: &str) -> bool {
-        if let Some(&denied) = self.verdicts.get(path) {
-            return denied;
-        }
+        let at = match self
+            .verdicts
+            .binary_search_by(|(known, _)| known.as_str().cmp(path))
+        {
+            Ok(at) => return self.verdicts[at].1,
+            Err(at) => at,
+        };
         let denied = self.matcher.denies(path);
         if self.verdicts.len() >= MAX_CACHED_VERDICTS {
             self.verdicts.clear();
+            self.verdicts.push((path.to_owned(), denied));
+        } else {
+            self.verdicts.insert(at, (path.to_owned(), denied));
         }
-        self.verdicts.insert(path.to_owned(), denied);
         denied
     }
 

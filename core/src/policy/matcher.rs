@@ -54,9 +54,11 @@ impl PatternList {
 /// The compiled deny rules of a [`ContextPolicy`] for one workspace.
 pub(crate) struct PathMatcher {
     deny: PatternList,
-    /// The ignore files, highest precedence first (deepest folder, then later in the list).
-    ignore: Vec<PatternList>,
-    /// The workspace folders, longest first (the deepest one holding a path is its base).
+    /// The ignore files in the policy's order, each with its folder's depth: the deepest
+    /// folder's file decides, then the later one in the list (no sort: a sort's code is a few
+    /// KiB of the wasm module).
+    ignore: Vec<(usize, PatternList)>,
+    /// The workspace folders (the deepest one holding a path is its base).
     folders: Vec<String>,
 }
 
@@ -76,27 +78,19 @@ impl PathMatcher {
             deny_text.push(b'\n');
         }
         let case = if windows { Case::Fold } else { Case::Sensitive };
-        let mut ignore: Vec<(usize, usize, PatternList)> = policy
+        let ignore = policy
             .ignore_files
             .iter()
-            .enumerate()
-            .map(|(at, IgnoreFile { dir, text })| {
+            .map(|IgnoreFile { dir, text }| {
                 let dir = trim_dir(&normalize_path(dir, style));
                 let depth = dir.matches('/').count();
-                (
-                    depth,
-                    at,
-                    PatternList::parse(Some(dir), text.as_bytes(), case),
-                )
+                (depth, PatternList::parse(Some(dir), text.as_bytes(), case))
             })
             .collect();
-        ignore.sort_by_key(|(depth, at, _)| std::cmp::Reverse((*depth, *at)));
-        let mut folders: Vec<String> = folders.iter().map(|f| trim_dir(f)).collect();
-        folders.sort_by_key(|f| std::cmp::Reverse(f.len()));
         PathMatcher {
             deny: PatternList::parse(None, &deny_text, Case::Fold),
-            ignore: ignore.into_iter().map(|(_, _, list)| list).collect(),
-            folders,
+            ignore,
+            folders: folders.iter().map(|f| trim_dir(f)).collect(),
         }
     }
 
@@ -105,17 +99,25 @@ impl PathMatcher {
         let base = self
             .folders
             .iter()
-            .find(|folder| under(path, folder))
+            .filter(|folder| under(path, folder))
+            .max_by_key(|folder| folder.len())
             .map_or_else(|| root_of(path), String::as_str);
         let relative = relative_to(path, base);
         decided(relative, |prefix, is_dir| self.deny.verdict(prefix, is_dir))
             || decided(path, |prefix, is_dir| {
-                self.ignore.iter().find_map(|list| {
-                    let dir = list.dir.as_deref()?;
-                    under(prefix, dir)
-                        .then(|| list.verdict(relative_to(prefix, dir), is_dir))
-                        .flatten()
-                })
+                // The deepest file's verdict; of equals, the later file's (`max_by_key`
+                // keeps the last).
+                self.ignore
+                    .iter()
+                    .filter_map(|(depth, list)| {
+                        let dir = list.dir.as_deref()?;
+                        let verdict = under(prefix, dir)
+                            .then(|| list.verdict(relative_to(prefix, dir), is_dir))
+                            .flatten()?;
+                        Some((*depth, verdict))
+                    })
+                    .max_by_key(|(depth, _)| *depth)
+                    .map(|(_, verdict)| verdict)
             })
     }
 }

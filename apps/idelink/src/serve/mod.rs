@@ -12,6 +12,7 @@ mod args;
 mod policy;
 
 pub use args::ServeArgs;
+pub(crate) use policy::summary as policy_summary;
 
 /// Runs `idelink serve` until a signal (or, with `--stdio`, until stdin closes).
 pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {

@@ -115,6 +115,39 @@ pub fn load(args: &ServeArgs, folder: &Path) -> Result<LoadedPolicy, String> {
     Ok(LoadedPolicy { policy, notes })
 }
 
+/// One line on `folder`'s policy file for `idelink doctor`: the mode, the deny globs, whether
+/// the ignore files deny; the error as `idelink serve` would give it.
+pub fn summary(folder: &Path) -> Result<String, String> {
+    let path = folder.join(POLICY_FILE);
+    let (table, source) = match read(&path, false)? {
+        Some(file) => (file.context, path.display().to_string()),
+        None => (
+            ContextTable::default(),
+            format!("no {POLICY_FILE}: the defaults"),
+        ),
+    };
+    let mode = table.mode.as_deref().unwrap_or("everything");
+    if SharingMode::parse(mode).is_none() {
+        return Err(format!(
+            "{}: [context] mode = {mode:?} is not a mode",
+            path.display()
+        ));
+    }
+    let mut deny: Vec<&str> = idelink_core::policy::DEFAULT_DENY.to_vec();
+    deny.extend(table.deny.iter().map(String::as_str));
+    let (files, _) = if table.gitignore {
+        read_ignore_files(folder)
+    } else {
+        (Vec::new(), false)
+    };
+    Ok(format!(
+        "idelink shares {mode}{}; denies {}; {} ignore file(s) deny what they ignore ({source})",
+        if table.paused { " (starts paused)" } else { "" },
+        deny.join(" "),
+        files.len()
+    ))
+}
+
 /// The parsed file at `path`; `None` when it is absent and not `required`.
 fn read(path: &Path, required: bool) -> Result<Option<PolicyFile>, String> {
     let bytes = match read_regular_file(path, MAX_POLICY_FILE_BYTES + 1) {
