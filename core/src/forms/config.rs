@@ -162,14 +162,15 @@ pub(super) fn context_policy(v: Val<'_>) -> Result<ContextPolicy, FormError> {
 
 /// `{dir, text}`, both required, nothing else.
 fn ignore_file(v: Val<'_>) -> Result<IgnoreFile, FormError> {
+    let (dir, text) = two_strings(v, ["dir", "text"])?;
+    Ok(IgnoreFile { dir, text })
+}
+
+/// An object of exactly the two string members `names`, both required.
+fn two_strings(v: Val<'_>, names: [&str; 2]) -> Result<(String, String), FormError> {
     let o = v.object()?;
-    o.each_known(&["dir", "text"], &mut |name, _| {
-        Ok(matches!(name, "dir" | "text"))
-    })?;
-    Ok(IgnoreFile {
-        dir: o.string("dir")?,
-        text: o.string("text")?,
-    })
+    o.each_known(&names, &mut |name, _| Ok(names.contains(&name)))?;
+    Ok((o.string(names[0])?, o.string(names[1])?))
 }
 
 fn sharing_mode(v: Val<'_>) -> Result<SharingMode, FormError> {
@@ -183,14 +184,8 @@ fn sharing_mode(v: Val<'_>) -> Result<SharingMode, FormError> {
 
 /// `{name, version}`, both required, nothing else.
 fn server_info(v: Val<'_>) -> Result<ServerInfo, FormError> {
-    let o = v.object()?;
-    o.each_known(&["name", "version"], &mut |name, _| {
-        Ok(matches!(name, "name" | "version"))
-    })?;
-    Ok(ServerInfo {
-        name: o.string("name")?,
-        version: o.string("version")?,
-    })
+    let (name, version) = two_strings(v, ["name", "version"])?;
+    Ok(ServerInfo { name, version })
 }
 
 pub(super) fn path_style(v: Val<'_>) -> Result<PathStyle, FormError> {
