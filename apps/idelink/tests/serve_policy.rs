@@ -15,6 +15,7 @@ use std::sync::mpsc::Receiver;
 
 mod support;
 
+use support::frames::{frames, wait_for_frame};
 use support::{claude_path, idelink, lines, temp_dir, wait_exit, wait_for_line};
 
 struct Served {
@@ -152,4 +153,42 @@ fn a_bad_policy_file_says_what_is_wrong_and_how_to_fix_it() {
             "{err}"
         );
     }
+}
+
+#[test]
+fn the_sidecar_flags_a_tool_call_on_a_denied_file() {
+    let dir = temp_dir("serve-policy-sidecar");
+    let work = dir.join("work").canonicalize().unwrap();
+    let mut child = idelink(&["serve", "--stdio", "--lock-dir"])
+        .arg(dir.join("ide"))
+        .arg(&work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let from_sidecar = frames(child.stdout.take().unwrap());
+    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
+    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
+    let lock = std::fs::read_to_string(ready["params"]["lockFile"].as_str().unwrap()).unwrap();
+    let lock: Value = serde_json::from_str(&lock).unwrap();
+    let mut client =
+        Client::connect_initialized(port, lock["authToken"].as_str().unwrap()).unwrap();
+    let root = claude_path(&work);
+    for (file, denied) in [(".env", true), ("lib.rs", false)] {
+        let path = format!("{root}/{file}");
+        client
+            .send_request(
+                "tools/call",
+                json!({"name": "openFile", "arguments": {"filePath": path}}),
+            )
+            .unwrap();
+        let call = wait_for_frame(&from_sidecar, |m| {
+            m["method"] == "tool/call" && m["params"]["request"]["path"] == path.as_str()
+        });
+        let flag = call["params"].get("contextDenied");
+        assert_eq!(flag, denied.then_some(&json!(true)), "{call}");
+    }
+    drop(stdin);
+    assert!(wait_exit(&mut child).success());
 }

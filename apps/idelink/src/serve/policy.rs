@@ -100,10 +100,12 @@ pub fn load(args: &ServeArgs, folder: &Path) -> Result<LoadedPolicy, String> {
     };
     if table.gitignore && !args.no_gitignore {
         let (files, cut) = read_ignore_files(folder);
-        notes.push(format!(
-            "{} ignore file(s) deny what they ignore (.git/info/exclude, .gitignore)",
-            files.len()
-        ));
+        if !files.is_empty() {
+            notes.push(format!(
+                "{} ignore file(s) deny what they ignore (.git/info/exclude, .gitignore)",
+                files.len()
+            ));
+        }
         if cut {
             notes.push(format!(
                 "the search for nested .gitignore files stopped after {MAX_WALK_ENTRIES} entries \
