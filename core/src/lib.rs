@@ -102,6 +102,9 @@
 //! - The engine never claims a diff was saved unless the editor said so (a deadline or a
 //!   closed tab answers `DIFF_REJECTED`).
 //! - [`AuthToken`] and the lock file model redact the token in `Debug` output.
+//! - Nothing about a file the context policy denies ([`Config::policy`]) leaves the engine:
+//!   not its name, not its text, in no push and no read answer (a property test feeds random
+//!   editors, policies and clients and searches every byte sent).
 //!
 //! ## Limits and defaults ([`Config`])
 //!
@@ -129,6 +132,7 @@
 //! | `selection_debounce_ms` | 100 ms | trailing edge |
 //! | `mention_ttl_ms` | 30 s | a mention waits this long for a client |
 //! | `tool_deadline_ms` | 60 s | a silent editor (an error result; a pulled read gets JSON-RPC error -32000); `openDiff` has none by default |
+//! | `policy` | deny `.env*`, `*.pem`, `*.key`, `id_*`, `.git/`; `everything`; not paused | what may leave the engine about the editor ([`policy`]); its own limits: [`policy::REPORT_INTERVAL_MS`] (1 s between withheld reports), [`policy::MAX_REPORTED_PATHS`] (16 a report), [`policy::MAX_CACHED_VERDICTS`] (8192) |
 //!
 //! ## Layers
 //!
@@ -139,7 +143,9 @@
 //! lock file model, with no file system; [`host_rules`] are the hosts' rules that need no system
 //! call (socket pump policy, lock directories, the lock file's life); [`discovery`] is the
 //! `claude` CLI's own choice of IDE (which lock it connects to, and whether it looks at all).
-//! [`forms`] is the one codec of the JSON forms the faces hand in and get back (config, events,
+//! [`policy`] is the context policy every push and read answer passes (deny globs and ignore
+//! files with git's semantics, the sharing mode, the pause), called from the engine's push and
+//! answer paths. [`forms`] is the one codec of the JSON forms the faces hand in and get back (config, events,
 //! snapshots, outcomes, outputs), on `json`, without serde, held to the serde forms by property
 //! tests: every binding reads and writes them through it.
 //!

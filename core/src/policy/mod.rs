@@ -1,6 +1,6 @@
 //! The context policy (docs/protocol.md, "Context policy"): what the engine may say about the
 //! editor. Every `selection_changed`, every `at_mentioned` and every read tool's answer passes
-//! one [`Gate`](gate::Gate): a file the deny rules match (the [`DEFAULT_DENY`] globs, the
+//! one gate (`gate.rs`): a file the deny rules match (the [`DEFAULT_DENY`] globs, the
 //! user's [`ContextPolicy::deny`], the workspace's ignore files, with git's semantics through
 //! gitoxide) is absent, never its name or its text; the [`SharingMode`] decides which
 //! selections are shared unasked; [`ContextPolicy::paused`] holds everything back. What was
