@@ -102,6 +102,9 @@
 //! - The engine never claims a diff was saved unless the editor said so (a deadline or a
 //!   closed tab answers `DIFF_REJECTED`).
 //! - [`AuthToken`] and the lock file model redact the token in `Debug` output.
+//! - Nothing about a file the context policy denies ([`Config::policy`]) leaves the engine:
+//!   not its name, not its text, in no push and no read answer (a property test feeds random
+//!   editors, policies and clients and searches every byte sent).
 //!
 //! ## Limits and defaults ([`Config`])
 //!
@@ -131,6 +134,7 @@
 //! | `tool_deadline_ms` | 60 s | a silent editor (an error result; a pulled read gets JSON-RPC error -32000); `openDiff` has none by default |
 //! | `roots_timeout_ms` | 5 s | a client that never answers the engine's `roots/list` (its folders stay unknown); asked only with `session_list` or a routing rule |
 //! | [`MAX_SESSION_ROOTS`](engine::MAX_SESSION_ROOTS) | 64 | folders kept of one `roots/list` answer (the CLI sends its project and `--add-dir` folders) |
+//! | `policy` | deny `.env*`, `*.pem`, `*.key`, `id_*`, `.git/`; `everything`; not paused | what may leave the engine about the editor ([`policy`]); its own limits: [`policy::REPORT_INTERVAL_MS`] (1 s between withheld reports), [`policy::MAX_REPORTED_PATHS`] (16 a report), [`policy::MAX_CACHED_VERDICTS`] (8192) |
 //!
 //! ## Layers
 //!
@@ -141,7 +145,9 @@
 //! lock file model, with no file system; [`host_rules`] are the hosts' rules that need no system
 //! call (socket pump policy, lock directories, the lock file's life); [`discovery`] is the
 //! `claude` CLI's own choice of IDE (which lock it connects to, and whether it looks at all).
-//! [`forms`] is the one codec of the JSON forms the faces hand in and get back (config, events,
+//! [`policy`] is the context policy every push and read answer passes (deny globs and ignore
+//! files with git's semantics, the sharing mode, the pause), called from the engine's push and
+//! answer paths. [`forms`] is the one codec of the JSON forms the faces hand in and get back (config, events,
 //! snapshots, outcomes, outputs), on `json`, without serde, held to the serde forms by property
 //! tests: every binding reads and writes them through it.
 //!
@@ -159,6 +165,7 @@ mod json;
 pub mod language;
 pub mod lockfile;
 pub mod mcp;
+pub mod policy;
 pub mod rpc;
 pub mod snapshot;
 pub mod terminal_env;
@@ -180,6 +187,7 @@ pub use engine::{
 pub use engine::{Routing, SessionChoice, SessionInfo};
 pub use ide::{EditorEvent, ToolOutcome, ToolRequest};
 pub use ide::{ReadSource, ReadSources};
+pub use policy::{ContextPolicy, SharingMode};
 pub use snapshot::{EditorSnapshot, Snapshot, SnapshotChanges};
 pub use time::Timestamp;
 pub use token::AuthToken;

@@ -500,7 +500,9 @@ impl Harness {
                     "{conn} closed with calls pending: {left:?}"
                 );
             }
-            EngineEvent::ToolCall { id, conn, request } => {
+            EngineEvent::ToolCall {
+                id, conn, request, ..
+            } => {
                 assert!(!self.closed.contains(&conn), "a call from closed {conn}");
                 self.issued.push(id);
                 assert!(self.pending.insert(id, (conn, request)).is_none());

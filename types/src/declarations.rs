@@ -10,6 +10,7 @@ use idelink_core::ide::{
     Severity, ToolName,
 };
 use idelink_core::mcp::{ClientInfo, ServerInfo};
+use idelink_core::policy::{ContextPolicy, IgnoreFile, SharingMode};
 use idelink_core::rpc::RpcLimits;
 use idelink_core::snapshot::{EditorSnapshot, SnapshotActive, SnapshotChanges, SnapshotDocument};
 use idelink_core::ws::WsConfig;
@@ -33,7 +34,13 @@ const HEADER: &str = "\
 ";
 
 /// Types whose every field may be left out on input (`#[serde(default)]` on the container).
-const ALL_OPTIONAL: [&str; 4] = ["Config", "WsConfig", "RpcLimits", "ReadSources"];
+const ALL_OPTIONAL: [&str; 5] = [
+    "Config",
+    "WsConfig",
+    "RpcLimits",
+    "ReadSources",
+    "ContextPolicy",
+];
 
 /// One type's ts-rs output.
 struct Item {
@@ -66,6 +73,9 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
                 item::<Severity>(cfg),
                 item::<Diagnostic>(cfg),
                 item::<FileDiagnostics>(cfg),
+                item::<SharingMode>(cfg),
+                item::<IgnoreFile>(cfg),
+                item::<ContextPolicy>(cfg),
                 item::<EditorEvent>(cfg),
             ],
         ),

@@ -217,7 +217,7 @@ pub unsafe extern "C" fn idelink_host_poll(
 
 /// Takes the oldest queued event: `*event_json` receives its JSON text
 /// (`{"event":"connected","conn":1,"userAgent":"…"}`, `sessionReady`, `toolCall`,
-/// `toolCallCancelled`, `fileReplaced`, `toolServed`, `messageTooLarge`, `closed`), or NULL when the queue is empty.
+/// `toolCallCancelled`, `fileReplaced`, `toolServed`, `messageTooLarge`, `contextWithheld`, `closed`), or NULL when the queue is empty.
 ///
 /// **Ownership:** the text is library-owned: free it with `idelink_string_free` (it outlives
 /// the host).

@@ -42,7 +42,7 @@ export interface RelayLinkOptions {
   storage?: Pick<Storage, 'getItem' | 'setItem'> | null;
   /** Unsent link bytes (`bufferedAmount`) at which claude's answers are held in the engine. Default 4 MiB; resumes below half. */
   highWaterBytes?: number;
-  /** Every engine event: `connected`, `sessionReady`, `toolCall` (answer it with `answer`), `toolCallCancelled`, `toolServed`, `messageTooLarge`, `closed`. */
+  /** Every engine event: `connected`, `sessionReady`, `toolCall` (answer it with `answer`), `toolCallCancelled`, `toolServed`, `messageTooLarge`, `contextWithheld`, `closed`. */
   onEvent?: (event: EditorFacingEvent) => void;
   /** The link closed (after `connect` resolved); every claude connection is closed with it. */
   onClose?: (closed: LinkClosed) => void;

@@ -58,6 +58,58 @@ export type FileDiagnostics = {
   diagnostics: Array<Diagnostic>;
 };
 
+/** What the editor shares with clients unasked, beside what the deny rules keep back. */
+export type SharingMode = "everything" | "selectionOnly" | "mentionsOnly";
+
+/**
+ * One ignore file's text, read by the host (core has no file system): a `.gitignore` with `dir` the
+ * folder it lies in, or `.git/info/exclude` with `dir` the repository's root. JSON
+ * `{"dir":"/w","text":"target/\n*.log\n"}`.
+ */
+export type IgnoreFile = {
+  /** The folder its patterns are relative to (an absolute path in the editor's spelling). */
+  dir: string;
+  /**
+   * Its contents (git's ignore syntax: `#` comments, `!` negation, a trailing `/` for directories,
+   * `**`).
+   */
+  text: string;
+};
+
+/**
+ * What may leave the engine about the editor (docs/protocol.md, "Context policy"): applied to every
+ * `selection_changed`, every `at_mentioned` and every read tool's answer, from the state or pulled
+ * from the editor. A denied file is absent from all of them (or "no file"): never its name, never
+ * its text.
+ *
+ * A path is denied when `DEFAULT_DENY` then `deny` (git's ignore syntax, relative to the workspace
+ * folder that holds the path, or to the file system's root for a path outside every folder; the
+ * last matching pattern decides, ASCII case folded) deny it, or when the `ignoreFiles` ignore it as
+ * git would (the deepest file's last matching pattern decides; for the same folder, a later file in
+ * the list before an earlier one; a path under an ignored folder stays ignored; case folded only
+ * for Windows paths).
+ *
+ * JSON: `{"deny":["secrets/"],"ignoreFiles":[{"dir":"/w","text":"target/\n"}],
+ * "mode":"selectionOnly","paused":false}`, every field optional.
+ */
+export type ContextPolicy = {
+  /** Deny globs added after `DEFAULT_DENY` (a `!pattern` re-allows). Default: none. */
+  deny?: Array<string>;
+  /**
+   * The workspace's ignore files, as the host read them: list `.git/info/exclude` first, then each
+   * `.gitignore` (root and nested). Default: none.
+   */
+  ignoreFiles?: Array<IgnoreFile>;
+  /** What is shared unasked. Default `SharingMode::Everything`. */
+  mode?: SharingMode;
+  /**
+   * Nothing about the editor leaves the engine: "no file" is pushed once, mentions are dropped, the
+   * read tools answer as for an editor with nothing open (the workspace folders excepted: the lock
+   * file names them already). Default `false`.
+   */
+  paused?: boolean;
+};
+
 /**
  * Something that happened in the editor. Paths are the editor's own spelling; the state normalizes
  * them (see `normalize_path`).
@@ -133,6 +185,16 @@ export type EditorEvent =
       lineStart?: number | null;
       /** Last line of the range, 0-based. */
       lineEnd?: number | null;
+    }
+  | {
+      type: "policyChanged";
+      /** The policy now in force. */
+      policy: ContextPolicy;
+    }
+  | {
+      type: "sharingPaused";
+      /** Paused. */
+      paused: boolean;
     };
 
 // -----------------------------------------------------------------------------------------------
@@ -466,6 +528,12 @@ export type EngineEvent =
       conn: ConnId;
       /** What to do. */
       request: ToolRequest;
+      /**
+       * The request's file (`openFile`'s, either of `openDiff`'s) is one the context policy denies
+       * (`Config::policy`): the editor and the user decide, and the review can say so. Left out of
+       * the JSON form when false.
+       */
+      contextDenied?: boolean;
     }
   | {
       event: "toolCallCancelled";
@@ -509,6 +577,20 @@ export type EngineEvent =
       event: "sessionsChanged";
       /** Every ready session, oldest first. */
       sessions: Array<SessionInfo>;
+    }
+  | {
+      event: "contextWithheld";
+      /** Pushes withheld since the engine started. */
+      pushes: number;
+      /** Read answers that left something out, since the engine started. */
+      reads: number;
+      /**
+       * The files withheld since the previous report (normalized), in the order first withheld, at
+       * most `MAX_REPORTED_PATHS`.
+       */
+      paths: Array<string>;
+      /** Files withheld since the previous report beyond `paths`. */
+      morePaths: number;
     }
   | {
       event: "closed";
@@ -809,6 +891,14 @@ export type Config = {
    * were). Default 5 s: the CLI answers from memory at once.
    */
   rootsTimeoutMs?: number;
+  /**
+   * What may leave the engine about the editor: deny globs (on top of `DEFAULT_DENY`), the
+   * workspace's ignore files, the sharing mode, the pause switch (docs/protocol.md, "Context
+   * policy"). Change it at run time with `EditorEvent::PolicyChanged` or
+   * `EditorEvent::SharingPaused`. JSON: `"policy": {"deny": ["secrets/"], "mode":
+   * "selectionOnly"}`.
+   */
+  policy?: ContextPolicy;
 };
 
 // -----------------------------------------------------------------------------------------------

@@ -182,6 +182,11 @@ impl Client {
         self.last_selection.as_deref()
     }
 
+    /// Forgets the last `selection_changed` routed to it (the context policy changed).
+    pub(crate) fn forget_routed_selection(&mut self) {
+        self.last_selection = None;
+    }
+
     /// Keeps `message` as the last `selection_changed` routed to it.
     pub(crate) fn routed_selection(&mut self, message: &[u8]) {
         let kept = self.last_selection.get_or_insert_with(Vec::new);

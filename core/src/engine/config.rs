@@ -4,6 +4,7 @@ use super::sessions::Routing;
 use crate::http::DEFAULT_MAX_HEAD_BYTES;
 use crate::ide::{PathStyle, ReadSources};
 use crate::mcp::ServerInfo;
+use crate::policy::ContextPolicy;
 use crate::rpc::RpcLimits;
 use crate::ws::WsConfig;
 use serde::{Deserialize, Serialize};
@@ -182,6 +183,14 @@ pub struct Config {
     /// they were). Default 5 s: the CLI answers from memory at once.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub roots_timeout_ms: u64,
+    /// What may leave the engine about the editor: deny globs (on top of
+    /// [`DEFAULT_DENY`](crate::policy::DEFAULT_DENY)), the workspace's ignore files, the sharing
+    /// mode, the pause switch (docs/protocol.md, "Context policy"). Change it at run time with
+    /// [`EditorEvent::PolicyChanged`](crate::EditorEvent::PolicyChanged) or
+    /// [`EditorEvent::SharingPaused`](crate::EditorEvent::SharingPaused). JSON:
+    /// `"policy": {"deny": ["secrets/"], "mode": "selectionOnly"}`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub policy: ContextPolicy,
 }
 
 impl Default for Config {
@@ -248,6 +257,7 @@ impl Config {
             routing: Routing::Broadcast,
             session_list: false,
             roots_timeout_ms: 5_000,
+            policy: ContextPolicy::default(),
         }
     }
 }

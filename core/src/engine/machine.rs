@@ -14,9 +14,9 @@ use super::table::Connections;
 use super::writer::{Reply, Writer};
 use crate::host_rules::HandshakeBudget;
 use crate::http::UpgradePolicy;
-use crate::ide::{
-    self, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome, ToolRequest,
-};
+use crate::ide::{self, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome};
+use crate::policy::ContextPolicy;
+use crate::policy::gate::Gate;
 use crate::rpc::RpcError;
 use crate::snapshot::SnapshotTracker;
 use crate::time::Timestamp;
@@ -95,6 +95,9 @@ pub struct Engine {
     writer: Writer,
     /// The session the host chose ([`choose_session`](Self::choose_session)).
     choice: Option<SessionChoice>,
+    /// The last `selection_changed` broadcast was the "no file" of a selection the context
+    /// policy withheld: the next withheld one sends nothing more.
+    withheld_blank: bool,
     now: Timestamp,
 }
 
@@ -107,16 +110,22 @@ impl Engine {
         };
         let state = EditorState::new(config.path_style, config.workspace_folders.clone())
             .with_limits(limits);
+        let gate = Gate::new(
+            config.policy.clone(),
+            state.workspace_folders(),
+            config.path_style,
+        );
         Engine {
             tools_json: ide::tools_json(config.execute_code),
             snapshots: SnapshotTracker::new(&config.workspace_folders),
             writer: Writer::new(config.max_client_message_bytes),
             config,
             token,
-            service: Service::new(state),
+            service: Service::new(state, gate),
             conns: Connections::default(),
             pushes: PushSchedule::default(),
             choice: None,
+            withheld_blank: false,
             now: Timestamp::ZERO,
         }
     }
@@ -189,6 +198,7 @@ impl Engine {
             self.pump(now, conn);
         }
         self.settle(conn);
+        self.report_withheld();
         Ok(())
     }
 
@@ -228,6 +238,7 @@ impl Engine {
             let now = self.now;
             self.pump(now, conn);
             self.settle(conn);
+            self.report_withheld();
         }
         Ok(())
     }
@@ -238,6 +249,18 @@ impl Engine {
     pub fn handle_editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
         let now = self.advance(now);
         match event {
+            EditorEvent::PolicyChanged { policy } => {
+                self.set_policy(now, policy.clone());
+                return;
+            }
+            EditorEvent::SharingPaused { paused } => {
+                let policy = ContextPolicy {
+                    paused: *paused,
+                    ..self.config.policy.clone()
+                };
+                self.set_policy(now, policy);
+                return;
+            }
             EditorEvent::ProposalDiagnosticsChanged { call, diagnostics } => {
                 let max = self.config.max_diagnostics;
                 let call = ToolCallId::from_u64(*call);
@@ -251,7 +274,8 @@ impl Engine {
             _ => {}
         }
         match self.service.apply(event) {
-            StateChange::None | StateChange::FoldersChanged => {}
+            StateChange::None => {}
+            StateChange::FoldersChanged => self.service.folders_changed(),
             StateChange::SelectionOrActiveChanged => {
                 self.pushes
                     .selection_changed(now, self.config.selection_debounce_ms);
@@ -261,6 +285,29 @@ impl Engine {
                 self.push_mention(expires, mention);
             }
         }
+        self.report_withheld();
+    }
+
+    /// Replaces the context policy ([`Config::policy`]; also
+    /// [`EditorEvent::PolicyChanged`]): every ready client hears the current selection as the
+    /// new policy lets it out, at once ("no file" when it withholds it).
+    pub fn set_policy(&mut self, now: Timestamp, policy: ContextPolicy) {
+        self.advance(now);
+        self.config.policy = policy.clone();
+        self.service.set_policy(policy);
+        // A start-up repeat must not send again what the new policy withholds.
+        for conn in self.conns.all_ids() {
+            if let Some(client) = self.conns.get_mut(conn).and_then(Connection::client_mut) {
+                client.forget_routed_selection();
+            }
+        }
+        self.send_selection(None);
+        self.report_withheld();
+    }
+
+    /// The context policy in force.
+    pub fn policy(&self) -> &ContextPolicy {
+        self.service.gate().policy()
     }
 
     /// The editor's answer to tool request `id`. Errors (leaving the engine unchanged) when the
@@ -273,21 +320,15 @@ impl Engine {
         outcome: &ToolOutcome,
     ) -> Result<(), EngineError> {
         self.advance(now);
-        let calls = self.service.calls();
-        let call = calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
         let style = self.config.path_style;
         // A pulled read's answer borrows the request and the outcome: it is written before
         // the call is removed.
-        let answered = ide::answer_outcome(&call.request, outcome, style)
+        let (call, answered) = self
+            .service
+            .answered(id, outcome, style)
+            .ok_or(EngineError::UnknownToolCall(id))?
             .map_err(|mismatch| EngineError::OutcomeMismatch(id, mismatch))?;
         let tool = call.request.tool();
-        let every_file = matches!(call.request, ToolRequest::GetDiagnostics { path: None });
-        let answered = match answered {
-            ide::Answered::Read(answer) if every_file => {
-                ide::Answered::Read(answer.with_proposals(self.service.proposals_of(call.conn)))
-            }
-            other => other,
-        };
         let reply = match &answered {
             ide::Answered::Read(answer) => Reply::Answer(tool, answer),
             ide::Answered::Tool(result) => Reply::Tool(tool, result),
@@ -326,6 +367,7 @@ impl Engine {
             self.conns
                 .event(EngineEvent::FileReplaced { id, path, text });
         }
+        self.report_withheld();
         Ok(())
     }
 
@@ -363,6 +405,7 @@ impl Engine {
             self.send_selection(None);
         }
         self.pushes.expire_mentions(now);
+        self.report_withheld();
     }
 
     /// The host wants `conn` closed: an open client gets close code 1001 (going away) and a
@@ -405,6 +448,7 @@ impl Engine {
             .into_iter()
             .chain(self.service.calls().next_deadline())
             .chain(self.pushes.next_deadline())
+            .chain(self.service.gate().next_report())
             .min()
     }
 
@@ -535,8 +579,13 @@ impl Engine {
                 if let Some(old) = replaced {
                     self.conns.cancelled(old, CancelReason::Replaced);
                 }
-                self.conns
-                    .event(EngineEvent::ToolCall { id, conn, request });
+                let context_denied = self.service.gate_mut().denies_request(&request);
+                self.conns.event(EngineEvent::ToolCall {
+                    id,
+                    conn,
+                    request,
+                    context_denied,
+                });
             }
         }
     }

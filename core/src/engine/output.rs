@@ -133,6 +133,12 @@ pub enum EngineEvent {
         conn: ConnId,
         /// What to do.
         request: ToolRequest,
+        /// The request's file (`openFile`'s, either of `openDiff`'s) is one the context policy
+        /// denies ([`Config::policy`](crate::Config::policy)): the editor and the user decide,
+        /// and the review can say so. Left out of the JSON form when false.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+        context_denied: bool,
     },
     /// A request handed out earlier no longer needs an answer: close its diff view, stop
     /// what it started. An outcome reported for it now is an error.
@@ -194,6 +200,25 @@ pub enum EngineEvent {
     SessionsChanged {
         /// Every ready session, oldest first.
         sessions: Vec<SessionInfo>,
+    },
+    /// The context policy ([`Config::policy`](crate::Config::policy)) kept something from
+    /// the clients: a push (`selection_changed` of a denied file or one the sharing mode does
+    /// not share, an `at_mentioned` while paused or of a denied file) or what a read answer
+    /// would have said. For the editor's status line; reported at most once a second
+    /// ([`REPORT_INTERVAL_MS`](crate::policy::REPORT_INTERVAL_MS)).
+    ContextWithheld {
+        /// Pushes withheld since the engine started.
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        pushes: u64,
+        /// Read answers that left something out, since the engine started.
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        reads: u64,
+        /// The files withheld since the previous report (normalized), in the order first
+        /// withheld, at most [`MAX_REPORTED_PATHS`](crate::policy::MAX_REPORTED_PATHS).
+        paths: Vec<String>,
+        /// Files withheld since the previous report beyond `paths`.
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        more_paths: u64,
     },
     /// The connection is gone (or was refused); its pending requests were cancelled first.
     Closed {

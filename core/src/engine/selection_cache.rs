@@ -2,7 +2,9 @@
 //! call: the CLI (and any other client) may ask for the selection far more often than it
 //! changes.
 
+use crate::ide::answer::Answer;
 use crate::ide::{self, EditorState, ToolName};
+use crate::policy::gate::Gate;
 
 /// Rendered `getCurrentSelection` / `getLatestSelection` results (the `{"content":[…]}` JSON),
 /// valid until the editor state changes. Buffers keep their capacity, so steady traffic does
@@ -17,6 +19,8 @@ pub(crate) struct SelectionCache {
 struct Rendered {
     json: Vec<u8>,
     valid: bool,
+    /// The file the context policy kept out of this answer, counted again at each serving.
+    withheld: Option<String>,
 }
 
 impl SelectionCache {
@@ -26,17 +30,35 @@ impl SelectionCache {
         self.latest.valid = false;
     }
 
-    /// The result JSON answering `tool` from `state`, rendered now unless it is still valid;
-    /// `None` for a tool that is not a selection tool.
-    pub(crate) fn get(&mut self, tool: ToolName, state: &EditorState) -> Option<&[u8]> {
+    /// The result JSON answering `tool` from `state` as `gate` lets it out, rendered now
+    /// unless it is still valid; `None` for a tool that is not a selection tool. Invalidate
+    /// when the policy changes too.
+    pub(crate) fn get(
+        &mut self,
+        tool: ToolName,
+        state: &EditorState,
+        gate: &mut Gate,
+    ) -> Option<&[u8]> {
         let rendered = match tool {
             ToolName::GetCurrentSelection => &mut self.current,
             ToolName::GetLatestSelection => &mut self.latest,
             _ => return None,
         };
-        if !rendered.valid {
+        if rendered.valid {
+            if let Some(path) = &rendered.withheld {
+                gate.withheld_read(path);
+            }
+        } else {
             rendered.json.clear();
-            ide::selection_result(tool, state)?.write(&mut rendered.json);
+            let answer = ide::selection_answer(tool, state)?;
+            rendered.withheld = match &answer {
+                Answer::Selection(selection) if gate.hides_selection(selection) => {
+                    Some(selection.file_path.clone())
+                }
+                _ => None,
+            };
+            let answer = gate.screen(tool, answer);
+            answer.write_result(&mut rendered.json);
             rendered.valid = true;
         }
         Some(&rendered.json)
@@ -56,7 +78,8 @@ mod tests {
     }
 
     fn cached(answers: &mut SelectionCache, tool: ToolName, state: &EditorState) -> String {
-        let json = answers.get(tool, state).unwrap_or_default();
+        let mut gate = Gate::new(Default::default(), &[], PathStyle::Posix);
+        let json = answers.get(tool, state, &mut gate).unwrap_or_default();
         String::from_utf8_lossy(json).into_owned()
     }
 
@@ -95,7 +118,8 @@ mod tests {
                 tool,
                 ToolName::GetCurrentSelection | ToolName::GetLatestSelection
             );
-            assert_eq!(answers.get(tool, &state).is_some(), selection);
+            let mut gate = Gate::new(Default::default(), &[], PathStyle::Posix);
+            assert_eq!(answers.get(tool, &state, &mut gate).is_some(), selection);
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::calls::{Fingerprint, PendingCall, PendingCalls};
 use super::config::Config;
-use super::output::{ConnId, ToolCallId};
+use super::output::{ConnId, EngineEvent, ToolCallId};
 use super::proposals::ProposalDiagnostics;
 use super::selection_cache::SelectionCache;
 use super::writer::{Reply, Writer};
@@ -12,7 +12,10 @@ use crate::ide::{
     self, Diagnostic, EditorEvent, EditorState, ReadSource, StateChange, ToolName, ToolOutcome,
     ToolPlan, ToolRequest, ToolResult,
 };
+use crate::ide::{OutcomeMismatch, PathStyle};
 use crate::mcp::ToolCall;
+use crate::policy::ContextPolicy;
+use crate::policy::gate::{Gate, SharedSelection};
 use crate::rpc::{RequestId, RpcError};
 use crate::time::Timestamp;
 
@@ -38,9 +41,12 @@ pub(crate) enum Effect {
     },
 }
 
-/// The editor state, its rendered selection and the pending calls.
+/// The editor state, its rendered selection, the context policy and the pending calls.
 pub(crate) struct Service {
     state: EditorState,
+    /// The context policy every read answer passes (and the engine's pushes, through
+    /// [`gate`](Self::gate)).
+    gate: Gate,
     selection: SelectionCache,
     calls: PendingCalls,
     /// The diagnostics editors reported for the proposals of `openDiff` calls.
@@ -48,9 +54,10 @@ pub(crate) struct Service {
 }
 
 impl Service {
-    pub(crate) fn new(state: EditorState) -> Self {
+    pub(crate) fn new(state: EditorState, gate: Gate) -> Self {
         Service {
             state,
+            gate,
             selection: SelectionCache::default(),
             calls: PendingCalls::default(),
             proposals: ProposalDiagnostics::default(),
@@ -59,6 +66,73 @@ impl Service {
 
     pub(crate) fn state(&self) -> &EditorState {
         &self.state
+    }
+
+    /// The context policy's gate.
+    pub(crate) fn gate(&self) -> &Gate {
+        &self.gate
+    }
+
+    /// The gate, to ask it (its verdicts are cached, what it withholds counted).
+    pub(crate) fn gate_mut(&mut self) -> &mut Gate {
+        &mut self.gate
+    }
+
+    /// The withheld report due at `now`, if any.
+    pub(crate) fn take_withheld_report(&mut self, now: Timestamp) -> Option<EngineEvent> {
+        self.gate.take_report(now)
+    }
+
+    /// Replaces the context policy: the rendered selection is forgotten with the old one.
+    pub(crate) fn set_policy(&mut self, policy: ContextPolicy) {
+        self.selection.invalidate();
+        self.gate.set_policy(policy);
+    }
+
+    /// The workspace folders changed: the policy's deny globs are relative to them.
+    pub(crate) fn folders_changed(&mut self) {
+        self.selection.invalidate();
+        self.gate.set_folders(self.state.workspace_folders());
+    }
+
+    /// What the policy lets `selection_changed` say about the current state.
+    pub(crate) fn shared_selection(&mut self) -> SharedSelection<'_> {
+        self.gate.selection(&self.state)
+    }
+
+    /// Call `id`'s pending call and the editor's `outcome` answered for it, as the client
+    /// may hear it: a pulled read's answer screened by the policy (with the calling client's
+    /// proposals for `getDiagnostics` of every file). `None` for an unknown call.
+    pub(crate) fn answered<'s>(
+        &'s mut self,
+        id: ToolCallId,
+        outcome: &'s ToolOutcome,
+        style: PathStyle,
+    ) -> Option<Result<(&'s PendingCall, ide::Answered<'s>), OutcomeMismatch>> {
+        let Service {
+            calls,
+            proposals,
+            gate,
+            ..
+        } = self;
+        let call = calls.get(id)?;
+        let answered = match ide::answer_outcome(&call.request, outcome, style) {
+            Ok(answered) => answered,
+            Err(mismatch) => return Some(Err(mismatch)),
+        };
+        let tool = call.request.tool();
+        let every_file = matches!(call.request, ToolRequest::GetDiagnostics { path: None });
+        let answered = match answered {
+            ide::Answered::Read(answer) if every_file => {
+                ide::Answered::Read(answer.with_proposals(proposals.of_conn(call.conn, calls)))
+            }
+            other => other,
+        };
+        let answered = match answered {
+            ide::Answered::Read(answer) => ide::Answered::Read(gate.screen(tool, answer)),
+            other => other,
+        };
+        Some(Ok((call, answered)))
     }
 
     /// Applies an editor event to the state.
@@ -115,11 +189,6 @@ impl Service {
         self.proposals.file_changed(path);
     }
 
-    /// The proposals of `conn` with diagnostics, by path.
-    pub(crate) fn proposals_of(&self, conn: ConnId) -> Vec<(&str, &[Diagnostic])> {
-        self.proposals.of_conn(conn, &self.calls)
-    }
-
     pub(crate) fn calls(&self) -> &PendingCalls {
         &self.calls
     }
@@ -149,7 +218,7 @@ impl Service {
         let source = config.reads.source(tool);
         // The selection tools are answered from a rendering of the current state.
         if source == ReadSource::State
-            && let Some(json) = self.selection.get(tool, &self.state)
+            && let Some(json) = self.selection.get(tool, &self.state, &mut self.gate)
         {
             writer.reply(call.id, &Reply::Rendered(tool, json));
             return Effect::Served(tool);
@@ -168,6 +237,7 @@ impl Service {
                 } else {
                     answer
                 };
+                let answer = self.gate.screen(tool, answer);
                 writer.reply(call.id, &Reply::Answer(tool, &answer));
                 Effect::Served(tool)
             }

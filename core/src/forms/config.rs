@@ -7,6 +7,7 @@ use crate::Config;
 use crate::engine::{Routing, SessionPolicy};
 use crate::ide::{PathStyle, ReadSource, ReadSources, ToolName};
 use crate::mcp::ServerInfo;
+use crate::policy::{ContextPolicy, IgnoreFile, SharingMode};
 use crate::rpc::RpcLimits;
 use crate::ws::WsConfig;
 
@@ -29,6 +30,9 @@ enum Slot<'c> {
     Rpc(&'c mut RpcLimits),
     Reads(&'c mut ReadSources),
     Routing(&'c mut Routing),
+    Policy(&'c mut ContextPolicy),
+    IgnoreFiles(&'c mut Vec<IgnoreFile>),
+    SharingMode(&'c mut SharingMode),
 }
 
 /// The fields of [`Config`], one line each.
@@ -81,6 +85,15 @@ const CONFIG: &[Field<Config>] = &[
     ("routing", |c| Slot::Routing(&mut c.routing)),
     ("sessionList", |c| Slot::Bool(&mut c.session_list)),
     ("rootsTimeoutMs", |c| Slot::U64(&mut c.roots_timeout_ms)),
+    ("policy", |c| Slot::Policy(&mut c.policy)),
+];
+
+/// The fields of [`ContextPolicy`] (also [`EditorEvent::PolicyChanged`](crate::EditorEvent)'s).
+const POLICY: &[Field<ContextPolicy>] = &[
+    ("deny", |c| Slot::Strings(&mut c.deny)),
+    ("ignoreFiles", |c| Slot::IgnoreFiles(&mut c.ignore_files)),
+    ("mode", |c| Slot::SharingMode(&mut c.mode)),
+    ("paused", |c| Slot::Bool(&mut c.paused)),
 ];
 
 /// The fields of [`WsConfig`].
@@ -117,6 +130,9 @@ impl Slot<'_> {
             Slot::Rpc(slot) => fill(v, RPC, slot),
             Slot::Reads(slot) => set(slot, reads(v)),
             Slot::Routing(slot) => set(slot, routing(v)),
+            Slot::Policy(slot) => fill(v, POLICY, slot),
+            Slot::IgnoreFiles(slot) => set(slot, v.list(ignore_file)),
+            Slot::SharingMode(slot) => set(slot, sharing_mode(v)),
         }
     }
 }
@@ -142,16 +158,39 @@ pub(super) fn config(v: Val<'_>) -> Result<Config, FormError> {
     Ok(config)
 }
 
+/// A `ContextPolicy` in its JSON form: every field optional, unknown ones refused.
+pub(super) fn context_policy(v: Val<'_>) -> Result<ContextPolicy, FormError> {
+    let mut policy = ContextPolicy::default();
+    fill(v, POLICY, &mut policy)?;
+    Ok(policy)
+}
+
+/// `{dir, text}`, both required, nothing else.
+fn ignore_file(v: Val<'_>) -> Result<IgnoreFile, FormError> {
+    let (dir, text) = two_strings(v, ["dir", "text"])?;
+    Ok(IgnoreFile { dir, text })
+}
+
+/// An object of exactly the two string members `names`, both required.
+fn two_strings(v: Val<'_>, names: [&str; 2]) -> Result<(String, String), FormError> {
+    let o = v.object()?;
+    o.each_known(&names, &mut |name, _| Ok(names.contains(&name)))?;
+    Ok((o.string(names[0])?, o.string(names[1])?))
+}
+
+fn sharing_mode(v: Val<'_>) -> Result<SharingMode, FormError> {
+    const MODES: [SharingMode; 3] = [
+        SharingMode::Everything,
+        SharingMode::SelectionOnly,
+        SharingMode::MentionsOnly,
+    ];
+    Ok(MODES[v.one_of(&["everything", "selectionOnly", "mentionsOnly"])?])
+}
+
 /// `{name, version}`, both required, nothing else.
 fn server_info(v: Val<'_>) -> Result<ServerInfo, FormError> {
-    let o = v.object()?;
-    o.each_known(&["name", "version"], &mut |name, _| {
-        Ok(matches!(name, "name" | "version"))
-    })?;
-    Ok(ServerInfo {
-        name: o.string("name")?,
-        version: o.string("version")?,
-    })
+    let (name, version) = two_strings(v, ["name", "version"])?;
+    Ok(ServerInfo { name, version })
 }
 
 pub(super) fn path_style(v: Val<'_>) -> Result<PathStyle, FormError> {

@@ -1,6 +1,7 @@
 //! The `EditorEvent` form, tagged by `type`; a variant's unknown fields are ignored.
 
 use super::FormError;
+use super::config::context_policy;
 use super::read::{Obj, Val, Variant, u32, u64};
 use super::values::{diagnostic, range};
 use crate::engine::{ConnId, SessionChoice};
@@ -61,6 +62,16 @@ const VARIANTS: &[Variant<EditorEvent>] = &[
             path: path(o)?,
             line_start: o.opt_u32("lineStart")?,
             line_end: o.opt_u32("lineEnd")?,
+        })
+    }),
+    ("policyChanged", |o| {
+        Ok(EditorEvent::PolicyChanged {
+            policy: o.req("policy", context_policy)?,
+        })
+    }),
+    ("sharingPaused", |o| {
+        Ok(EditorEvent::SharingPaused {
+            paused: o.bool("paused")?,
         })
     }),
 ];

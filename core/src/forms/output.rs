@@ -46,11 +46,24 @@ fn event_members<'o>(o: Object<'o>, event: &EngineEvent) -> Object<'o> {
             .nullable("clientPid", *client_pid, |out, pid| {
                 push_u64(out, pid.into())
             }),
-        EngineEvent::ToolCall { id, conn, request } => o
-            .str("event", "toolCall")
-            .u64("id", id.as_u64())
-            .u64("conn", conn.as_u64())
-            .with("request", |out| tool_request(out, request)),
+        EngineEvent::ToolCall {
+            id,
+            conn,
+            request,
+            context_denied,
+        } => {
+            let o = o
+                .str("event", "toolCall")
+                .u64("id", id.as_u64())
+                .u64("conn", conn.as_u64())
+                .with("request", |out| tool_request(out, request));
+            // Left out when false (`skip_serializing_if`).
+            if *context_denied {
+                o.bool("contextDenied", true)
+            } else {
+                o
+            }
+        }
         EngineEvent::ToolCallCancelled { id, reason } => o
             .str("event", "toolCallCancelled")
             .u64("id", id.as_u64())
@@ -78,6 +91,17 @@ fn event_members<'o>(o: Object<'o>, event: &EngineEvent) -> Object<'o> {
         EngineEvent::SessionsChanged { sessions } => o
             .str("event", "sessionsChanged")
             .with("sessions", |out| session_list(out, sessions)),
+        EngineEvent::ContextWithheld {
+            pushes,
+            reads,
+            paths,
+            more_paths,
+        } => o
+            .str("event", "contextWithheld")
+            .u64("pushes", *pushes)
+            .u64("reads", *reads)
+            .with("paths", |out| write_strings(out, paths))
+            .u64("morePaths", *more_paths),
         EngineEvent::Closed { conn, reason } => o
             .str("event", "closed")
             .u64("conn", conn.as_u64())

@@ -20,6 +20,7 @@ use crate::ide::{
     Severity, ToolName, ToolRequest,
 };
 use crate::mcp::{ClientInfo, SUPPORTED_PROTOCOL_VERSIONS, ServerInfo};
+use crate::policy::{ContextPolicy, IgnoreFile, SharingMode};
 use crate::rpc::RpcLimits;
 use crate::snapshot::{SnapshotActive, SnapshotDocument};
 use crate::ws::WsConfig;
@@ -93,6 +94,26 @@ fn file_diagnostics() -> impl Strategy<Value = FileDiagnostics> {
     (text(), diagnostics()).prop_map(|(path, diagnostics)| FileDiagnostics { path, diagnostics })
 }
 
+fn context_policy() -> impl Strategy<Value = ContextPolicy> {
+    let mode = prop::sample::select(vec![
+        SharingMode::Everything,
+        SharingMode::SelectionOnly,
+        SharingMode::MentionsOnly,
+    ]);
+    let ignore = prop::collection::vec(
+        (text(), text()).prop_map(|(dir, text)| IgnoreFile { dir, text }),
+        0..3,
+    );
+    (texts(), ignore, mode, any::<bool>()).prop_map(|(deny, ignore_files, mode, paused)| {
+        ContextPolicy {
+            deny,
+            ignore_files,
+            mode,
+            paused,
+        }
+    })
+}
+
 fn editor_event() -> impl Strategy<Value = EditorEvent> {
     prop_oneof![
         (text(), opt_text(), any::<bool>(), any::<bool>()).prop_map(
@@ -132,6 +153,8 @@ fn editor_event() -> impl Strategy<Value = EditorEvent> {
                 line_start,
                 line_end,
             }),
+        context_policy().prop_map(|policy| EditorEvent::PolicyChanged { policy }),
+        any::<bool>().prop_map(|paused| EditorEvent::SharingPaused { paused }),
     ]
 }
 
@@ -148,7 +171,9 @@ fn _every_variant_of_editor_event(event: &EditorEvent) {
         | EditorEvent::DiagnosticsChanged { .. }
         | EditorEvent::ProposalDiagnosticsChanged { .. }
         | EditorEvent::WorkspaceFoldersChanged { .. }
-        | EditorEvent::Mention { .. } => {}
+        | EditorEvent::Mention { .. }
+        | EditorEvent::PolicyChanged { .. }
+        | EditorEvent::SharingPaused { .. } => {}
     }
 }
 
@@ -294,7 +319,7 @@ fn config() -> impl Strategy<Value = Config> {
         any::<bool>(),
         any::<u64>(),
     );
-    (any::<[u64; 17]>(), names, ws, reads, timers, sessions).prop_map(
+    (any::<[u64; 17]>(), names, ws, reads, timers, sessions, context_policy()).prop_map(
         |(
             n,
             (port, name, version, folders, windows, single, execute),
@@ -302,6 +327,7 @@ fn config() -> impl Strategy<Value = Config> {
             reads,
             timers,
             sessions,
+            policy,
         )| Config {
             port,
             server_info: ServerInfo { name, version },
@@ -343,6 +369,7 @@ fn config() -> impl Strategy<Value = Config> {
             routing: sessions.0,
             session_list: sessions.1,
             roots_timeout_ms: sessions.2,
+            policy,
         },
     )
 }
@@ -439,13 +466,14 @@ fn event() -> impl Strategy<Value = EngineEvent> {
                 client_pid,
             }
         }),
-        (any::<u64>(), conn(), tool_request()).prop_map(|(id, conn, request)| {
-            EngineEvent::ToolCall {
+        (any::<u64>(), conn(), tool_request(), any::<bool>()).prop_map(
+            |(id, conn, request, context_denied)| EngineEvent::ToolCall {
                 id: ToolCallId::from_u64(id),
                 conn,
                 request,
+                context_denied,
             }
-        }),
+        ),
         (any::<u64>(), reason).prop_map(|(id, reason)| EngineEvent::ToolCallCancelled {
             id: ToolCallId::from_u64(id),
             reason,
@@ -478,6 +506,14 @@ fn event() -> impl Strategy<Value = EngineEvent> {
             ),
         prop::collection::vec(session_info(), 0..3)
             .prop_map(|sessions| EngineEvent::SessionsChanged { sessions }),
+        (any::<u64>(), any::<u64>(), texts(), any::<u64>()).prop_map(
+            |(pushes, reads, paths, more_paths)| EngineEvent::ContextWithheld {
+                pushes,
+                reads,
+                paths,
+                more_paths,
+            }
+        ),
         (conn(), close_reason()).prop_map(|(conn, reason)| EngineEvent::Closed { conn, reason }),
     ]
 }
@@ -517,6 +553,7 @@ fn _every_variant_of_engine_event(event: &EngineEvent) {
         | EngineEvent::ToolServed { .. }
         | EngineEvent::MessageTooLarge { .. }
         | EngineEvent::SessionsChanged { .. }
+        | EngineEvent::ContextWithheld { .. }
         | EngineEvent::Closed { .. } => {}
     }
 }

@@ -15,6 +15,8 @@
 //! {"type":"diagnosticsChanged","path":"/w/a.rs","diagnostics":[{"message":"unused","severity":"Warning","range":{"start":{"line":1,"character":4},"end":{"line":1,"character":5}},"source":"rustc","code":"E0001"}]}
 //! {"type":"workspaceFoldersChanged","folders":["/w"]}
 //! {"type":"mention","path":"/w/a.rs","lineStart":3,"lineEnd":5}
+//! {"type":"policyChanged","policy":{"deny":["secrets/"],"mode":"selectionOnly"}}
+//! {"type":"sharingPaused","paused":true}
 //! {"type":"proposalDiagnosticsChanged","call":3,"diagnostics":[{"message":"unused","severity":"Warning","range":{"start":{"line":1,"character":4},"end":{"line":1,"character":5}}}]}
 //! ```
 //!
@@ -23,6 +25,8 @@
 //! `false`); on output absent options are left out.
 
 use serde::{Deserialize, Serialize};
+
+use crate::policy::ContextPolicy;
 
 /// Something that happened in the editor. Paths are the editor's own spelling; the state
 /// normalizes them (see [`super::normalize_path`]).
@@ -126,6 +130,19 @@ pub enum EditorEvent {
         /// Last line of the range, 0-based.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         line_end: Option<u32>,
+    },
+    /// The user's context policy changed (a setting, an ignore file edited): it replaces
+    /// [`Config::policy`](crate::Config::policy), and the clients hear the current selection
+    /// as the new policy lets it out.
+    PolicyChanged {
+        /// The policy now in force.
+        policy: ContextPolicy,
+    },
+    /// The user paused (or resumed) sharing: [`ContextPolicy::paused`], the rest of the
+    /// policy unchanged. Pausing sends "no file" at once; resuming, the current selection.
+    SharingPaused {
+        /// Paused.
+        paused: bool,
     },
 }
 

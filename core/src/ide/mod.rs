@@ -15,7 +15,7 @@
 //! Each tool is one module of `tools` (its name, schema, arguments, plan, pulled request and
 //! outcome formatting); the catalog is the list of those modules.
 
-mod answer;
+pub(crate) mod answer;
 mod args;
 mod catalog;
 mod diagnostics;
@@ -39,11 +39,12 @@ pub use notification::{AtMentioned, NoFileSelected, SelectionChanged, SelectionR
 pub(crate) use outcome::{Answered, answer_outcome};
 pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome};
 pub use path::{PathStyle, file_name, file_uri, normalize_path, path_from_uri};
-pub(crate) use plan::plan;
 pub use plan::{SelectionResult, ToolPlan, plan_tool_call, selection_result};
+pub(crate) use plan::{plan, selection_answer};
 pub use pull::{ReadSource, ReadSources};
 pub use request::{FileDiagnostics, OpenTab, ToolOutcome, ToolRequest};
 pub use result::ToolResult;
 pub use state::{EditorState, OpenDocument, StateChange, StateLimits};
+pub(crate) use tools::no_selection_message;
 pub(crate) use written::file_replaced;
 pub use written::{NO_CHANGE_REASON, WriteRules, is_no_change, written_text};

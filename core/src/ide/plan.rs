@@ -117,6 +117,11 @@ pub fn selection_result(tool: ToolName, state: &EditorState) -> Option<Selection
     (tool.entry().in_place)(state).map(SelectionResult)
 }
 
+/// [`selection_result`]'s answer, unwritten (for the engine's context policy to screen).
+pub(crate) fn selection_answer(tool: ToolName, state: &EditorState) -> Option<Answer<'_>> {
+    (tool.entry().in_place)(state)
+}
+
 impl SelectionResult<'_> {
     /// Appends the tool result to `out`: the same bytes as the [`ToolResult`] that
     /// [`plan_tool_call`] answers with for the same tool and state.

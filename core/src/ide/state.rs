@@ -167,6 +167,10 @@ impl EditorState {
             // The engine keeps a proposal's diagnostics with its call (they belong to one
             // client's pending diff, not to the editor's files).
             EditorEvent::ProposalDiagnosticsChanged { .. } => StateChange::None,
+            // The engine's context policy, not the editor's state.
+            EditorEvent::PolicyChanged { .. } | EditorEvent::SharingPaused { .. } => {
+                StateChange::None
+            }
             EditorEvent::WorkspaceFoldersChanged { folders } => {
                 let folders = self.normalize_folders(folders);
                 if folders == self.folders {

@@ -41,6 +41,7 @@
 
 mod config;
 mod error;
+pub mod ignore_files;
 pub mod lock;
 pub mod regular_file;
 pub mod setup;

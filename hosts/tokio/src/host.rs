@@ -30,6 +30,9 @@ pub enum HostEvent {
         conn: ConnId,
         /// What to do.
         request: ToolRequest,
+        /// The request's file is one the context policy denies: the review can say so
+        /// ([`EngineEvent::ToolCall`]'s `context_denied`).
+        context_denied: bool,
         /// The oneshot that answers it.
         reply: ToolReply,
     },

@@ -330,12 +330,18 @@ impl Server {
                         connection.close(now);
                     }
                 }
-                Output::Event(EngineEvent::ToolCall { id, conn, request }) => {
+                Output::Event(EngineEvent::ToolCall {
+                    id,
+                    conn,
+                    request,
+                    context_denied,
+                }) => {
                     let reply = ToolReply::new(id, self.commands_tx.clone());
                     self.events.send(HostEvent::ToolCall {
                         id,
                         conn,
                         request,
+                        context_denied,
                         reply,
                     });
                 }

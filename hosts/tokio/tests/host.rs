@@ -313,3 +313,62 @@ async fn a_host_shut_down_and_started_again_resumes_its_port_and_token() {
     blocking(move || Client::connect_initialized(port, &token).unwrap()).await;
     second.shutdown(Duration::ZERO).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_context_policy_pauses_pushes_and_flags_a_denied_file() {
+    let dir = TempDir::new("policy");
+    let (host, mut events) = Host::start(config(&dir)).unwrap();
+    let (port, token) = (host.port(), host.auth_token().as_str().to_owned());
+    let client = blocking(move || Client::connect_initialized(port, &token).unwrap()).await;
+    wait_for(&mut events, "the session", |e| {
+        matches!(e, HostEvent::Engine(EngineEvent::SessionReady { .. }))
+    })
+    .await;
+    let mention = |path: &str| EditorEvent::Mention {
+        path: path.into(),
+        line_start: None,
+        line_end: None,
+    };
+    host.handle_editor_event(EditorEvent::SharingPaused { paused: true })
+        .await
+        .unwrap();
+    host.handle_editor_event(mention("/w/paused.rs"))
+        .await
+        .unwrap();
+    wait_for(&mut events, "the withheld report", |e| {
+        matches!(e, HostEvent::Engine(EngineEvent::ContextWithheld { paths, .. })
+            if paths.iter().any(|p| p == "/w/paused.rs"))
+    })
+    .await;
+    host.handle_editor_event(EditorEvent::SharingPaused { paused: false })
+        .await
+        .unwrap();
+    host.handle_editor_event(mention("/w/resumed.rs"))
+        .await
+        .unwrap();
+    let (client, pushed) = blocking(move || {
+        let mut client = client;
+        let pushed = client.notification("at_mentioned").unwrap();
+        (client, pushed)
+    })
+    .await;
+    assert_eq!(
+        pushed["params"]["filePath"], "/w/resumed.rs",
+        "the paused one never went"
+    );
+
+    let _answer = tokio::task::spawn_blocking(move || {
+        let mut client = client;
+        client.call_tool("openFile", json!({"filePath": "/w/.env"}))
+    });
+    let HostEvent::ToolCall { context_denied, .. } =
+        wait_for(&mut events, "the openFile call", |e| {
+            matches!(e, HostEvent::ToolCall { .. })
+        })
+        .await
+    else {
+        unreachable!()
+    };
+    assert!(context_denied, "an openFile of .env carries the flag");
+    host.shutdown(Duration::from_secs(1)).await;
+}

@@ -2,6 +2,7 @@
 //! with the fix. Judged with the CLI's own rules ([`idelink_core::discovery`], through
 //! [`rules`]); exit status 0 only when it would connect; `--json` for editors.
 
+mod context;
 mod environment;
 mod locks;
 mod owner;
@@ -228,6 +229,10 @@ fn examine(dir: &str, live: bool) -> Report {
             format!("{name} is set and no_proxy does not list 127.0.0.1 or localhost"),
             Some("add loopback to the bypass list: eval \"$(idelink env)\" does it"),
         ));
+    }
+
+    for finding in context::findings(dir, config_dir.as_deref(), home.as_deref()) {
+        report.push(finding);
     }
 
     report.set_verdict(

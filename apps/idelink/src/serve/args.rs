@@ -4,7 +4,7 @@ use crate::stdio::StdioFraming;
 use crate::terminal::DiffPolicy;
 use clap::ValueEnum;
 use idelink_core::ide::ToolName;
-use idelink_core::{ReadSource, ReadSources, Routing};
+use idelink_core::{ReadSource, ReadSources, Routing, SharingMode};
 use std::path::PathBuf;
 
 /// `idelink serve` options.
@@ -73,6 +73,47 @@ pub struct ServeArgs {
     /// them from its `editor/event`s (comma-separated, or `all`). See docs/sidecar.md.
     #[arg(long, value_enum, value_delimiter = ',', requires = "stdio")]
     pub pull: Vec<PulledRead>,
+    /// What claude is told unasked: `everything` (every focus, caret and selection),
+    /// `selectionOnly` (only real selections, nothing for opening or focusing a file) or
+    /// `mentionsOnly` (only @-mentions). Overrides the policy file's `mode`.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub context_mode: Option<ContextMode>,
+    /// The context policy file (default: `.idelink.toml` in the folder, when there is one).
+    /// See docs/embedding.md, "Context policy".
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Do not deny what the workspace's .gitignore files and .git/info/exclude ignore (the
+    /// default deny globs and the policy file's `deny` still apply).
+    #[arg(long)]
+    pub no_gitignore: bool,
+    /// Start with sharing paused (resume with `p` in the terminal).
+    #[arg(long)]
+    pub paused: bool,
+}
+
+/// `--context-mode`: the engine's sharing mode, by its JSON name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ContextMode {
+    /// Every focus, caret move and selection (the protocol as claude expects it).
+    #[value(name = "everything")]
+    Everything,
+    /// Only real selections.
+    #[value(name = "selectionOnly")]
+    SelectionOnly,
+    /// Only @-mentions.
+    #[value(name = "mentionsOnly")]
+    MentionsOnly,
+}
+
+impl ContextMode {
+    /// The engine's mode.
+    pub fn mode(self) -> SharingMode {
+        match self {
+            ContextMode::Everything => SharingMode::Everything,
+            ContextMode::SelectionOnly => SharingMode::SelectionOnly,
+            ContextMode::MentionsOnly => SharingMode::MentionsOnly,
+        }
+    }
 }
 
 /// A routing rule of `--routing`.

@@ -9,8 +9,10 @@ use idelink_mio::{Host, HostConfig, LockPlacement, PortChoice};
 use std::error::Error;
 
 mod args;
+mod policy;
 
 pub use args::ServeArgs;
+pub(crate) use policy::summary as policy_summary;
 
 /// Runs `idelink serve` until a signal (or, with `--stdio`, until stdin closes).
 pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
@@ -39,6 +41,11 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     config.engine.routing = args.routing.rule();
     for read in &args.pull {
         read.apply(&mut config.engine.reads);
+    }
+    let loaded = policy::load(&args, &dir)?;
+    config.engine.policy = loaded.policy;
+    for note in &loaded.notes {
+        eprintln!("idelink: {}", crate::terminal::inert::line(note, 1000));
     }
     let host = Host::start(config)?;
     let stop = signals::install(host.waker())?;

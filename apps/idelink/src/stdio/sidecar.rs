@@ -234,11 +234,20 @@ impl Output<'_> {
     /// An engine event: tool requests become `tool/call` requests, the rest `idelink/event`.
     fn forward(&mut self, event: EngineEvent) -> io::Result<()> {
         match event {
-            EngineEvent::ToolCall { id, conn, request } => {
+            EngineEvent::ToolCall {
+                id,
+                conn,
+                request,
+                context_denied,
+            } => {
                 #[derive(Serialize)]
+                #[serde(rename_all = "camelCase")]
                 struct Params<'r> {
                     conn: idelink_core::ConnId,
                     request: &'r idelink_core::ToolRequest,
+                    /// The file is one the context policy denies (left out when not).
+                    #[serde(skip_serializing_if = "std::ops::Not::not")]
+                    context_denied: bool,
                 }
                 #[derive(Serialize)]
                 struct Request<'r> {
@@ -254,6 +263,7 @@ impl Output<'_> {
                     params: Params {
                         conn,
                         request: &request,
+                        context_denied,
                     },
                 };
                 self.buf.clear();

@@ -1,7 +1,8 @@
 //! The serve terminal's own commands, typed as a line at any time, shown by `?`:
 //! `@FILE[:LINE[-LINE]]` sends claude an @-mention, `s` lists the connected claude sessions
 //! (pid, folders, which one is chosen), `s N` chooses session N (`s -` none), `d` shows the
-//! diff under review again. None of them is a review answer (`a`, `r`, `e`), so
+//! diff under review again, `p` pauses or resumes sharing the editor's context. None of them
+//! is a review answer (`a`, `r`, `e`), so
 //! the review keystrokes keep their meaning while a diff is up.
 
 use idelink_core::{ConnId, EditorEvent, EngineEvent, SessionInfo};
@@ -12,6 +13,8 @@ use std::path::Path;
 pub const HELP: &str = "commands: @FILE or @FILE:10 or @FILE:10-20 mentions a file or lines \
                         to claude · s lists claude sessions (pid, folders) · s N chooses session N for mentions \
                         (s - none) · d shows the pending diff again \
+                        · p pauses / resumes sharing (no file, mention or read answer reaches \
+                        claude while paused) \
                         · a / r / e answer a diff (one shown only in summary takes e, r or \
                         \"accept unseen\") · ? this help";
 
@@ -29,6 +32,8 @@ pub enum Command {
     Choose(Option<ConnId>),
     /// `d`: the pending diff again.
     ShowDiff,
+    /// `p`: pause sharing, or resume it.
+    TogglePause,
 }
 
 /// The command `line` is, `None` when it is none (a review answer, or anything else), or
@@ -40,6 +45,7 @@ pub fn parse(line: &str, workspace: &str) -> Option<Result<Command, String>> {
         "?" | "help" => return Some(Ok(Command::Help)),
         "s" | "sessions" => return Some(Ok(Command::Sessions)),
         "d" | "diff" => return Some(Ok(Command::ShowDiff)),
+        "p" | "pause" => return Some(Ok(Command::TogglePause)),
         _ => {}
     }
     if let Some(which) = line.strip_prefix("s ") {

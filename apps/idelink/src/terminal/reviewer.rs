@@ -262,6 +262,20 @@ impl Reviewer {
                 }
                 _ => screen.say("no diff is waiting for an answer"),
             },
+            Ok(Command::TogglePause) => {
+                let paused = !host.engine().policy().paused;
+                let event = idelink_core::EditorEvent::SharingPaused { paused };
+                let said = match (host.handle_editor_event(&event), paused) {
+                    (Err(e), _) => format!("sharing unchanged: {e}"),
+                    (Ok(()), true) => "sharing paused: claude hears no file, no mention and no                                        read answer about the editor (p resumes)"
+                        .to_owned(),
+                    (Ok(()), false) => format!(
+                        "sharing resumed ({})",
+                        host.engine().policy().mode.as_str()
+                    ),
+                };
+                screen.say(&said);
+            }
             Ok(Command::Mention(event)) => {
                 let what = match &event {
                     idelink_core::EditorEvent::Mention {

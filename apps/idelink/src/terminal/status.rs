@@ -20,8 +20,18 @@ pub fn line(event: &EngineEvent, workspace: &str) -> Option<String> {
                 client.name, client.version, client.protocol_version
             )
         }
-        EngineEvent::ToolCall { id, conn, request } => {
-            format!("{conn} {} ({id})", describe(request, workspace))
+        EngineEvent::ToolCall {
+            id,
+            conn,
+            request,
+            context_denied,
+        } => {
+            let denied = if *context_denied {
+                ", a file the context policy denies"
+            } else {
+                ""
+            };
+            format!("{conn} {} ({id}{denied})", describe(request, workspace))
         }
         EngineEvent::ToolCallCancelled { id, reason } => format!("{id} cancelled: {reason}"),
         EngineEvent::FileReplaced { id, path, text } => format!(
@@ -43,6 +53,23 @@ pub fn line(event: &EngineEvent, workspace: &str) -> Option<String> {
             )
         }
         EngineEvent::Closed { conn, reason } => format!("{conn} closed: {reason}"),
+        EngineEvent::ContextWithheld {
+            pushes,
+            reads,
+            paths,
+            more_paths,
+        } => {
+            let names: Vec<&str> = paths.iter().map(|p| relative(p, workspace)).collect();
+            let more = if *more_paths > 0 {
+                format!(" and {more_paths} more")
+            } else {
+                String::new()
+            };
+            format!(
+                "withheld by the context policy: {}{more} ({pushes} pushes, {reads} reads so far)",
+                names.join(", ")
+            )
+        }
         _ => return None,
     })
 }

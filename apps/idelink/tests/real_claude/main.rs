@@ -27,6 +27,7 @@ mod limits;
 mod neovim;
 mod neovim_plugin;
 mod sessions;
+mod policy;
 mod slow_start;
 mod unsaved;
 

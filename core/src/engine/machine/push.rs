@@ -7,6 +7,7 @@ use crate::engine::output::{CancelReason, CloseReason, ConnId, EngineEvent};
 use crate::engine::sessions::{self, Routing};
 use crate::engine::writer::Reply;
 use crate::ide::AtMentioned;
+use crate::policy::gate::SharedSelection;
 use crate::time::Timestamp;
 
 use super::Engine;
@@ -82,7 +83,9 @@ impl Engine {
     /// until `expires` for the next one the rule picks.
     pub(super) fn push_mention(&mut self, expires: Timestamp, mention: AtMentioned) {
         self.writer.clear();
-        if !self.writer.at_mentioned(&mention) {
+        if !self.service.gate_mut().lets_mention(&mention) {
+            // Withheld by the context policy (counted): never queued either.
+        } else if !self.writer.at_mentioned(&mention) {
             // Over the client's limit: it never fits, so it is not queued either.
             self.report_too_large(None);
         } else if self.route(Some(&mention.file_path), true) == 0 {
@@ -95,6 +98,10 @@ impl Engine {
     /// reported.
     pub(super) fn send_mentions(&mut self, conn: ConnId, mentions: &[AtMentioned]) {
         for mention in mentions {
+            // The policy may have changed while it waited (paused, say).
+            if !self.service.gate_mut().lets_mention(mention) {
+                continue;
+            }
             self.writer.clear();
             if self.writer.at_mentioned(mention) {
                 self.push_written(conn);
@@ -106,10 +113,13 @@ impl Engine {
         }
     }
 
-    /// Sends `selection_changed` for the current state to one client, or to the ready ones
-    /// the routing rule picks for the active file. With no active document, a client that
-    /// becomes ready gets nothing (it has no file to forget), and a change (the active document closed) is broadcast as "no file"
-    /// ([`NoFileSelected`]), so the CLI stops attaching the closed file to its prompts.
+    /// Sends `selection_changed` for the current state, as the context policy lets it out, to
+    /// one client, or to the ready ones the routing rule picks for the active file. With no
+    /// active document, a client that becomes ready gets nothing (it has no file to forget),
+    /// and a change (the active document closed) is broadcast as "no file"
+    /// ([`NoFileSelected`]), so the CLI stops attaching the closed file to its prompts. A
+    /// selection the policy withholds is "no file" too, broadcast once until a selection goes
+    /// out again (the CLI forgets the file it had).
     pub(super) fn send_selection(&mut self, to: Option<ConnId>) {
         // One client's own push (readiness, the start-up repeats) follows the rule too.
         if let Some(conn) = to
@@ -118,10 +128,23 @@ impl Engine {
             return;
         }
         self.writer.clear();
-        let written = match self.service.state().selection_notification() {
-            Some(params) => self.writer.selection_changed(&params),
-            None if to.is_none() => self.writer.no_file_selected(),
-            None => return,
+        let written = match self.service.shared_selection() {
+            SharedSelection::Selection(params) => {
+                let written = self.writer.selection_changed(&params);
+                if to.is_none() {
+                    self.withheld_blank = false;
+                }
+                written
+            }
+            SharedSelection::NoDocument if to.is_none() => {
+                self.withheld_blank = false;
+                self.writer.no_file_selected()
+            }
+            SharedSelection::Withheld if to.is_none() && !self.withheld_blank => {
+                self.withheld_blank = true;
+                self.writer.no_file_selected()
+            }
+            SharedSelection::NoDocument | SharedSelection::Withheld => return,
         };
         if !written {
             self.report_too_large(to);
@@ -208,6 +231,13 @@ impl Engine {
         self.writer.reply(call.rpc_id.as_borrowed(), reply);
         self.send_written(call.conn);
         self.report_too_large(Some(call.conn));
+    }
+
+    /// Reports what the context policy withheld, when a report is due (at most once a second).
+    pub(super) fn report_withheld(&mut self) {
+        if let Some(report) = self.service.take_withheld_report(self.now) {
+            self.conns.event(report);
+        }
     }
 
     /// Reports each message the writer kept from the client (`conn`, or every ready one)

@@ -17,7 +17,7 @@ use crate::ide::state::EditorState;
 pub(super) struct Spec;
 
 /// The answer when no editor is active.
-const NO_ACTIVE_EDITOR: &str = "No active editor found";
+pub(super) const NO_ACTIVE_EDITOR: &str = "No active editor found";
 
 impl Tool for Spec {
     const NAME: &'static str = "getCurrentSelection";

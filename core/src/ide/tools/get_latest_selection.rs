@@ -17,7 +17,7 @@ use crate::ide::state::EditorState;
 pub(super) struct Spec;
 
 /// The answer when no selection was ever made.
-const NO_SELECTION: &str = "No selection available";
+pub(super) const NO_SELECTION: &str = "No selection available";
 
 impl Tool for Spec {
     const NAME: &'static str = "getLatestSelection";

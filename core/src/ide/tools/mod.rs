@@ -169,6 +169,16 @@ impl ToolName {
     }
 }
 
+/// The failure a selection tool answers with when there is no selection to give (the
+/// context policy's answer for one it withholds): `getLatestSelection`'s "No selection
+/// available", every other tool's "No active editor found".
+pub(crate) fn no_selection_message(tool: ToolName) -> &'static str {
+    match tool {
+        ToolName::GetLatestSelection => get_latest_selection::NO_SELECTION,
+        _ => get_current_selection::NO_ACTIVE_EDITOR,
+    }
+}
+
 /// The read tools' wire names, in catalog order (serde's list of the fields of
 /// [`ReadSources`](super::ReadSources)).
 pub(crate) const READ_NAMES: &[&str] = {
