@@ -423,3 +423,26 @@ fn a_start_up_repeat_sends_the_sessions_own_last_selection_not_another_sessions(
         "{to_two:?}"
     );
 }
+
+#[test]
+fn a_start_up_repeat_sends_nothing_the_context_policy_came_to_withhold() {
+    let (mut engine, one, two) = two_sessions(Routing::Roots);
+    engine.handle_editor_event(at(600), &selection_in("/a/x.rs"));
+    engine.handle_timeout(at(700));
+    engine.handle_editor_event(at(800), &selection_in("/b/y.rs"));
+    engine.handle_timeout(at(900));
+    engine.handle_editor_event(at(950), &EditorEvent::SharingPaused { paused: true });
+    drain(&mut engine, &mut Drained::default());
+    let mut drained = Drained::default();
+    for t in [1_000, 1_500, 2_500, 4_500, 8_500, 16_500] {
+        engine.handle_timeout(at(t));
+    }
+    drain(&mut engine, &mut drained);
+    for conn in [one, two] {
+        let sent = replies(drained.bytes.get(&conn).map_or(&[][..], Vec::as_slice));
+        assert!(
+            !sent.iter().any(|m| m.contains(".rs")),
+            "paused, yet a repeat sent: {sent:?}"
+        );
+    }
+}
