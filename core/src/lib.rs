@@ -139,6 +139,9 @@
 //! lock file model, with no file system; [`host_rules`] are the hosts' rules that need no system
 //! call (socket pump policy, lock directories, the lock file's life); [`discovery`] is the
 //! `claude` CLI's own choice of IDE (which lock it connects to, and whether it looks at all).
+//! [`link`] is the framing of the stream to an `idelink bridge` on another machine (SSH, a
+//! container, WSL): connections of raw bytes with per-connection credit and a keepalive, which
+//! a host hands to the engine as accepted sockets.
 //! [`forms`] is the one codec of the JSON forms the faces hand in and get back (config, events,
 //! snapshots, outcomes, outputs), on `json`, without serde, held to the serde forms by property
 //! tests: every binding reads and writes them through it.
@@ -155,6 +158,7 @@ pub mod http;
 pub mod ide;
 mod json;
 pub mod language;
+pub mod link;
 pub mod lockfile;
 pub mod mcp;
 pub mod rpc;
