@@ -142,6 +142,8 @@
 //! [`link`] is the framing of the stream to an `idelink bridge` on another machine (SSH, a
 //! container, WSL): connections of raw bytes with per-connection credit and a keepalive, which
 //! a host hands to the engine as accepted sockets.
+//! [`path_map`] maps paths between claude's machine and the editor's (`REMOTE=LOCAL`
+//! prefixes), at the engine's edges when [`Config::path_map`] is set.
 //! [`forms`] is the one codec of the JSON forms the faces hand in and get back (config, events,
 //! snapshots, outcomes, outputs), on `json`, without serde, held to the serde forms by property
 //! tests: every binding reads and writes them through it.
@@ -161,6 +163,7 @@ pub mod language;
 pub mod link;
 pub mod lockfile;
 pub mod mcp;
+pub mod path_map;
 pub mod rpc;
 pub mod snapshot;
 pub mod terminal_env;

@@ -749,6 +749,15 @@ export type Config = {
    * editor must confirm with the user.
    */
   executeCode?: boolean;
+  /**
+   * Claude runs on another machine whose paths differ: `REMOTE=LOCAL` prefix pairs
+   * (`/home/me/proj=/Users/me/proj`; idelink-core's `pathMap` module). The engine then speaks
+   * claude's paths on the wire and the editor's at its API: tool requests reach the editor mapped,
+   * and events, snapshots, pulled answers and these folders reach claude mapped. A path outside
+   * every pair is refused (a request) or withheld (an event), never guessed; an entry that does not
+   * parse refuses every path. Default: none (no mapping).
+   */
+  pathMap?: Array<string>;
 };
 
 // -----------------------------------------------------------------------------------------------

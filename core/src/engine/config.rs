@@ -166,6 +166,14 @@ pub struct Config {
     /// the editor must confirm with the user.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub execute_code: bool,
+    /// Claude runs on another machine whose paths differ: `REMOTE=LOCAL` prefix pairs
+    /// (`/home/me/proj=/Users/me/proj`; idelink-core's `path_map` module). The engine then speaks
+    /// claude's paths on the wire and the editor's at its API: tool requests reach the editor
+    /// mapped, and events, snapshots, pulled answers and these folders reach claude mapped. A
+    /// path outside every pair is refused (a request) or withheld (an event), never guessed;
+    /// an entry that does not parse refuses every path. Default: none (no mapping).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub path_map: Vec<String>,
 }
 
 impl Default for Config {
@@ -223,6 +231,7 @@ impl Config {
             tool_deadline_ms: Some(60_000),
             diff_deadline_ms: None,
             execute_code: false,
+            path_map: Vec::new(),
         }
     }
 }

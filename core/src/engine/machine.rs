@@ -16,6 +16,7 @@ use crate::http::UpgradePolicy;
 use crate::ide::{
     self, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome, ToolRequest,
 };
+use crate::path_map::PathMap;
 use crate::rpc::RpcError;
 use crate::snapshot::SnapshotTracker;
 use crate::time::Timestamp;
@@ -89,6 +90,8 @@ pub struct Engine {
     snapshots: SnapshotTracker,
     /// Writes every JSON-RPC message the engine sends.
     writer: Writer,
+    /// [`Config::path_map`], parsed: the engine's edges map through it when it is active.
+    paths: PathMap,
     now: Timestamp,
 }
 
@@ -99,8 +102,13 @@ impl Engine {
             max_documents: config.max_documents,
             max_diagnostics: config.max_diagnostics,
         };
-        let state = EditorState::new(config.path_style, config.workspace_folders.clone())
-            .with_limits(limits);
+        let paths = PathMap::parse_or_refuse(&config.path_map);
+        let folders = if paths.is_active() {
+            paths.folders(&config.workspace_folders)
+        } else {
+            config.workspace_folders.clone()
+        };
+        let state = EditorState::new(config.path_style, folders).with_limits(limits);
         Engine {
             tools_json: ide::tools_json(config.execute_code),
             snapshots: SnapshotTracker::new(&config.workspace_folders),
@@ -110,6 +118,7 @@ impl Engine {
             service: Service::new(state),
             conns: Connections::default(),
             pushes: PushSchedule::default(),
+            paths,
             now: Timestamp::ZERO,
         }
     }
@@ -228,7 +237,23 @@ impl Engine {
     /// An editor event: documents, selection, diagnostics, folders, a mention. Selection and
     /// active-document changes are sent to ready clients as `selection_changed` after the
     /// debounce; a mention goes to ready clients now, or waits for one.
+    ///
+    /// With a [`Config::path_map`], the event's paths become claude's first; an event naming a
+    /// path outside every mapping is withheld (claude has no name for that file).
     pub fn handle_editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
+        if !self.paths.is_active() {
+            return self.editor_event(now, event);
+        }
+        match self.paths.event_to_remote(event) {
+            Some(mapped) => self.editor_event(now, &mapped),
+            None => {
+                self.advance(now);
+            }
+        }
+    }
+
+    /// [`handle_editor_event`](Self::handle_editor_event), in claude's paths.
+    fn editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
         let now = self.advance(now);
         match event {
             EditorEvent::ProposalDiagnosticsChanged { call, diagnostics } => {
@@ -273,6 +298,13 @@ impl Engine {
         outcome: &ToolOutcome,
     ) -> Result<(), EngineError> {
         self.advance(now);
+        let mapped;
+        let outcome = if self.paths.is_active() {
+            mapped = self.paths.outcome_to_remote(outcome);
+            &mapped
+        } else {
+            outcome
+        };
         let calls = self.service.calls();
         let call = calls.get(id).ok_or(EngineError::UnknownToolCall(id))?;
         let style = self.config.path_style;
@@ -522,6 +554,22 @@ impl Engine {
                 if let Some(old) = replaced {
                     self.conns.cancelled(old, CancelReason::Replaced);
                 }
+                let request = if self.paths.is_active() {
+                    match self.paths.request_to_local(&request) {
+                        Ok(local) => local,
+                        Err(outside) => {
+                            // The editor has no name for the file: claude is told so, the
+                            // editor sees nothing.
+                            let message = outside.to_string();
+                            let failed = ToolOutcome::Failed { message };
+                            let answered = self.handle_tool_outcome(now, id, &failed);
+                            debug_assert!(answered.is_ok(), "a call just made is pending");
+                            return;
+                        }
+                    }
+                } else {
+                    request
+                };
                 self.conns
                     .event(EngineEvent::ToolCall { id, conn, request });
             }

@@ -77,6 +77,7 @@ const CONFIG: &[Field<Config>] = &[
     ("toolDeadlineMs", |c| Slot::OptU64(&mut c.tool_deadline_ms)),
     ("diffDeadlineMs", |c| Slot::OptU64(&mut c.diff_deadline_ms)),
     ("executeCode", |c| Slot::Bool(&mut c.execute_code)),
+    ("pathMap", |c| Slot::Strings(&mut c.path_map)),
 ];
 
 /// The fields of [`WsConfig`].

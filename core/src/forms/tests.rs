@@ -293,7 +293,7 @@ fn config() -> impl Strategy<Value = Config> {
         |(n, (port, name, version, folders, windows, single, execute), ws, reads, timers)| Config {
             port,
             server_info: ServerInfo { name, version },
-            workspace_folders: folders,
+            workspace_folders: folders.clone(),
             path_style: if windows {
                 PathStyle::Windows
             } else {
@@ -328,6 +328,7 @@ fn config() -> impl Strategy<Value = Config> {
             tool_deadline_ms: timers.0,
             diff_deadline_ms: timers.1,
             execute_code: execute,
+            path_map: folders,
         },
     )
 }
