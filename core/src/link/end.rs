@@ -80,8 +80,9 @@ pub enum LinkEvent {
     /// The connection had no credit when [`Link::send`] last took less than offered, and now
     /// has some.
     Writable(LinkConnId),
-    /// The peer closed the connection, or the link died: close its socket (after handing on
-    /// what [`Link::received`] still holds, if it will take it). Its id is gone.
+    /// The peer closed the connection: hand on what [`Link::received`] still holds, then close
+    /// its socket and call [`Link::close`] (which sends nothing back). Also reported for every
+    /// connection of a link that died, whose ids are then gone at once.
     Closed(LinkConnId),
     /// The link is dead (every connection was reported `Closed` just before). Flush
     /// [`Link::outbound`] (it may hold the `Fault` that tells the peer why) and end the stream.
@@ -100,6 +101,8 @@ struct Conn {
     credit: u32,
     /// `send` took less than offered: report `Writable` when credit comes.
     blocked: bool,
+    /// The peer closed it: what was received is still readable until the host closes it too.
+    peer_closed: bool,
 }
 
 impl Conn {
@@ -111,6 +114,7 @@ impl Conn {
             uncredited: 0,
             credit: window,
             blocked: false,
+            peer_closed: false,
         }
     }
 
@@ -308,6 +312,7 @@ impl Link {
         let state = self
             .conns
             .get_mut(&conn.0)
+            .filter(|state| !state.peer_closed)
             .ok_or(LinkError::UnknownConnection(conn.0))?;
         let credit = usize::try_from(state.credit).unwrap_or(usize::MAX);
         let take = bytes.len().min(credit);
@@ -356,6 +361,9 @@ impl Link {
             state.recv.drain(..state.recv_start);
             state.recv_start = 0;
         }
+        if state.peer_closed {
+            return Ok(());
+        }
         state.uncredited += u32::try_from(n).expect("received bytes stay within the u32 window");
         // Credit in batches (a quarter window), or at once when the buffer ran dry, so a
         // stream of small frames does not answer each with a credit frame.
@@ -367,14 +375,17 @@ impl Link {
         Ok(())
     }
 
-    /// The host is done with the connection (its socket closed): the peer is told, the id is
-    /// gone. Bytes sent before go first.
+    /// The host is done with the connection (its socket closed): the peer is told (unless it
+    /// closed it first), the id is gone. Bytes sent before go first.
     pub fn close(&mut self, conn: LinkConnId) -> Result<(), LinkError> {
         self.alive()?;
-        self.conns
+        let state = self
+            .conns
             .remove(&conn.0)
             .ok_or(LinkError::UnknownConnection(conn.0))?;
-        self.queue(FrameKind::Close, conn.0, &[]);
+        if !state.peer_closed {
+            self.queue(FrameKind::Close, conn.0, &[]);
+        }
         Ok(())
     }
 
@@ -472,8 +483,8 @@ impl Link {
                 }
             }
             FrameKind::Close => {
-                if self.known(id)?.is_some() {
-                    self.conns.remove(&id);
+                if let Some(state) = self.known(id)? {
+                    state.peer_closed = true;
                     self.events.push_back(LinkEvent::Closed(LinkConnId(id)));
                 }
             }
@@ -510,13 +521,14 @@ impl Link {
         Ok(())
     }
 
-    /// The state of connection `id`: `None` for one already closed (its frames crossed our
-    /// close, and are dropped), a fault for one never opened.
+    /// The state of connection `id`: `None` for one we closed (its frames crossed our close,
+    /// and are dropped), a fault for one never opened or one the peer closed already.
     fn known(&mut self, id: u32) -> Result<Option<&mut Conn>, LinkFault> {
-        if id > self.last_opened {
-            return Err(LinkFault::UnknownConnection(id));
+        match self.conns.get_mut(&id) {
+            Some(state) if state.peer_closed => Err(LinkFault::UnknownConnection(id)),
+            _ if id > self.last_opened => Err(LinkFault::UnknownConnection(id)),
+            state => Ok(state),
         }
-        Ok(self.conns.get_mut(&id))
     }
 
     fn queue(&mut self, kind: FrameKind, conn: u32, payload: &[u8]) {

@@ -153,6 +153,15 @@ fn open_data_credit_close_bytes() {
             LinkEvent::Closed(conn)
         ]
     );
+    // What came before the close is still there to hand on; closing it sends nothing back.
+    assert_eq!(editor.received(conn), Ok(&b"GET /"[..]));
+    assert_eq!(
+        editor.send(conn, b"x"),
+        Err(LinkError::UnknownConnection(1))
+    );
+    editor.close(conn).expect("held until the host closes it");
+    assert!(editor.outbound().is_empty());
+    assert_eq!(editor.received(conn), Err(LinkError::UnknownConnection(1)));
 
     let conn = bridge.open().expect("bridge opens");
     bridge.send(conn, b"abc").expect("open");
