@@ -758,6 +758,13 @@ export type Config = {
    * parse refuses every path. Default: none (no mapping).
    */
   pathMap?: Array<string>;
+  /**
+   * The port of an `idelink bridge`'s loopback listener on claude's machine (`idelink serve
+   * --remote`): its clients' bytes reach this engine unchanged through the remote link, so their
+   * `Host` names that port, and is accepted as well as `port`. The token and every other rule are
+   * checked as for a local socket. Default 0: none.
+   */
+  bridgePort?: number;
 };
 
 // -----------------------------------------------------------------------------------------------

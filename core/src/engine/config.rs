@@ -174,6 +174,12 @@ pub struct Config {
     /// an entry that does not parse refuses every path. Default: none (no mapping).
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub path_map: Vec<String>,
+    /// The port of an `idelink bridge`'s loopback listener on claude's machine (`idelink serve
+    /// --remote`): its clients' bytes reach this engine unchanged through the remote link, so
+    /// their `Host` names that port, and is accepted as well as [`port`](Self::port). The token
+    /// and every other rule are checked as for a local socket. Default 0: none.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub bridge_port: u16,
 }
 
 impl Default for Config {
@@ -232,6 +238,7 @@ impl Config {
             diff_deadline_ms: None,
             execute_code: false,
             path_map: Vec::new(),
+            bridge_port: 0,
         }
     }
 }

@@ -168,8 +168,10 @@ impl Engine {
         bytes: &[u8],
     ) -> Result<(), EngineError> {
         let now = self.advance(now);
-        let policy =
-            UpgradePolicy::claude(self.config.port, &self.token, self.config.max_head_bytes);
+        let policy = UpgradePolicy {
+            bridge_port: self.config.bridge_port,
+            ..UpgradePolicy::claude(self.config.port, &self.token, self.config.max_head_bytes)
+        };
         let sessions = self.conns.sessions();
         let slot_free = sessions < self.config.max_connections;
         let c = self

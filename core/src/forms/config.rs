@@ -78,6 +78,7 @@ const CONFIG: &[Field<Config>] = &[
     ("diffDeadlineMs", |c| Slot::OptU64(&mut c.diff_deadline_ms)),
     ("executeCode", |c| Slot::Bool(&mut c.execute_code)),
     ("pathMap", |c| Slot::Strings(&mut c.path_map)),
+    ("bridgePort", |c| Slot::U16(&mut c.bridge_port)),
 ];
 
 /// The fields of [`WsConfig`].

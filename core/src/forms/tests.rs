@@ -329,6 +329,7 @@ fn config() -> impl Strategy<Value = Config> {
             diff_deadline_ms: timers.1,
             execute_code: execute,
             path_map: folders,
+            bridge_port: port.wrapping_add(1),
         },
     )
 }

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::error::LinkFault;
-use super::frame::MAX_HELLO_BYTES;
+use super::frame::{FrameKind, HEADER_BYTES, Header, MAX_HELLO_BYTES};
 
 /// The link version this build speaks. A peer with another version is refused with a fault
 /// that names both, so the editor side can copy its own binary over.
@@ -156,6 +156,24 @@ impl Hello {
             }
         }
         Ok(hello)
+    }
+}
+
+/// The hello frame at the start of a peer's stream, and its length in bytes: `Ok(None)` until
+/// it is whole. For a host that must know the peer before it builds its own end (the editor
+/// side learns the bridge's port before it starts its engine); it then hands the same bytes to
+/// [`super::Link::handle_bytes`], which reads the hello again.
+pub fn peek_hello(stream: &[u8]) -> Result<Option<(Hello, usize)>, LinkFault> {
+    let Some(header) = Header::parse(stream)? else {
+        return Ok(None);
+    };
+    if header.kind != FrameKind::Hello {
+        return Err(LinkFault::HelloOrder);
+    }
+    let end = HEADER_BYTES + header.len;
+    match stream.get(HEADER_BYTES..end) {
+        Some(payload) => Ok(Some((Hello::parse(payload)?, end))),
+        None => Ok(None),
     }
 }
 

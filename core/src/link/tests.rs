@@ -82,6 +82,18 @@ fn hello_bytes() {
 }
 
 #[test]
+fn a_hello_is_peeked_whole_or_not_at_all() {
+    let link = Link::new(LinkRole::Bridge, small(), &bridge_hello(), T0).expect("hello");
+    let mut stream = link.outbound().to_vec();
+    let len = stream.len();
+    stream.extend_from_slice(&[2, 0, 0, 0, 1, 0, 0, 0, 0]);
+    assert_eq!(peek_hello(&stream), Ok(Some((bridge_hello(), len))));
+    assert_eq!(peek_hello(&stream[..len - 1]), Ok(None));
+    assert_eq!(peek_hello(&stream[..3]), Ok(None));
+    assert_eq!(peek_hello(&stream[len..]), Err(LinkFault::HelloOrder));
+}
+
+#[test]
 fn hello_round_trips_and_skips_unknown_fields() {
     let mut hello = editor_hello();
     hello.running_in_windows = true;
