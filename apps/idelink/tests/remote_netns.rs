@@ -10,84 +10,17 @@
     reason = "a test: any failure must stop it loudly"
 )]
 
+use idelink_real_claude::netns::{NetNs, skip};
 use idelink_test_client::Client;
 use serde_json::{Value, json};
-use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
-use std::os::fd::AsFd;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
+use std::process::Stdio;
 use std::time::Duration;
 
 mod support;
 
 use support::{idelink, lines, temp_dir, wait_for_line};
-
-/// A named network namespace, deleted on drop.
-struct NetNs(String);
-
-impl NetNs {
-    /// Creates it with its loopback up, or says why it cannot.
-    fn create() -> Result<NetNs, String> {
-        let name = format!("idelink-test-{}", std::process::id());
-        run(&["ip", "netns", "add", &name])?;
-        let ns = NetNs(name);
-        run(&[
-            "ip", "netns", "exec", &ns.0, "ip", "link", "set", "lo", "up",
-        ])?;
-        Ok(ns)
-    }
-
-    fn path(&self) -> PathBuf {
-        PathBuf::from("/run/netns").join(&self.0)
-    }
-}
-
-impl Drop for NetNs {
-    fn drop(&mut self) {
-        let _ = run(&["ip", "netns", "delete", &self.0]);
-    }
-}
-
-fn run(args: &[&str]) -> Result<(), String> {
-    let out = Command::new(args[0])
-        .args(&args[1..])
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", args[0]))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{}` failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
-fn skip(test: &str, why: &str) {
-    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(!in_ci, "CI=true and {why}");
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n!! SKIPPED {test}: network namespaces are not available here: {why}"
-    );
-}
-
-/// Runs `f` on a thread inside `ns`'s network namespace (a network namespace is per thread).
-fn inside<T: Send + 'static>(ns: &Path, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let ns = std::fs::File::open(ns).unwrap();
-    std::thread::spawn(move || {
-        rustix::thread::move_into_link_name_space(
-            ns.as_fd(),
-            Some(rustix::thread::LinkNameSpaceType::Network),
-        )
-        .unwrap();
-        f()
-    })
-    .join()
-    .unwrap()
-}
 
 fn texts(response: &Value) -> Vec<String> {
     response["result"]["content"]
@@ -101,7 +34,7 @@ fn texts(response: &Value) -> Vec<String> {
 #[test]
 fn a_bridge_in_its_own_network_and_mount_namespace_is_reached_only_through_the_link() {
     let test = "a_bridge_in_its_own_network_and_mount_namespace_is_reached_only_through_the_link";
-    let ns = match NetNs::create() {
+    let ns = match NetNs::create("test") {
         Ok(ns) => ns,
         Err(why) => return skip(test, &why),
     };
@@ -117,7 +50,7 @@ fn a_bridge_in_its_own_network_and_mount_namespace_is_reached_only_through_the_l
     let bridge = format!(
         "exec ip netns exec {} unshare --mount --propagation private sh -c \
          \"mount --bind '{}' '{}' && exec '{}' bridge --lock-dir '{}'\"",
-        ns.0,
+        ns.name(),
         work.display(),
         far.display(),
         env!("CARGO_BIN_EXE_idelink"),
@@ -159,7 +92,7 @@ fn a_bridge_in_its_own_network_and_mount_namespace_is_reached_only_through_the_l
         assert!(TcpStream::connect_timeout(&bridge_addr, Duration::from_secs(2)).is_err());
     }
     let path = format!("{far_text}/main.rs");
-    let (reach_engine, saved, folders) = inside(&ns.path(), move || {
+    let (reach_engine, saved, folders) = ns.run_inside(move || {
         let engine = SocketAddr::from((Ipv4Addr::LOCALHOST, engine_port));
         let reach = TcpStream::connect_timeout(&engine, Duration::from_secs(2)).is_ok();
         let mut claude = Client::connect_initialized(bridge_port, &token).unwrap();

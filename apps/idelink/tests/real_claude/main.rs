@@ -25,6 +25,7 @@ mod idelink_claude;
 mod limits;
 mod neovim;
 mod neovim_plugin;
+mod remote;
 mod slow_start;
 mod unsaved;
 
