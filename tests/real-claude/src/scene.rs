@@ -143,12 +143,12 @@ impl Scene {
         port.unwrap_or_else(|| panic!("no port in the IDE's banner {banner:?}"))
     }
 
-    /// Starts an IDE that serves through an `idelink bridge` (`serve --remote`) with
-    /// `--diff <policy>` and `args`; returns the port of the lock the bridge writes in the
-    /// scene's lock folder (the bridge's listener: the one claude dials).
-    pub fn serve_remote(&mut self, policy: &str, args: &[&str]) -> u16 {
-        let args: Vec<&str> = ["--diff", policy].iter().chain(args).copied().collect();
-        self.start_ide(&args).wait_line(0, "on 127.0.0.1:");
+    /// Starts an IDE that serves through an `idelink bridge` (`serve --remote`, with `args`:
+    /// `--diff <policy>` for the terminal, `--stdio=lines` for the sidecar); returns the port of
+    /// the lock the bridge writes in the scene's lock folder (the bridge's listener: the one
+    /// claude dials).
+    pub fn serve_remote(&mut self, args: &[&str]) -> u16 {
+        self.start_ide(args);
         let lock_dir = self.lock_dir();
         wait::until("the bridge to write its lock", || {
             std::fs::read_dir(&lock_dir)
