@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{idelink, lines, temp_dir, wait_for_line};
+use support::{idelink, lines, temp_dir, texts, wait_for_line};
 
 /// The far side's name for the workspace.
 const FAR: &str = "/far/proj";
@@ -53,7 +53,9 @@ fn start(dir: &Path, diff: &str) -> Remote {
         .spawn()
         .unwrap();
     let out = lines(serve.stdout.take().unwrap());
-    let err = lines_of(serve.stderr.take().unwrap());
+    let err = lines(std::process::ChildStdout::from(std::os::fd::OwnedFd::from(
+        serve.stderr.take().unwrap(),
+    )));
     let up = wait_for_line(&err, "idelink bridge: listening on 127.0.0.1:");
     let lock = PathBuf::from(up.rsplit("lock ").next().unwrap());
     let body: Value = serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
@@ -72,29 +74,6 @@ fn start(dir: &Path, diff: &str) -> Remote {
         bridge_pid: u32::try_from(body["pid"].as_u64().unwrap()).unwrap(),
         lock,
     }
-}
-
-fn lines_of(stderr: std::process::ChildStderr) -> Receiver<String> {
-    let (send, receive) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stderr).lines() {
-            let Ok(line) = line else { return };
-            if send.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    receive
-}
-
-fn texts(response: &Value) -> Vec<String> {
-    response["result"]["content"]
-        .as_array()
-        .unwrap_or_else(|| panic!("not a tool result: {response}"))
-        .iter()
-        .map(|item| item["text"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 /// Waits (with a deadline) until `path` is gone; returns how long it took.

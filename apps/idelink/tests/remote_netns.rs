@@ -20,16 +20,7 @@ use std::time::Duration;
 
 mod support;
 
-use support::{idelink, lines, temp_dir, wait_for_line};
-
-fn texts(response: &Value) -> Vec<String> {
-    response["result"]["content"]
-        .as_array()
-        .unwrap_or_else(|| panic!("not a tool result: {response}"))
-        .iter()
-        .map(|item| item["text"].as_str().unwrap().to_owned())
-        .collect()
-}
+use support::{idelink, lines, temp_dir, texts, wait_for_line};
 
 #[test]
 fn a_bridge_in_its_own_network_and_mount_namespace_is_reached_only_through_the_link() {

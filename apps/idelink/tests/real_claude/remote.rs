@@ -153,22 +153,6 @@ fn a_mention_through_a_bridge_reaches_the_model() {
         "remote-mention",
         &["--diff", "ask"],
         nothing,
-        |scene| {
-            scene.ide().wait_line(0, "session ready:");
-            scene.ide().type_line("@greeting.txt:2-2");
-            scene
-                .ide()
-                .wait_line(0, "mentioned greeting.txt:2-2 to claude");
-            scene.wait_screen("@greeting.txt#L2");
-            scene.terminal().submit("What does this say?");
-            let turn = crate::all_text(&scene.first_turn());
-            for expected in ["@greeting.txt#L2 What does this say?", "2\tsecond line"] {
-                assert!(
-                    turn.contains(expected),
-                    "the mention should reach the model's request as {expected:?}: {}",
-                    crate::excerpt(&turn, "greeting.txt")
-                );
-            }
-        },
+        crate::idelink_claude::mention_reaches_the_model,
     );
 }
