@@ -557,7 +557,7 @@ impl Engine {
                     self.conns.cancelled(old, CancelReason::Replaced);
                 }
                 let request = if self.paths.is_active() {
-                    match self.paths.request_to_local(&request) {
+                    match self.paths.request_to_local(request) {
                         Ok(local) => local,
                         Err(outside) => {
                             // The editor has no name for the file: claude is told so, the

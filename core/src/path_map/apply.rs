@@ -7,8 +7,7 @@ use crate::ide::{EditorEvent, ToolOutcome, ToolRequest};
 impl PathMap {
     /// `request` (claude's paths) with the editor's paths. A path outside every mapping is
     /// the error, whose text answers claude's call.
-    pub fn request_to_local(&self, request: &ToolRequest) -> Result<ToolRequest, PathMapError> {
-        let mut request = request.clone();
+    pub fn request_to_local(&self, mut request: ToolRequest) -> Result<ToolRequest, PathMapError> {
         match &mut request {
             ToolRequest::OpenFile { path, .. }
             | ToolRequest::SaveDocument { path }

@@ -40,7 +40,9 @@ impl fmt::Display for PathMapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PathMapError::BadEntry { entry, why } => {
-                write!(f, "path mapping {entry:?} (REMOTE=LOCAL): {why}")
+                // Quoted plainly, not `{:?}`: the message needs no escapes, and the wasm module
+                // no string Debug.
+                write!(f, "path mapping \"{entry}\" (REMOTE=LOCAL): {why}")
             }
             PathMapError::Outside {
                 path,
@@ -174,12 +176,13 @@ impl PathMap {
     }
 
     fn outside(&self, path: &str, side: Side) -> PathMapError {
-        let mappings = self
-            .pairs
-            .iter()
-            .map(|p| p.entry.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let mut mappings = String::new();
+        for pair in &self.pairs {
+            if !mappings.is_empty() {
+                mappings.push_str(", ");
+            }
+            mappings.push_str(&pair.entry);
+        }
         PathMapError::Outside {
             path: path.to_owned(),
             side,

@@ -105,7 +105,7 @@ fn requests_map_to_the_editor_and_refuse_outside() {
         old_file_path,
         new_file_path,
         ..
-    } = map.request_to_local(&request).expect("maps")
+    } = map.request_to_local(request).expect("maps")
     else {
         unreachable!("the same variant")
     };
@@ -116,9 +116,9 @@ fn requests_map_to_the_editor_and_refuse_outside() {
     let outside = ToolRequest::GetDiagnostics {
         path: Some("/opt/x".into()),
     };
-    assert!(map.request_to_local(&outside).is_err());
+    assert!(map.request_to_local(outside).is_err());
     assert_eq!(
-        map.request_to_local(&ToolRequest::GetDiagnostics { path: None }),
+        map.request_to_local(ToolRequest::GetDiagnostics { path: None }),
         Ok(ToolRequest::GetDiagnostics { path: None })
     );
 }
