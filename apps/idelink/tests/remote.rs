@@ -35,13 +35,18 @@ struct Remote {
 
 /// `idelink serve --remote 'idelink bridge --lock-dir FAR_LOCKS' --map /far/proj=WORK WORK`.
 fn start(dir: &Path, diff: &str) -> Remote {
+    start_through(dir, diff, |bridge| format!("exec {bridge}"))
+}
+
+/// [`start`] with the bridge's command line put into a transport by `transport`.
+fn start_through(dir: &Path, diff: &str, transport: fn(&str) -> String) -> Remote {
     let work = dir.join("work").canonicalize().unwrap();
     let far_locks = dir.join("far-ide");
-    let bridge = format!(
-        "exec '{}' bridge --lock-dir '{}'",
+    let bridge = transport(&format!(
+        "'{}' bridge --lock-dir '{}'",
         env!("CARGO_BIN_EXE_idelink"),
         far_locks.display()
-    );
+    ));
     let mut serve = idelink(&["serve", "--diff", diff, "--lock-dir"])
         .arg(dir.join("near-ide"))
         .args(["--remote", &bridge, "--map"])
@@ -177,4 +182,46 @@ fn a_killed_bridge_is_reported_and_its_lock_swept_by_the_next() {
     assert!(second.lock.exists());
     support::stop(&mut second.serve);
     support::stop(&mut first.serve);
+}
+
+/// A pipe of about 1 MB/s: 4 KiB at a time, 4 ms apart (python3, as on any dev machine).
+const SLOW_PIPE: &str = "python3 -c 'import sys,time\nr=sys.stdin.buffer\nw=sys.stdout.buffer\n\
+while True:\n b=r.read1(4096)\n if not b: break\n w.write(b); w.flush(); time.sleep(0.004)'";
+
+#[test]
+fn a_slow_link_keeps_every_connections_bytes_in_order() {
+    let dir = temp_dir("remote-slow");
+    std::fs::write(dir.join("work/main.rs"), "fn main() {}\n").unwrap();
+    let mut remote = start_through(&dir, "accept", |bridge| {
+        format!("{SLOW_PIPE} | {bridge} | {SLOW_PIPE}")
+    });
+    let path = format!("{FAR}/main.rs");
+    // Two sessions at once, each sending diffs of 256 KiB whose answers carry them back:
+    // through a slow pipe, cut into frames and interleaved, each must come back whole.
+    let sessions: Vec<_> = (0..2u8)
+        .map(|who| {
+            let (port, token, path) = (remote.port, remote.token.clone(), path.clone());
+            std::thread::spawn(move || {
+                let mut client = Client::connect_initialized(port, &token).unwrap();
+                for round in 0..3u8 {
+                    let line = format!("// session {who} round {round}\n");
+                    let contents = line.repeat((256 << 10) / line.len());
+                    let saved = client
+                        .call_tool(
+                            "openDiff",
+                            json!({"old_file_path": path, "new_file_path": path,
+                                   "new_file_contents": contents,
+                                   "tab_name": format!("t{who}-{round}")}),
+                        )
+                        .unwrap();
+                    assert_eq!(texts(&saved), ["FILE_SAVED", contents.as_str()]);
+                }
+            })
+        })
+        .collect();
+    for session in sessions {
+        session.join().unwrap();
+    }
+    support::stop(&mut remote.serve);
+    gone_within(&remote.lock, Duration::from_secs(2));
 }
