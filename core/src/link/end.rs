@@ -77,8 +77,8 @@ pub enum LinkEvent {
     /// The connection's received bytes went from none to some: read them with
     /// [`Link::received`], and [`Link::consume`] what was handed on.
     Readable(LinkConnId),
-    /// The connection had no credit when [`Link::send`] last took less than offered, and now
-    /// has some.
+    /// [`Link::send`] last took less than offered or spent the connection's credit, and credit
+    /// came back.
     Writable(LinkConnId),
     /// The peer closed the connection: hand on what [`Link::received`] still holds, then close
     /// its socket and call [`Link::close`] (which sends nothing back). Also reported for every
@@ -306,7 +306,8 @@ impl Link {
     }
 
     /// Queues as much of `bytes` as the connection's credit allows, in `Data` frames; returns
-    /// how many it took. Less than all: a [`LinkEvent::Writable`] follows when credit comes.
+    /// how many it took. Less than all, or the credit spent: a [`LinkEvent::Writable`] follows
+    /// when credit comes.
     pub fn send(&mut self, conn: LinkConnId, bytes: &[u8]) -> Result<usize, LinkError> {
         self.alive()?;
         let state = self
@@ -317,7 +318,9 @@ impl Link {
         let credit = usize::try_from(state.credit).unwrap_or(usize::MAX);
         let take = bytes.len().min(credit);
         state.credit -= u32::try_from(take).expect("take is at most the u32 credit");
-        state.blocked = take < bytes.len();
+        // Spent to the last byte counts as blocked too: a host that reads only as much as the
+        // credit allows never offers more than it, and must hear when it may read again.
+        state.blocked = take < bytes.len() || state.credit == 0;
         for chunk in bytes[..take].chunks(MAX_DATA_FRAME_BYTES) {
             self.queue(FrameKind::Data, conn.0, chunk);
         }

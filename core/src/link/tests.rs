@@ -206,6 +206,20 @@ fn a_reader_that_does_not_consume_pauses_its_connection_only() {
 }
 
 #[test]
+fn a_sender_that_spent_its_credit_exactly_hears_when_it_comes_back() {
+    let (mut editor, mut bridge) = pair(small());
+    let conn = bridge.open().expect("opens");
+    pump(&mut bridge, &mut editor);
+    let _ = events(&mut editor);
+    // A host that reads its socket only as far as the credit goes offers exactly 8.
+    assert_eq!(bridge.send(conn, &[1; 8]), Ok(8));
+    pump(&mut bridge, &mut editor);
+    editor.consume(conn, 8).expect("held");
+    pump(&mut editor, &mut bridge);
+    assert_eq!(events(&mut bridge), [LinkEvent::Writable(conn)]);
+}
+
+#[test]
 fn data_beyond_credit_is_a_fault_and_closes_every_connection() {
     let (_, mut bridge) = pair(small());
     let conn = bridge.open().expect("opens");
