@@ -7,7 +7,9 @@ survives):
 - rpc: every text frame a vector sends or expects;
 - frames: `[0x01, 0x00]` + the client frames of every `bytes` step (the frames target's layout:
   binary accepted, no cuts);
-- engine: the whole client byte stream of each vector (read by `arbitrary` as operations).
+- engine: the whole client byte stream of each vector (read by `arbitrary` as operations);
+- link: `[0x00]` + a bridge's link stream carrying the start of each vector's client stream on
+  one connection (hello, open, data within the target's 64-byte window, close).
 """
 import hashlib
 import json
@@ -49,9 +51,23 @@ def client_frame(frame):
     return head + MASK + bytes(b ^ MASK[i % 4] for i, b in enumerate(payload))
 
 
+def link_frame(kind, conn, payload):
+    return bytes([kind]) + conn.to_bytes(4, "big") + len(payload).to_bytes(4, "big") + payload
+
+
+def link_stream(data):
+    """A bridge's link stream (core/src/link/): hello (version 1, binary version, port 1), open
+    connection 1, its data, close."""
+    hello = b"\x00\x01" + b"\x01\x00\x04seed" + b"\x06\x00\x02\x00\x01"
+    stream = link_frame(1, 0, hello) + link_frame(2, 1, b"")
+    if data:
+        stream += link_frame(3, 1, data)
+    return stream + link_frame(4, 1, b"")
+
+
 def main():
     root = pathlib.Path(__file__).resolve().parent.parent
-    seeds = {"upgrade": set(), "rpc": set(), "frames": set(), "engine": set()}
+    seeds = {"upgrade": set(), "rpc": set(), "frames": set(), "engine": set(), "link": set()}
     for path in sorted((root / "tests" / "vectors").glob("*.json")):
         vector = json.loads(path.read_text())
         stream = b""
@@ -75,6 +91,7 @@ def main():
                     if "text" in frame:
                         seeds["rpc"].add(frame["text"].encode())
         seeds["engine"].add(stream)
+        seeds["link"].add(b"\x00" + link_stream(stream[:64]))
     for target, items in seeds.items():
         directory = root / "fuzz" / "corpus" / target
         directory.mkdir(parents=True, exist_ok=True)

@@ -899,6 +899,22 @@ export type Config = {
    * "selectionOnly"}`.
    */
   policy?: ContextPolicy;
+  /**
+   * Claude runs on another machine whose paths differ: `REMOTE=LOCAL` prefix pairs
+   * (`/home/me/proj=/Users/me/proj`; idelink-core's `pathMap` module). The engine then speaks
+   * claude's paths on the wire and the editor's at its API: tool requests reach the editor mapped,
+   * and events, snapshots, pulled answers and these folders reach claude mapped. A path outside
+   * every pair is refused (a request) or withheld (an event), never guessed; an entry that does not
+   * parse refuses every path. Default: none (no mapping).
+   */
+  pathMap?: Array<string>;
+  /**
+   * The port of an `idelink bridge`'s loopback listener on claude's machine (`idelink serve
+   * --remote`): its clients' bytes reach this engine unchanged through the remote link, so their
+   * `Host` names that port, and is accepted as well as `port`. The token and every other rule are
+   * checked as for a local socket. Default 0: none.
+   */
+  bridgePort?: number;
 };
 
 // -----------------------------------------------------------------------------------------------

@@ -147,7 +147,13 @@
 //! `claude` CLI's own choice of IDE (which lock it connects to, and whether it looks at all).
 //! [`policy`] is the context policy every push and read answer passes (deny globs and ignore
 //! files with git's semantics, the sharing mode, the pause), called from the engine's push and
-//! answer paths. [`forms`] is the one codec of the JSON forms the faces hand in and get back (config, events,
+//! answer paths.
+//! [`link`] is the framing of the stream to an `idelink bridge` on another machine (SSH, a
+//! container, WSL): connections of raw bytes with per-connection credit and a keepalive, which
+//! a host hands to the engine as accepted sockets.
+//! [`path_map`] maps paths between claude's machine and the editor's (`REMOTE=LOCAL`
+//! prefixes), at the engine's edges when [`Config::path_map`] is set.
+//! [`forms`] is the one codec of the JSON forms the faces hand in and get back (config, events,
 //! snapshots, outcomes, outputs), on `json`, without serde, held to the serde forms by property
 //! tests: every binding reads and writes them through it.
 //!
@@ -163,8 +169,10 @@ pub mod http;
 pub mod ide;
 mod json;
 pub mod language;
+pub mod link;
 pub mod lockfile;
 pub mod mcp;
+pub mod path_map;
 pub mod policy;
 pub mod rpc;
 pub mod snapshot;

@@ -32,6 +32,11 @@ pub enum Command {
     /// terminal's commands: `@FILE:10-20` mentions lines to claude, `s` lists the sessions,
     /// `d` shows the pending diff again.
     Serve(ServeArgs),
+    /// Run where claude runs, for an editor on another machine (`idelink serve --remote`
+    /// starts it, e.g. through ssh): listens on this side's loopback, writes this side's lock
+    /// and carries claude's connections over stdin/stdout. Removes its lock when the link
+    /// ends. See docs/remote.md.
+    Bridge(crate::bridge::BridgeArgs),
     /// Relay claude to an editor running in a browser page (the wasm engine): serves the
     /// demo editor and prints the URL to open; writes the lock while the page is linked.
     Relay(crate::relay::RelayArgs),

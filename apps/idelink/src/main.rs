@@ -3,6 +3,7 @@
 
 mod args;
 mod bind;
+mod bridge;
 mod claude_cmd;
 mod completions;
 mod doctor;
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
     logging::init(cli.verbose);
     match cli.command {
         Command::Serve(args) => exit_code(serve::run(args)),
+        Command::Bridge(args) => exit_code(bridge::run(args)),
         Command::Relay(args) => exit_code(relay::run(args)),
         Command::Claude(args) => exit_status(claude_cmd::run(args)),
         Command::Doctor(args) => exit_status(doctor::run(&args)),

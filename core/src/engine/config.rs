@@ -191,6 +191,20 @@ pub struct Config {
     /// `"policy": {"deny": ["secrets/"], "mode": "selectionOnly"}`.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub policy: ContextPolicy,
+    /// Claude runs on another machine whose paths differ: `REMOTE=LOCAL` prefix pairs
+    /// (`/home/me/proj=/Users/me/proj`; idelink-core's `path_map` module). The engine then speaks
+    /// claude's paths on the wire and the editor's at its API: tool requests reach the editor
+    /// mapped, and events, snapshots, pulled answers and these folders reach claude mapped. A
+    /// path outside every pair is refused (a request) or withheld (an event), never guessed;
+    /// an entry that does not parse refuses every path. Default: none (no mapping).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub path_map: Vec<String>,
+    /// The port of an `idelink bridge`'s loopback listener on claude's machine (`idelink serve
+    /// --remote`): its clients' bytes reach this engine unchanged through the remote link, so
+    /// their `Host` names that port, and is accepted as well as [`port`](Self::port). The token
+    /// and every other rule are checked as for a local socket. Default 0: none.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub bridge_port: u16,
 }
 
 impl Default for Config {
@@ -258,6 +272,8 @@ impl Config {
             session_list: false,
             roots_timeout_ms: 5_000,
             policy: ContextPolicy::default(),
+            path_map: Vec::new(),
+            bridge_port: 0,
         }
     }
 }

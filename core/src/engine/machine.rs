@@ -15,6 +15,7 @@ use super::writer::{Reply, Writer};
 use crate::host_rules::HandshakeBudget;
 use crate::http::UpgradePolicy;
 use crate::ide::{self, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome};
+use crate::path_map::PathMap;
 use crate::policy::ContextPolicy;
 use crate::policy::gate::Gate;
 use crate::rpc::RpcError;
@@ -98,6 +99,8 @@ pub struct Engine {
     /// The last `selection_changed` broadcast was the "no file" of a selection the context
     /// policy withheld: the next withheld one sends nothing more.
     withheld_blank: bool,
+    /// [`Config::path_map`], parsed: the engine's edges map through it when it is active.
+    paths: PathMap,
     now: Timestamp,
 }
 
@@ -108,10 +111,15 @@ impl Engine {
             max_documents: config.max_documents,
             max_diagnostics: config.max_diagnostics,
         };
-        let state = EditorState::new(config.path_style, config.workspace_folders.clone())
-            .with_limits(limits);
+        let paths = PathMap::parse_or_refuse(&config.path_map);
+        let folders = if paths.is_active() {
+            paths.folders(&config.workspace_folders)
+        } else {
+            config.workspace_folders.clone()
+        };
+        let state = EditorState::new(config.path_style, folders).with_limits(limits);
         let gate = Gate::new(
-            config.policy.clone(),
+            paths.policy_to_remote(&config.policy),
             state.workspace_folders(),
             config.path_style,
         );
@@ -126,6 +134,7 @@ impl Engine {
             pushes: PushSchedule::default(),
             choice: None,
             withheld_blank: false,
+            paths,
             now: Timestamp::ZERO,
         }
     }
@@ -175,8 +184,10 @@ impl Engine {
         bytes: &[u8],
     ) -> Result<(), EngineError> {
         let now = self.advance(now);
-        let policy =
-            UpgradePolicy::claude(self.config.port, &self.token, self.config.max_head_bytes);
+        let policy = UpgradePolicy {
+            bridge_port: self.config.bridge_port,
+            ..UpgradePolicy::claude(self.config.port, &self.token, self.config.max_head_bytes)
+        };
         let sessions = self.conns.sessions();
         let slot_free = sessions < self.config.max_connections;
         let c = self
@@ -246,7 +257,23 @@ impl Engine {
     /// An editor event: documents, selection, diagnostics, folders, a mention. Selection and
     /// active-document changes are sent to ready clients as `selection_changed` after the
     /// debounce; a mention goes to ready clients now, or waits for one.
+    ///
+    /// With a [`Config::path_map`], the event's paths become claude's first; an event naming a
+    /// path outside every mapping is withheld (claude has no name for that file).
     pub fn handle_editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
+        if !self.paths.is_active() {
+            return self.editor_event(now, event);
+        }
+        match self.paths.event_to_remote(event) {
+            Some(mapped) => self.editor_event(now, &mapped),
+            None => {
+                self.advance(now);
+            }
+        }
+    }
+
+    /// [`handle_editor_event`](Self::handle_editor_event), in claude's paths.
+    fn editor_event(&mut self, now: Timestamp, event: &EditorEvent) {
         let now = self.advance(now);
         match event {
             EditorEvent::PolicyChanged { policy } => {
@@ -293,8 +320,9 @@ impl Engine {
     /// new policy lets it out, at once ("no file" when it withholds it).
     pub fn set_policy(&mut self, now: Timestamp, policy: ContextPolicy) {
         self.advance(now);
-        self.config.policy = policy.clone();
-        self.service.set_policy(policy);
+        self.service
+            .set_policy(self.paths.policy_to_remote(&policy));
+        self.config.policy = policy;
         // A start-up repeat must not send again what the new policy withholds.
         for conn in self.conns.all_ids() {
             if let Some(client) = self.conns.get_mut(conn).and_then(Connection::client_mut) {
@@ -307,7 +335,7 @@ impl Engine {
 
     /// The context policy in force.
     pub fn policy(&self) -> &ContextPolicy {
-        self.service.gate().policy()
+        &self.config.policy
     }
 
     /// The editor's answer to tool request `id`. Errors (leaving the engine unchanged) when the
@@ -320,6 +348,13 @@ impl Engine {
         outcome: &ToolOutcome,
     ) -> Result<(), EngineError> {
         self.advance(now);
+        let mapped;
+        let outcome = if self.paths.is_active() {
+            mapped = self.paths.outcome_to_remote(outcome);
+            &mapped
+        } else {
+            outcome
+        };
         let style = self.config.path_style;
         // A pulled read's answer borrows the request and the outcome: it is written before
         // the call is removed.
@@ -579,7 +614,24 @@ impl Engine {
                 if let Some(old) = replaced {
                     self.conns.cancelled(old, CancelReason::Replaced);
                 }
+                // The policy judges claude's path (the one the engine's state holds).
                 let context_denied = self.service.gate_mut().denies_request(&request);
+                let request = if self.paths.is_active() {
+                    match self.paths.request_to_local(request) {
+                        Ok(local) => local,
+                        Err(outside) => {
+                            // The editor has no name for the file: claude is told so, the
+                            // editor sees nothing.
+                            let message = outside.to_string();
+                            let failed = ToolOutcome::Failed { message };
+                            let answered = self.handle_tool_outcome(now, id, &failed);
+                            debug_assert!(answered.is_ok(), "a call just made is pending");
+                            return;
+                        }
+                    }
+                } else {
+                    request
+                };
                 self.conns.event(EngineEvent::ToolCall {
                     id,
                     conn,

@@ -86,6 +86,8 @@ const CONFIG: &[Field<Config>] = &[
     ("sessionList", |c| Slot::Bool(&mut c.session_list)),
     ("rootsTimeoutMs", |c| Slot::U64(&mut c.roots_timeout_ms)),
     ("policy", |c| Slot::Policy(&mut c.policy)),
+    ("pathMap", |c| Slot::Strings(&mut c.path_map)),
+    ("bridgePort", |c| Slot::U16(&mut c.bridge_port)),
 ];
 
 /// The fields of [`ContextPolicy`] (also [`EditorEvent::PolicyChanged`](crate::EditorEvent)'s).

@@ -319,59 +319,70 @@ fn config() -> impl Strategy<Value = Config> {
         any::<bool>(),
         any::<u64>(),
     );
-    (any::<[u64; 17]>(), names, ws, reads, timers, sessions, context_policy()).prop_map(
-        |(
-            n,
-            (port, name, version, folders, windows, single, execute),
-            ws,
-            reads,
-            timers,
-            sessions,
-            policy,
-        )| Config {
-            port,
-            server_info: ServerInfo { name, version },
-            workspace_folders: folders,
-            path_style: if windows {
-                PathStyle::Windows
-            } else {
-                PathStyle::Posix
-            },
-            max_head_bytes: n[0] as usize,
-            handshake_timeout_ms: n[1],
-            ws,
-            rpc: RpcLimits {
-                max_depth: n[2] as usize,
-            },
-            max_connections: n[3] as usize,
-            max_handshakes: n[4] as usize,
-            max_outbound_bytes: n[5] as usize,
-            max_client_message_bytes: n[16] as usize,
-            max_pending_calls: n[6] as usize,
-            max_pending_proposal_bytes: n[7] as usize,
-            max_total_pending_proposal_bytes: n[8] as usize,
-            max_documents: n[9] as usize,
-            max_diagnostics: n[10] as usize,
-            max_queued_mentions: n[11] as usize,
-            session_policy: if single {
-                SessionPolicy::Single
-            } else {
-                SessionPolicy::Multi
-            },
-            ready_delay_ms: n[12],
-            startup_window_ms: n[15],
-            selection_debounce_ms: n[13],
-            mention_ttl_ms: n[14],
-            reads,
-            tool_deadline_ms: timers.0,
-            diff_deadline_ms: timers.1,
-            execute_code: execute,
-            routing: sessions.0,
-            session_list: sessions.1,
-            roots_timeout_ms: sessions.2,
-            policy,
-        },
+    (
+        any::<[u64; 17]>(),
+        names,
+        ws,
+        reads,
+        timers,
+        sessions,
+        context_policy(),
     )
+        .prop_map(
+            |(
+                n,
+                (port, name, version, folders, windows, single, execute),
+                ws,
+                reads,
+                timers,
+                sessions,
+                policy,
+            )| Config {
+                port,
+                server_info: ServerInfo { name, version },
+                workspace_folders: folders.clone(),
+                path_style: if windows {
+                    PathStyle::Windows
+                } else {
+                    PathStyle::Posix
+                },
+                max_head_bytes: n[0] as usize,
+                handshake_timeout_ms: n[1],
+                ws,
+                rpc: RpcLimits {
+                    max_depth: n[2] as usize,
+                },
+                max_connections: n[3] as usize,
+                max_handshakes: n[4] as usize,
+                max_outbound_bytes: n[5] as usize,
+                max_client_message_bytes: n[16] as usize,
+                max_pending_calls: n[6] as usize,
+                max_pending_proposal_bytes: n[7] as usize,
+                max_total_pending_proposal_bytes: n[8] as usize,
+                max_documents: n[9] as usize,
+                max_diagnostics: n[10] as usize,
+                max_queued_mentions: n[11] as usize,
+                session_policy: if single {
+                    SessionPolicy::Single
+                } else {
+                    SessionPolicy::Multi
+                },
+                ready_delay_ms: n[12],
+                startup_window_ms: n[15],
+                selection_debounce_ms: n[13],
+                mention_ttl_ms: n[14],
+                reads,
+                tool_deadline_ms: timers.0,
+                diff_deadline_ms: timers.1,
+                execute_code: execute,
+                routing: sessions.0,
+                session_list: sessions.1,
+                roots_timeout_ms: sessions.2,
+                policy,
+                path_map: folders,
+                bridge_port: port.wrapping_add(1),
+            },
+        )
 }
 
 fn conn() -> impl Strategy<Value = ConnId> {

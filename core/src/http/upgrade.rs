@@ -29,6 +29,10 @@ const AUTH_HEADER: &str = "x-claude-code-ide-authorization";
 pub struct UpgradePolicy<'a> {
     /// The port this server listens on; the `Host` header must name exactly this port.
     pub port: u16,
+    /// The port of an `idelink bridge`'s listener on claude's machine, whose clients reach this
+    /// server through the remote link with their bytes unchanged: their `Host` names it, a
+    /// loopback authority there. 0: none.
+    pub bridge_port: u16,
     /// The request target that upgrades (exactly: no query, no absolute form).
     pub path: &'a str,
     /// What the `Origin` header must be.
@@ -68,6 +72,7 @@ impl<'a> UpgradePolicy<'a> {
     pub fn claude(port: u16, token: &'a AuthToken, max_head_bytes: usize) -> Self {
         UpgradePolicy {
             port,
+            bridge_port: 0,
             path: "/",
             origin: OriginRule::Forbidden,
             credential: Credential::Header(token),
@@ -250,7 +255,8 @@ fn validate<'b>(
         Occurrences::Single(host) => host,
     };
     // DNS rebinding: a page on evil.example resolved to 127.0.0.1 still sends its own name.
-    if !host_is_loopback(host, policy.port) {
+    let bridged = policy.bridge_port != 0 && host_is_loopback(host, policy.bridge_port);
+    if !host_is_loopback(host, policy.port) && !bridged {
         return Err(Rejection::HostNotLoopback);
     }
     if !upgrade_target {

@@ -38,6 +38,7 @@ pub use event::{Diagnostic, EditorEvent, Position, Range, Severity};
 pub use notification::{AtMentioned, NoFileSelected, SelectionChanged, SelectionRange};
 pub(crate) use outcome::{Answered, answer_outcome};
 pub use outcome::{OutcomeMismatch, deadline_outcome, format_outcome};
+pub(crate) use path::is_windows_absolute;
 pub use path::{PathStyle, file_name, file_uri, normalize_path, path_from_uri};
 pub use plan::{SelectionResult, ToolPlan, plan_tool_call, selection_result};
 pub(crate) use plan::{plan, selection_answer};

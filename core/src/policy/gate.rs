@@ -54,11 +54,6 @@ impl Gate {
         }
     }
 
-    /// The policy in force.
-    pub(crate) fn policy(&self) -> &ContextPolicy {
-        &self.policy
-    }
-
     /// Replaces the policy (the verdicts start over; the withheld totals go on).
     pub(crate) fn set_policy(&mut self, policy: ContextPolicy) {
         self.matcher = PathMatcher::new(&policy, &self.folders, self.style);

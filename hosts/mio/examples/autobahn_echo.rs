@@ -219,6 +219,7 @@ impl Server {
             Phase::Handshake { head, .. } => {
                 head.extend_from_slice(bytes);
                 let policy = UpgradePolicy {
+                    bridge_port: 0,
                     port: self.port,
                     path: "/",
                     origin: OriginRule::Forbidden,

@@ -11,6 +11,7 @@ pub mod claude;
 pub mod expect;
 pub mod fake_api;
 pub mod ide;
+pub mod netns;
 pub mod scene;
 pub mod terminal;
 pub mod wait;

@@ -143,6 +143,24 @@ impl Scene {
         port.unwrap_or_else(|| panic!("no port in the IDE's banner {banner:?}"))
     }
 
+    /// Starts an IDE that serves through an `idelink bridge` (`serve --remote`, with `args`:
+    /// `--diff <policy>` for the terminal, `--stdio=lines` for the sidecar); returns the port of
+    /// the lock the bridge writes in the scene's lock folder (the bridge's listener: the one
+    /// claude dials).
+    pub fn serve_remote(&mut self, args: &[&str]) -> u16 {
+        self.start_ide(args);
+        let lock_dir = self.lock_dir();
+        wait::until("the bridge to write its lock", || {
+            std::fs::read_dir(&lock_dir)
+                .ok()?
+                .flatten()
+                .find_map(|entry| {
+                    let name = entry.file_name().into_string().ok()?;
+                    name.strip_suffix(".lock")?.parse().ok()
+                })
+        })
+    }
+
     /// Stops the running IDE (SIGTERM, waited for: a clean stop) and starts it again with the
     /// same arguments as [`serve_terminal_with`](Self::serve_terminal_with); returns the new
     /// port and how long the CLI had no IDE to dial (from the old process's end to the new

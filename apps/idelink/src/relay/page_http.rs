@@ -30,6 +30,7 @@ pub enum Answer {
 /// The page link's upgrade policy for a relay whose page is at `origin`, on `port`.
 pub fn link_policy(port: u16, origin: &str) -> UpgradePolicy<'_> {
     UpgradePolicy {
+        bridge_port: 0,
         port,
         path: LINK_PATH,
         origin: OriginRule::Exactly(origin),

@@ -53,6 +53,21 @@ pub struct ServeArgs {
     /// Let log lines include file contents and diff texts (never the auth token).
     #[arg(long)]
     pub trace_contents: bool,
+    /// Serve a claude on another machine: start COMMAND (through the shell), which runs
+    /// `idelink bridge` there (`ssh dev idelink bridge`, `docker exec -i box idelink bridge`);
+    /// the bridge writes the lock on its side and carries claude's connections over the
+    /// command's stdin/stdout. No lock is written here unless --local-lock. See docs/remote.md.
+    #[arg(long, value_name = "COMMAND")]
+    pub remote: Option<String>,
+    /// With --remote: claude's paths on the far side and the editor's here, as prefix pairs
+    /// (`--map /home/me/proj=/Users/me/proj`, several allowed, longest prefix first). A path
+    /// outside every pair is refused, never guessed. Default: the same paths on both sides.
+    #[arg(long = "map", value_name = "REMOTE=LOCAL", requires = "remote",
+          value_parser = parse_mapping)]
+    pub map: Vec<String>,
+    /// With --remote: also write the lock here, so a local claude can connect too.
+    #[arg(long, requires = "remote")]
+    pub local_lock: bool,
     /// Answer for an editor that leaves a tool call (other than a diff) unanswered this long,
     /// in milliseconds (default 60000). With --pull, keep it near claude's own budget for
     /// getDiagnostics (500 ms before an edit).
@@ -197,6 +212,13 @@ fn parse_max_connections(text: &str) -> Result<usize, String> {
              session that a newer one replaces"
         )),
     }
+}
+
+/// One `--map` entry, checked as the engine will read it.
+fn parse_mapping(text: &str) -> Result<String, String> {
+    idelink_core::path_map::PathMap::parse(&[text])
+        .map(|_| text.to_owned())
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -1,10 +1,13 @@
 //! `idelink serve`: start the host on a folder, then hand it to the terminal editor or the
 //! stdio sidecar.
 
+use crate::bridge;
 use crate::signals;
 use crate::terminal::{self, TerminalOptions};
 use crate::workspace::{path_text, workspace_dir};
 use idelink_core::SessionPolicy;
+use idelink_core::link::Hello;
+use idelink_core::path_map::PathMap;
 use idelink_mio::{Host, HostConfig, LockPlacement, PortChoice};
 use std::error::Error;
 
@@ -47,8 +50,25 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     for note in &loaded.notes {
         eprintln!("idelink: {}", crate::terminal::inert::line(note, 1000));
     }
+    // The bridge first: the engine accepts its port in `Host`.
+    let bridge = match &args.remote {
+        Some(command) => Some(bridge::spawn_bridge(command)?),
+        None => None,
+    };
+    if let Some(bridge) = &bridge {
+        config.engine.path_map = args.map.clone();
+        config.engine.bridge_port = bridge.hello.port.unwrap_or(0);
+        if !args.local_lock {
+            config.lock = LockPlacement::None;
+        }
+    }
     let host = Host::start(config)?;
     let stop = signals::install(host.waker())?;
+    // Held while serving: dropping it ends the bridge, which removes its lock.
+    let _remote = match bridge {
+        Some(bridge) => Some(remote(bridge, &args, &folder, &host)?),
+        None => None,
+    };
     match args.stdio {
         Some(framing) => crate::stdio::run(host, &stop, framing),
         None => terminal::run(
@@ -62,4 +82,31 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
             },
         ),
     }
+}
+
+/// Starts the bridge with `command`: its lock gets this host's token and name, and the
+/// workspace as the far side spells it.
+fn remote(
+    bridge: bridge::Bridge,
+    args: &ServeArgs,
+    folder: &str,
+    host: &Host,
+) -> Result<bridge::RemoteLink, Box<dyn Error>> {
+    let folders = match args.map.is_empty() {
+        true => vec![folder.to_owned()],
+        false => PathMap::parse(&args.map)?.folders(&[folder.to_owned()]),
+    };
+    if folders.is_empty() {
+        return Err(format!(
+            "the workspace {folder} is outside every --map mapping: claude would not find it"
+        )
+        .into());
+    }
+    let hello = Hello {
+        token: Some(host.auth_token().as_str().to_owned()),
+        ide_name: Some(args.ide_name.clone()),
+        folders,
+        ..Hello::default()
+    };
+    bridge::start_remote(bridge, hello, host.port())
 }

@@ -36,8 +36,25 @@ fn an_at_mention_typed_in_the_serve_terminal_reaches_the_model() {
     let port = scene.serve_terminal("ask");
     scene.start_claude(port);
     scene.wait_connected();
-    scene.ide().wait_line(0, "session ready:");
+    mention_reaches_the_model(&mut scene);
 
+    // During the review of the scripted edit, the commands work and the answer keys keep
+    // their meaning: `s` lists the session, `d` shows the diff again, `a` accepts.
+    let (asked, _) = scene.ide().wait_line(0, "+++ b/greeting.txt");
+    scene.ide().type_line("s");
+    scene.ide().wait_line(asked, "conn#1: claude-code");
+    scene.ide().type_line("d");
+    scene.ide().wait_line(asked + 1, "+++ b/greeting.txt");
+    scene.ide().type_line("a");
+    scene.wait_file(EDITED);
+    scene.wait_screen(FINAL_TEXT);
+    scene.assert_stayed_on_loopback();
+}
+
+/// Once the session is ready, `@greeting.txt:2-2` typed in the serve terminal reaches the
+/// model's next request (the mention and the line it names).
+pub(crate) fn mention_reaches_the_model(scene: &mut Scene) {
+    scene.ide().wait_line(0, "session ready:");
     scene.ide().type_line("@greeting.txt:2-2");
     scene
         .ide()
@@ -52,16 +69,4 @@ fn an_at_mention_typed_in_the_serve_terminal_reaches_the_model() {
             crate::excerpt(&turn, "greeting.txt")
         );
     }
-
-    // During the review of the scripted edit, the commands work and the answer keys keep
-    // their meaning: `s` lists the session, `d` shows the diff again, `a` accepts.
-    let (asked, _) = scene.ide().wait_line(0, "+++ b/greeting.txt");
-    scene.ide().type_line("s");
-    scene.ide().wait_line(asked, "conn#1: claude-code");
-    scene.ide().type_line("d");
-    scene.ide().wait_line(asked + 1, "+++ b/greeting.txt");
-    scene.ide().type_line("a");
-    scene.wait_file(EDITED);
-    scene.wait_screen(FINAL_TEXT);
-    scene.assert_stayed_on_loopback();
 }

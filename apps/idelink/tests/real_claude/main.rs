@@ -26,8 +26,9 @@ mod idelink_claude;
 mod limits;
 mod neovim;
 mod neovim_plugin;
-mod sessions;
 mod policy;
+mod remote;
+mod sessions;
 mod slow_start;
 mod unsaved;
 

@@ -146,3 +146,13 @@ pub fn wait_exit(child: &mut Child) -> ExitStatus {
         std::thread::park_timeout(Duration::from_millis(20));
     }
 }
+
+/// The texts of a `tools/call` result's content (a failure names the response).
+pub fn texts(response: &serde_json::Value) -> Vec<String> {
+    response["result"]["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a tool result: {response}"))
+        .iter()
+        .map(|item| item["text"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}

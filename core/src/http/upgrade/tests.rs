@@ -657,6 +657,7 @@ const PAGE_ORIGIN: &str = "http://127.0.0.1:41234";
 
 fn page_policy() -> UpgradePolicy<'static> {
     UpgradePolicy {
+        bridge_port: 0,
         port: PORT,
         path: "/link",
         origin: OriginRule::Exactly(PAGE_ORIGIN),
@@ -821,4 +822,33 @@ proptest! {
             write_accept(&accepted, &mut out);
         }
     }
+}
+
+#[test]
+fn a_bridge_port_is_a_second_loopback_host_and_nothing_more() {
+    let token = AuthToken::parse(TOKEN).unwrap();
+    let bridged = UpgradePolicy {
+        bridge_port: 41_000,
+        ..UpgradePolicy::claude(PORT, &token, DEFAULT_MAX_HEAD_BYTES)
+    };
+    let plain = UpgradePolicy::claude(PORT, &token, DEFAULT_MAX_HEAD_BYTES);
+    let through = valid_with("Host", Some("127.0.0.1:41000"));
+    assert!(matches!(
+        parse_upgrade(&through, &bridged),
+        Upgrade::Accepted(_)
+    ));
+    assert!(matches!(
+        parse_upgrade(&through, &plain),
+        Upgrade::Rejected(..)
+    ));
+    let own = valid_with("Host", Some(&format!("localhost:{PORT}")));
+    assert!(matches!(
+        parse_upgrade(&own, &bridged),
+        Upgrade::Accepted(_)
+    ));
+    let rebound = valid_with("Host", Some("evil.example:41000"));
+    assert!(matches!(
+        parse_upgrade(&rebound, &bridged),
+        Upgrade::Rejected(..)
+    ));
 }

@@ -1,0 +1,193 @@
+//! The editor side of `idelink serve --remote COMMAND`: starts the bridge with COMMAND (its
+//! stdin/stdout are the link), learns its port from its hello (the engine must accept it in
+//! `Host`), then dials the engine's own loopback listener for every claude connection the
+//! bridge opens, so the engine serves it as any local socket.
+
+use super::BINARY_VERSION;
+use super::pump::{LinkPump, Sockets};
+use crate::terminal::inert;
+use idelink_core::link::{Hello, LinkEvent, LinkFault, LinkRole, peek_hello};
+use mio::Waker;
+use std::error::Error;
+use std::io::{Cursor, Read};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// A bridge that said hello: its process, its hello, and its stream so far.
+pub struct Bridge {
+    child: Child,
+    input: ChildStdout,
+    output: ChildStdin,
+    /// The bytes read to find the hello (the hello itself first), for the link to read again.
+    read: Vec<u8>,
+    /// What the bridge said about itself (its port, its pid, its idelink version).
+    pub hello: Hello,
+}
+
+/// Starts `command` (through the shell: `sh -c`, `cmd /C` on Windows) and reads the bridge's
+/// hello. Fails with what to check when the command ends first or says something else.
+pub fn spawn_bridge(command: &str) -> Result<Bridge, Box<dyn Error>> {
+    let mut child = shell(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start the remote command {command:?}: {e}"))?;
+    let (Some(mut input), Some(output)) = (child.stdout.take(), child.stdin.take()) else {
+        return Err("the remote command has no stdin/stdout".into());
+    };
+    let mut read = Vec::new();
+    let mut buf = [0u8; 4096];
+    let hello = loop {
+        match peek_hello(&read) {
+            Ok(Some((hello, _))) => break hello,
+            Ok(None) => {}
+            Err(fault) => {
+                let _ = child.kill();
+                return Err(format!(
+                    "the remote command {command:?} is not an idelink bridge ({fault})"
+                )
+                .into());
+            }
+        }
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            let _ = child.wait();
+            return Err(format!(
+                "the remote command {command:?} ended before the bridge said hello: \
+                 is idelink installed there (`idelink bridge`)?"
+            )
+            .into());
+        }
+        read.extend_from_slice(&buf[..n]);
+    };
+    Ok(Bridge {
+        child,
+        input,
+        output,
+        read,
+        hello,
+    })
+}
+
+/// How long a bridge whose link ended may take to exit (removing its lock) before it is
+/// killed. 2 s: it removes one file and exits.
+const BRIDGE_EXIT_MS: u64 = 2_000;
+
+/// A running bridge: the thread pumping its link, which owns its process. Dropping it ends
+/// the link (the bridge hears why, removes its lock and exits) and waits for that.
+pub struct RemoteLink {
+    stop: Arc<AtomicBool>,
+    waker: Arc<Waker>,
+    pump: Option<JoinHandle<()>>,
+}
+
+impl Drop for RemoteLink {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = self.waker.wake();
+        if let Some(pump) = self.pump.take() {
+            let _ = pump.join();
+        }
+    }
+}
+
+/// Links `bridge` to the engine listening on `engine_port`; `hello` says what the far lock
+/// holds. The link's end is reported on stderr (the far side's words through the inert-text
+/// rules).
+pub fn start_remote(
+    bridge: Bridge,
+    hello: Hello,
+    engine_port: u16,
+) -> Result<RemoteLink, Box<dyn Error>> {
+    let Bridge {
+        child,
+        input,
+        output,
+        read,
+        hello: peer,
+    } = bridge;
+    report(&peer);
+    let hello = Hello {
+        binary_version: BINARY_VERSION.to_owned(),
+        ..hello
+    };
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, engine_port));
+    let input = Cursor::new(read).chain(input);
+    let pump = LinkPump::new(LinkRole::Editor, &hello, input, output, Sockets::Dial(addr))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let waker = pump.waker();
+    let stopping = stop.clone();
+    let thread = std::thread::Builder::new()
+        .name("idelink-remote".into())
+        .spawn(move || {
+            let ended = pump.run(&|| stopping.load(Ordering::SeqCst), &mut |_: &LinkEvent| {});
+            match ended {
+                Ok(LinkFault::Shutdown) => {}
+                Ok(fault) => eprintln!("idelink: the remote link ended: {}", shown(&fault)),
+                Err(e) => eprintln!("idelink: the remote link failed: {e}"),
+            }
+            reap(child);
+        })?;
+    Ok(RemoteLink {
+        stop,
+        waker,
+        pump: Some(thread),
+    })
+}
+
+/// Waits for the bridge's process (its stdin is closed now: it exits by itself), killing it
+/// after [`BRIDGE_EXIT_MS`]; reaped either way, so its pid is free and its lock is stale.
+fn reap(mut child: Child) {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(BRIDGE_EXIT_MS) {
+        match child.try_wait() {
+            Ok(Some(_)) | Err(_) => return,
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn report(peer: &Hello) {
+    let port = peer
+        .port
+        .map_or_else(String::new, |p| format!(", claude's port {p} there"));
+    eprintln!(
+        "idelink: the bridge is up (idelink {}{port})",
+        inert::line(&peer.binary_version, 40)
+    );
+    if peer.binary_version != BINARY_VERSION {
+        eprintln!("idelink: the bridge runs another idelink than this {BINARY_VERSION}");
+    }
+}
+
+/// A link's end for a person: the far side's own words are inert text.
+fn shown(fault: &LinkFault) -> String {
+    let text = match fault {
+        LinkFault::Eof => {
+            "the bridge exited or its transport closed (its lock is gone with it)".to_owned()
+        }
+        other => other.to_string(),
+    };
+    inert::line(&text, 400)
+}
+
+#[cfg(unix)]
+fn shell(command: &str) -> Command {
+    let mut shell = Command::new("sh");
+    shell.arg("-c").arg(command);
+    shell
+}
+
+#[cfg(windows)]
+fn shell(command: &str) -> Command {
+    let mut shell = Command::new("cmd");
+    shell.arg("/C").arg(command);
+    shell
+}
