@@ -180,8 +180,8 @@ pub struct Diagnostic {
     /// The tool that produced it (`rustc`, `eslint`, ...); left out when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// The diagnostic's code, a string or a number as the source gave it (passed through;
-    /// [`DiagnosticCode`] says how an odd one is kept); left out when `None`.
+    /// The diagnostic's code, a string or a number as the source gave it (passed through);
+    /// left out when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(type = "string | number"))]
     pub code: Option<DiagnosticCode>,
