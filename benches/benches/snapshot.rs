@@ -12,7 +12,7 @@ use idelink_benches::measure::{ROUND, emit, time_op};
 use idelink_benches::wire;
 use idelink_core::ide::{Position, Range, Severity};
 use idelink_core::snapshot::{
-    ActiveView, DiagnosticCode, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot,
+    ActiveView, DiagnosticCodeView, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot,
 };
 use idelink_core::{AuthToken, Config, Engine, Output, Timestamp};
 
@@ -46,7 +46,7 @@ fn main() {
             severity: Severity::Warning,
             range: range(line, 4, 9),
             source: Some("clang"),
-            code: Some(DiagnosticCode::Text("-Wunused-variable")),
+            code: Some(DiagnosticCodeView::Text("-Wunused-variable")),
         })
         .collect();
     let diagnostics: Vec<FileDiagnosticsView<'_>> = paths

@@ -5,7 +5,7 @@
 use allocation_counter::measure;
 use idelink_core::ide::{Position, Range, Severity};
 use idelink_core::snapshot::{
-    ActiveView, DiagnosticCode, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot,
+    ActiveView, DiagnosticCodeView, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot,
 };
 use idelink_core::{AuthToken, Config, Engine, Timestamp};
 
@@ -53,7 +53,7 @@ fn an_unchanged_200_document_snapshot_allocates_nothing() {
                 end: at(line, 9),
             },
             source: Some("clang"),
-            code: Some(DiagnosticCode::Text("-Wunused-variable")),
+            code: Some(DiagnosticCodeView::Text("-Wunused-variable")),
         })
         .collect();
     let diagnostics: Vec<FileDiagnosticsView<'_>> = paths

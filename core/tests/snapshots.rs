@@ -229,7 +229,7 @@ fn diagnostics() -> impl Strategy<Value = Vec<FileDiagnostics>> {
                 severity: Severity::Warning,
                 range: range(line, 1),
                 source: Some("clang".to_owned()),
-                code: Some(serde_json::Value::from(line)),
+                code: Some(line.into()),
             }
         });
     prop::collection::vec(

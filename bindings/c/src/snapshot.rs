@@ -13,7 +13,7 @@ use crate::status::IdelinkStatus;
 use idelink_core::SnapshotChanges;
 use idelink_core::ide::{Position, Range, Severity};
 use idelink_core::snapshot::{
-    ActiveView, DiagnosticCode, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot,
+    ActiveView, DiagnosticCodeView, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot,
 };
 use std::cell::RefCell;
 use std::ffi::c_char;
@@ -324,10 +324,10 @@ unsafe fn diagnostic(d: &IdelinkDiagnostic, i: usize) -> ArgResult<DiagnosticVie
             }
         };
         let code = match optional(d.code, "files[].diagnostics[].code", i)? {
-            Some(code) => Some(DiagnosticCode::Text(code)),
+            Some(code) => Some(DiagnosticCodeView::Text(code)),
             None => d
                 .has_code_number
-                .then_some(DiagnosticCode::Number(d.code_number)),
+                .then_some(DiagnosticCodeView::Number(d.code_number)),
         };
         Ok(DiagnosticView {
             message: required(d.message, "files[].diagnostics[].message", i)?,

@@ -489,21 +489,4 @@ impl Obj<'_> {
             }
         }
     }
-
-    /// Calls `f` with each member in text order, by its (decoded) name.
-    pub(super) fn each_member(
-        &self,
-        f: &mut dyn FnMut(&str, Val<'_>) -> Result<(), FormError>,
-    ) -> Result<(), FormError> {
-        for (name, raw) in &self.members {
-            f(
-                name,
-                Val {
-                    raw,
-                    path: Path::Field(&self.at.path, name),
-                },
-            )?;
-        }
-        Ok(())
-    }
 }

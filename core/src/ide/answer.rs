@@ -335,7 +335,7 @@ fn one_diagnostic(j: &mut JsonText<'_>, diagnostic: &Diagnostic) {
     }
     if let Some(code) = &diagnostic.code {
         j.lit(lit!(r#","code":"#));
-        j.value(code);
+        j.code(code);
     }
     j.lit(lit!("}"));
 }

@@ -26,6 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::DiagnosticCode;
 use crate::policy::ContextPolicy;
 
 /// Something that happened in the editor. Paths are the editor's own spelling; the state
@@ -199,7 +200,7 @@ pub struct Diagnostic {
     /// left out when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(type = "string | number"))]
-    pub code: Option<serde_json::Value>,
+    pub code: Option<DiagnosticCode>,
 }
 
 #[cfg(test)]

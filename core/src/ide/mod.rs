@@ -18,6 +18,7 @@
 pub(crate) mod answer;
 mod args;
 mod catalog;
+mod code;
 mod diagnostics;
 mod event;
 mod notification;
@@ -33,6 +34,7 @@ mod written;
 
 pub(crate) use answer::Answer;
 pub use catalog::{ToolName, tools_json};
+pub use code::{DiagnosticCode, JsonCode};
 pub use diagnostics::DiagnosticsByFile;
 pub use event::{Diagnostic, EditorEvent, Position, Range, Severity};
 pub use notification::{AtMentioned, NoFileSelected, SelectionChanged, SelectionRange};

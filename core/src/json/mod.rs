@@ -13,7 +13,7 @@
 //!   already accepted).
 //! - [`string`]: [`decode`], a string's text.
 //! - [`mod@members`]: [`members()`] of an object and [`elements`] of an array.
-//! - [`number`]: [`serde_f64`], a number as serde_json reads it into an `f64`, and [`in_range`].
+//! - [`number`]: [`in_range`], whether serde_json reads a number (as a finite `f64`).
 //! - [`escape`]: [`escape_into`], [`escape_twice_into`], [`push_string`] and [`push_u64`], as
 //!   serde_json writes.
 //! - [`value`]: [`check_value`], a text as serde_json reads it into a `Value` (its error's line
@@ -28,7 +28,7 @@ mod value;
 
 pub(crate) use escape::{escape_into, escape_twice_into, push_string, push_u64};
 pub(crate) use members::{Elements, Member, Name, elements, members};
-pub(crate) use number::{in_range, serde_f64};
+pub(crate) use number::in_range;
 pub(crate) use scan::{NotJson, Reader};
 pub(crate) use string::decode;
 pub(crate) use value::{check_value, field, text, unsigned, unwrapped};

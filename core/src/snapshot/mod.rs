@@ -43,7 +43,7 @@ mod tracker;
 pub use json::{EditorSnapshot, SnapshotActive, SnapshotDocument};
 pub use tracker::{SnapshotChanges, SnapshotTracker};
 
-use crate::ide::{Diagnostic, EditorEvent, Range, Severity};
+use crate::ide::{Diagnostic, DiagnosticCode, EditorEvent, JsonCode, Range, Severity};
 
 /// The editor's visible state at one moment, borrowed from the editor. See the module docs for
 /// what a difference from the previous snapshot does.
@@ -105,18 +105,19 @@ pub struct DiagnosticView<'a> {
     /// The tool that produced it, when known.
     pub source: Option<&'a str>,
     /// The diagnostic's code, when it has one.
-    pub code: Option<DiagnosticCode<'a>>,
+    pub code: Option<DiagnosticCodeView<'a>>,
 }
 
-/// A diagnostic's code as the source gave it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum DiagnosticCode<'a> {
+/// A diagnostic's code as the source gave it, borrowed (the owned form is
+/// [`crate::ide::DiagnosticCode`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiagnosticCodeView<'a> {
     /// A textual code (`E0308`).
     Text(&'a str),
     /// A numeric code (`2322`).
     Number(i64),
-    /// Any other JSON value, passed through (only the JSON forms produce it).
-    Json(&'a serde_json::Value),
+    /// Any other JSON value, passed through as its text (only the JSON forms produce it).
+    Json(&'a JsonCode),
 }
 
 impl<'a> DiagnosticView<'a> {
@@ -127,7 +128,7 @@ impl<'a> DiagnosticView<'a> {
             severity: diagnostic.severity,
             range: diagnostic.range,
             source: diagnostic.source.as_deref(),
-            code: diagnostic.code.as_ref().map(DiagnosticCode::of),
+            code: diagnostic.code.as_ref().map(DiagnosticCodeView::of),
         }
     }
 
@@ -138,11 +139,7 @@ impl<'a> DiagnosticView<'a> {
             severity: self.severity,
             range: self.range,
             source: self.source.map(str::to_owned),
-            code: self.code.map(|code| match code {
-                DiagnosticCode::Text(text) => serde_json::Value::from(text),
-                DiagnosticCode::Number(n) => serde_json::Value::from(n),
-                DiagnosticCode::Json(value) => value.clone(),
-            }),
+            code: self.code.map(DiagnosticCodeView::to_code),
         }
     }
 
@@ -160,25 +157,27 @@ impl<'a> DiagnosticView<'a> {
     }
 }
 
-impl<'a> DiagnosticCode<'a> {
-    /// The view of a code in its JSON form: a string is `Text`, an integer that fits `i64`
-    /// is `Number`, anything else is passed through as `Json`.
-    pub fn of(value: &'a serde_json::Value) -> Self {
-        match value {
-            serde_json::Value::String(text) => DiagnosticCode::Text(text),
-            serde_json::Value::Number(n) => n
-                .as_i64()
-                .map_or(DiagnosticCode::Json(value), DiagnosticCode::Number),
-            other => DiagnosticCode::Json(other),
+impl<'a> DiagnosticCodeView<'a> {
+    /// The view of an owned code.
+    pub fn of(code: &'a DiagnosticCode) -> Self {
+        match code {
+            DiagnosticCode::Text(text) => DiagnosticCodeView::Text(text),
+            DiagnosticCode::Number(n) => DiagnosticCodeView::Number(*n),
+            DiagnosticCode::Json(raw) => DiagnosticCodeView::Json(raw),
         }
     }
 
-    fn matches(self, value: &serde_json::Value) -> bool {
+    /// The owned code.
+    pub fn to_code(self) -> DiagnosticCode {
         match self {
-            DiagnosticCode::Text(text) => value.as_str() == Some(text),
-            DiagnosticCode::Number(n) => value.as_i64() == Some(n),
-            DiagnosticCode::Json(json) => json == value,
+            DiagnosticCodeView::Text(text) => DiagnosticCode::Text(text.to_owned()),
+            DiagnosticCodeView::Number(n) => DiagnosticCode::Number(n),
+            DiagnosticCodeView::Json(raw) => DiagnosticCode::Json(raw.clone()),
         }
+    }
+
+    fn matches(self, owned: &DiagnosticCode) -> bool {
+        self == DiagnosticCodeView::of(owned)
     }
 }
 

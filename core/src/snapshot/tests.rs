@@ -207,17 +207,19 @@ fn folders_are_compared_with_the_engines_starting_folders() {
 #[test]
 fn diagnostics_are_replaced_per_file_and_cleared_when_gone_or_empty() {
     let mut tracker = SnapshotTracker::default();
-    let code = serde_json::Value::from(1.5);
+    let Some(DiagnosticCode::Json(code)) = DiagnosticCode::from_json("1.5") else {
+        panic!("1.5 is kept as its text");
+    };
     let warning = |message| DiagnosticView {
         message,
         severity: Severity::Warning,
         range: Range::default(),
         source: Some("clang"),
-        code: Some(DiagnosticCode::Number(42)),
+        code: Some(DiagnosticCodeView::Number(42)),
     };
     let one = [warning("unused")];
     let other = [DiagnosticView {
-        code: Some(DiagnosticCode::Json(&code)),
+        code: Some(DiagnosticCodeView::Json(&code)),
         ..warning("shadowed")
     }];
     let files = [
@@ -285,7 +287,7 @@ fn the_json_form_borrows_into_the_same_snapshot() {
         assert_eq!(view.active.unwrap().text, "fn");
         assert_eq!(
             view.diagnostics[0].diagnostics[0].code,
-            Some(DiagnosticCode::Text("E1"))
+            Some(DiagnosticCodeView::Text("E1"))
         );
         assert_eq!(view.workspace_folders, ["/w"]);
     });

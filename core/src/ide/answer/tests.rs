@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::*;
+use crate::ide::DiagnosticCode;
 use crate::ide::event::{Position, Range};
 use crate::ide::file_uri;
 
@@ -113,7 +114,8 @@ fn range() -> impl Strategy<Value = Range> {
 }
 
 /// Any diagnostic `code`: what sources send (strings, integers) and any other JSON value.
-fn code() -> impl Strategy<Value = Value> {
+/// A code as serde reads any JSON value but `null` (an odd one kept as serde_json's text).
+fn code() -> impl Strategy<Value = DiagnosticCode> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::from),
@@ -128,6 +130,9 @@ fn code() -> impl Strategy<Value = Value> {
             prop::collection::btree_map(text(), inner, 0..3)
                 .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
+    })
+    .prop_filter_map("null is no code", |value| {
+        serde_json::from_value(value).ok()
     })
 }
 
@@ -276,4 +281,30 @@ fn structure_is_escaped_once_and_strings_twice() {
         String::from_utf8(out).unwrap(),
         r#"{"content":[{"type":"text","text":"{\"success\":true,\"filePath\":\"/w/\\\"q\\\"\\\\\\n.rs\",\"isDirty\":true,\"isUntitled\":false}"}]}"#
     );
+}
+
+/// An odd code (here as the forms codec keeps it: its text as the editor gave it) is
+/// written as that text, in the answer's JSON and escaped in the tool result carrying it.
+#[test]
+fn an_odd_code_is_written_as_the_editor_gave_it() {
+    let given = r#"{"b": 1.50,"a":"\u0041\n"}"#;
+    let diagnostic = Diagnostic {
+        message: "m".into(),
+        severity: Severity::Error,
+        range: Range::default(),
+        source: None,
+        code: DiagnosticCode::from_json(given),
+    };
+    let answer = Answer::Diagnostics(DiagnosticFiles::Listed(vec![(
+        Cow::Borrowed("/w/a.rs"),
+        std::slice::from_ref(&diagnostic),
+    )]));
+    let expected = format!(
+        r#"[{{"uri":"file:///w/a.rs","diagnostics":[{{"message":"m","severity":"Error","range":{{"start":{{"line":0,"character":0}},"end":{{"line":0,"character":0}}}},"code":{given}}}]}}]"#
+    );
+    assert_eq!(answer.to_tool_result(), ToolResult::text(expected.clone()));
+    let mut written = Vec::new();
+    answer.write_result(&mut written);
+    let carried: Value = serde_json::from_slice(&written).unwrap();
+    assert_eq!(carried["content"][0]["text"], Value::from(expected));
 }

@@ -2,10 +2,8 @@
 //! that carries it. Structure comes as [`Lit`]s, escaped at compile time; string values are
 //! escaped once or twice as they are copied.
 
-use serde_json::{Number, Value};
-
-use crate::ide::Position;
 use crate::ide::path::file_uri_prefix;
+use crate::ide::{DiagnosticCode, Position};
 use crate::json;
 
 /// A piece of JSON structure (never a string's contents), in its two spellings: as is, and
@@ -134,49 +132,21 @@ impl JsonText<'_> {
         self.lit(lit!("}"));
     }
 
-    /// Any JSON value, as serde_json writes it (a diagnostic's `code` is passed through).
-    pub(super) fn value(&mut self, value: &Value) {
-        match value {
-            Value::Null => self.lit(lit!("null")),
-            Value::Bool(b) => self.bool(*b),
-            Value::Number(n) => self.number(n),
-            Value::String(s) => self.string(s),
-            Value::Array(items) => {
-                self.lit(lit!("["));
-                for (at, item) in items.iter().enumerate() {
-                    if at > 0 {
-                        self.lit(lit!(","));
-                    }
-                    self.value(item);
+    /// A diagnostic's code: a string or an integer as serde_json writes it, any other code
+    /// as its JSON text, kept as it came in ([`DiagnosticCode`]).
+    pub(super) fn code(&mut self, code: &DiagnosticCode) {
+        match code {
+            DiagnosticCode::Text(text) => self.string(text),
+            DiagnosticCode::Number(n) => {
+                if *n < 0 {
+                    self.out.push(b'-');
                 }
-                self.lit(lit!("]"));
+                self.u64(n.unsigned_abs());
             }
-            Value::Object(members) => {
-                self.lit(lit!("{"));
-                for (at, (name, item)) in members.iter().enumerate() {
-                    if at > 0 {
-                        self.lit(lit!(","));
-                    }
-                    self.string(name);
-                    self.lit(lit!(":"));
-                    self.value(item);
-                }
-                self.lit(lit!("}"));
+            DiagnosticCode::Json(raw) if self.nested => {
+                json::escape_into(self.out, raw.as_str().as_bytes())
             }
-        }
-    }
-
-    /// A number: digits, a sign, a point and an exponent, none of which is escaped.
-    pub(super) fn number(&mut self, n: &Number) {
-        if let Some(unsigned) = n.as_u64() {
-            self.u64(unsigned);
-        } else if let Some(signed) = n.as_i64() {
-            self.out.push(b'-');
-            self.u64(signed.unsigned_abs());
-        } else {
-            // A float: as rare as it is in a diagnostic code, its shortest form is the one its
-            // `Display` writes, which is serde_json's.
-            self.out.extend_from_slice(n.to_string().as_bytes());
+            DiagnosticCode::Json(raw) => self.out.extend_from_slice(raw.as_str().as_bytes()),
         }
     }
 }
