@@ -155,6 +155,7 @@ pub mod http;
 pub mod ide;
 mod json;
 pub mod language;
+pub mod ledger;
 pub mod lockfile;
 pub mod mcp;
 pub mod rpc;
