@@ -22,6 +22,7 @@ use crate::time::Timestamp;
 use crate::token::AuthToken;
 use crate::ws::close_code;
 
+mod ledger;
 mod push;
 mod snapshot;
 
@@ -90,6 +91,8 @@ pub struct Engine {
     /// Writes every JSON-RPC message the engine sends.
     writer: Writer,
     now: Timestamp,
+    /// The turn ledger and the reads and writes the host owes it.
+    ledger: ledger::LedgerIo,
 }
 
 impl Engine {
@@ -101,6 +104,10 @@ impl Engine {
         };
         let state = EditorState::new(config.path_style, config.workspace_folders.clone())
             .with_limits(limits);
+        let ledger_limits = crate::ledger::LedgerLimits {
+            max_bytes: config.max_ledger_bytes,
+            max_file_bytes: config.max_ledger_file_bytes,
+        };
         Engine {
             tools_json: ide::tools_json(config.execute_code),
             snapshots: SnapshotTracker::new(&config.workspace_folders),
@@ -111,6 +118,7 @@ impl Engine {
             conns: Connections::default(),
             pushes: PushSchedule::default(),
             now: Timestamp::ZERO,
+            ledger: ledger::LedgerIo::new(ledger_limits),
         }
     }
 
@@ -305,6 +313,10 @@ impl Engine {
             }
         }
         let conn = call.conn;
+        let diff_path = match &call.request {
+            ToolRequest::OpenDiff { new_file_path, .. } if accepted => Some(new_file_path.clone()),
+            _ => None,
+        };
         let rules = self
             .conns
             .get(call.conn)
@@ -322,6 +334,10 @@ impl Engine {
         self.service.call_answered(id, accepted);
         self.send_written(conn);
         self.report_too_large(Some(conn));
+        if let Some(path) = diff_path {
+            let text = replaced.as_ref().map(|(_, text)| text.as_str());
+            self.ledger_diff_accepted(conn, &path, text);
+        }
         if let Some((path, text)) = replaced {
             self.conns
                 .event(EngineEvent::FileReplaced { id, path, text });
@@ -363,6 +379,7 @@ impl Engine {
             self.send_selection(None);
         }
         self.pushes.expire_mentions(now);
+        self.ledger_timeouts(now);
     }
 
     /// The host wants `conn` closed: an open client gets close code 1001 (going away) and a
@@ -405,6 +422,7 @@ impl Engine {
             .into_iter()
             .chain(self.service.calls().next_deadline())
             .chain(self.pushes.next_deadline())
+            .chain(self.ledger_deadline())
             .min()
     }
 
@@ -460,6 +478,8 @@ impl Engine {
         }
         let cancelled = self.service.calls_mut().take_of_conn(conn);
         self.conns.end(conn, reason, close_transport, &cancelled);
+        let now = self.now;
+        self.ledger_client_gone(now, conn);
     }
 
     /// Serves the complete messages buffered on `conn`, one at a time, until none is left or
@@ -502,6 +522,10 @@ impl Engine {
             Effect::Served(tool) => {
                 self.tool_called(conn);
                 self.conns.event(EngineEvent::ToolServed { conn, tool });
+                if tool == ide::ToolName::GetDiagnostics {
+                    // With the ledger on, a `{uri}` call is held (`PreEdit`): this is `{}`.
+                    self.ledger_edits_ended(now, conn);
+                }
             }
             Effect::DiffsClosed(closed, tool) => {
                 self.tool_called(conn);
@@ -509,6 +533,17 @@ impl Engine {
                     self.conns.cancelled(id, CancelReason::ClosedByClient);
                 }
                 self.conns.event(EngineEvent::ToolServed { conn, tool });
+                if tool == ide::ToolName::CloseAllDiffTabs {
+                    self.ledger_prompt_started(now, conn);
+                }
+            }
+            Effect::PreEdit {
+                rpc_id,
+                arguments,
+                path,
+            } => {
+                self.tool_called(conn);
+                self.ledger_pre_edit(now, conn, rpc_id, arguments, path);
             }
             Effect::CancelledByClient(id) => {
                 self.conns.cancelled(id, CancelReason::CancelledByClient)

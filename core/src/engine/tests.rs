@@ -970,6 +970,7 @@ fn big_answers_are_framed_in_place_and_sent_in_any_pieces() {
     }
 }
 
+mod ledger;
 mod proposal_diagnostics;
 mod startup;
 mod too_large;

@@ -77,6 +77,14 @@ const CONFIG: &[Field<Config>] = &[
     ("toolDeadlineMs", |c| Slot::OptU64(&mut c.tool_deadline_ms)),
     ("diffDeadlineMs", |c| Slot::OptU64(&mut c.diff_deadline_ms)),
     ("executeCode", |c| Slot::Bool(&mut c.execute_code)),
+    ("ledger", |c| Slot::Bool(&mut c.ledger)),
+    ("maxLedgerBytes", |c| Slot::Usize(&mut c.max_ledger_bytes)),
+    ("maxLedgerFileBytes", |c| {
+        Slot::Usize(&mut c.max_ledger_file_bytes)
+    }),
+    ("ledgerReadDeadlineMs", |c| {
+        Slot::U64(&mut c.ledger_read_deadline_ms)
+    }),
 ];
 
 /// The fields of [`WsConfig`].
