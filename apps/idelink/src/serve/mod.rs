@@ -33,6 +33,9 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     if let Some(bytes) = args.max_client_message_bytes {
         config.engine.max_client_message_bytes = bytes;
     }
+    // The terminal keeps the turn ledger (`t`, `u`): it reads and writes the files itself.
+    // The stdio sidecar's editor would have to answer the reads, which it does not yet.
+    config.engine.ledger = args.stdio.is_none();
     for read in &args.pull {
         read.apply(&mut config.engine.reads);
     }

@@ -10,6 +10,8 @@ use std::path::Path;
 /// The help `?` prints.
 pub const HELP: &str = "commands: @FILE or @FILE:10 or @FILE:10-20 mentions a file or lines \
                         to claude · s lists claude sessions · d shows the pending diff again \
+                        · t lists claude's turns, t N shows one · u N [FILE [HUNK]] undoes a \
+                        turn, a file or a hunk (then yes) \
                         · a / r / e answer a diff (one shown only in summary takes e, r or \
                         \"accept unseen\") · ? this help";
 
