@@ -1,7 +1,9 @@
 //! The turn ledger through `idelink serve`, a test client playing claude in accept-edits
 //! mode (the CLI's calls of docs/protocol.md, "A turn's signals"): the turn lists exactly the
 //! files edited and created, `u` undoes a file after `yes`, and an undo over a newer change
-//! is refused, never written.
+//! is refused, never written. Unix only: the test client builds the CLI's `file://` URIs
+//! from POSIX paths.
+#![cfg(unix)]
 #![expect(
     clippy::unwrap_used,
     reason = "a test: any failure must stop it loudly"
