@@ -169,6 +169,7 @@ pub mod http;
 pub mod ide;
 mod json;
 pub mod language;
+pub mod ledger;
 pub mod link;
 pub mod lockfile;
 pub mod mcp;

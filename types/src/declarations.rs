@@ -9,6 +9,9 @@ use idelink_core::ide::{
     Diagnostic, FileDiagnostics, OpenTab, PathStyle, Position, Range, ReadSource, ReadSources,
     Severity, ToolName,
 };
+use idelink_core::ledger::{
+    ChangedBy, FileChange, FileContent, FileWrite, Hunk, Turn, TurnChange, TurnId, UndoTarget,
+};
 use idelink_core::mcp::{ClientInfo, ServerInfo};
 use idelink_core::policy::{ContextPolicy, IgnoreFile, SharingMode};
 use idelink_core::rpc::RpcLimits;
@@ -95,6 +98,20 @@ fn sections(cfg: &ts_rs::Config) -> Vec<(&'static str, Vec<Item>)> {
                 item::<ToolOutcome>(cfg),
                 item::<OpenTab>(cfg),
                 item::<ToolName>(cfg),
+            ],
+        ),
+        (
+            "The turn ledger",
+            vec![
+                item::<TurnId>(cfg),
+                item::<ChangedBy>(cfg),
+                item::<Hunk>(cfg),
+                item::<FileContent>(cfg),
+                item::<FileChange>(cfg),
+                item::<Turn>(cfg),
+                item::<TurnChange>(cfg),
+                item::<FileWrite>(cfg),
+                item::<UndoTarget>(cfg),
             ],
         ),
         (

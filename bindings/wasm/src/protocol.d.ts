@@ -420,6 +420,206 @@ export type ToolName =
   | "executeCode";
 
 // -----------------------------------------------------------------------------------------------
+// The turn ledger
+
+/** One turn, numbered by the ledger from 1 in start order. Never reused. */
+export type TurnId = number;
+
+/** Who changed a file of a turn. */
+export type ChangedBy = "claude" | "seenOnDisk";
+
+/**
+ * One run of changed lines: `oldLines` lines of the baseline from line `oldStart` were replaced by
+ * `newLines` lines of the current text from line `newStart` (0-based line numbers; a count of 0 is
+ * a pure insertion or deletion at that line).
+ */
+export type Hunk = {
+  /** First baseline line replaced. */
+  oldStart: number;
+  /** Baseline lines replaced (the lines removed). */
+  oldLines: number;
+  /** First current line that replaced them. */
+  newStart: number;
+  /** Current lines that replaced them (the lines added). */
+  newLines: number;
+};
+
+/**
+ * A file's content as the host read it (from the editor's buffer when the file is open there, else
+ * from disk). JSON form, tagged by `"kind"`:
+ *
+ * ```json {"kind":"text","text":"fn main() {}\n"}
+ * {"kind":"binary","bytes":2048,"digest":"9a0364b9e99bb480dd25e1f0284c8555"}
+ * {"kind":"large","bytes":52428800,"digest":"…"} {"kind":"missing"}
+ * {"kind":"unread","reason":"permission denied"} ```
+ *
+ * `digest` is any text that changes when the bytes change (a hash of them); the ledger only
+ * compares it. A text over the ledger's per-file limit is kept as `large` with its SHA-1.
+ */
+export type FileContent =
+  | {
+      kind: "text";
+      /** The text. */
+      text: string;
+    }
+  | {
+      kind: "binary";
+      /** Its size. */
+      bytes: number;
+      /** A digest of its bytes. */
+      digest: string;
+    }
+  | {
+      kind: "large";
+      /** Its size. */
+      bytes: number;
+      /** A digest of its bytes. */
+      digest: string;
+    }
+  | { kind: "missing" }
+  | {
+      kind: "unread";
+      /** Why. */
+      reason: string;
+    };
+
+/** One file of a turn. */
+export type FileChange = {
+  /** The file (normalized). */
+  path: string;
+  /** Who changed it first in this turn. */
+  changedBy: ChangedBy;
+  /**
+   * Every claude edit of it in this turn went through an `openDiff` the editor answered
+   * ("reviewed"); false when any was accepted without the IDE ("auto").
+   */
+  reviewed: boolean;
+  /** Before the turn's first change of it. */
+  baseline: FileContent;
+  /** As last read (after the edit, an undo, or a change seen on disk). */
+  current: FileContent;
+  /**
+   * Bumped each time `current` changes: an undo of a hunk names the revision it was shown at, so a
+   * hunk claude changed since is never undone blind.
+   */
+  revision: number;
+  /** False while claude is editing it (baseline taken, its edit not ended yet). */
+  settled: boolean;
+  /**
+   * The file changed in a way claude did not announce: between two of its edits, or to other text
+   * than the accepted diff's.
+   */
+  outsideChange: boolean;
+  /** The hunks from `baseline` to `current` (none when either is not text). */
+  hunks: Array<Hunk>;
+};
+
+/** One prompt's turn of one client. */
+export type Turn = {
+  /** Its number. */
+  id: TurnId;
+  /** The client whose prompt it is. */
+  conn: ConnId;
+  /** When its `closeAllDiffTabs` came (the host's milliseconds, `Timestamp::as_millis`). */
+  startedMs: number;
+  /** Ended: the client's next prompt started, or it disconnected. */
+  closed: boolean;
+  /** Its files, in the order they were first changed. */
+  files: Array<FileChange>;
+};
+
+/** How the ledger grew or shrank, in order. JSON form tagged by `"change"`. */
+export type TurnChange =
+  | {
+      change: "started";
+      /** The turn. */
+      turn: TurnId;
+      /** Its client. */
+      conn: ConnId;
+    }
+  | {
+      change: "fileAdded";
+      /** The turn. */
+      turn: TurnId;
+      /** The file. */
+      path: string;
+      /** Claude's announced edit, or a change seen on disk. */
+      changedBy: ChangedBy;
+    }
+  | {
+      change: "fileChanged";
+      /** The turn. */
+      turn: TurnId;
+      /** The file. */
+      path: string;
+      /** Its new revision. */
+      revision: number;
+      /** Its hunks now. */
+      hunks: number;
+      /** Lines added across them. */
+      added: number;
+      /** Lines removed across them. */
+      removed: number;
+    }
+  | {
+      change: "closed";
+      /** The turn. */
+      turn: TurnId;
+    }
+  | {
+      change: "dropped";
+      /** The turns. */
+      turns: Array<TurnId>;
+    };
+
+/**
+ * One write the host carries out for an undo: only when the file still holds `expected` (its text,
+ * or no file for `FileContent::Missing`), else it answers a conflict and writes nothing (never a
+ * silent overwrite).
+ */
+export type FileWrite = {
+  /** The turn whose change is undone. */
+  turn: TurnId;
+  /** The file. */
+  path: string;
+  /** What it must hold now. */
+  expected: FileContent;
+  /** What to write; `null`: delete the file. */
+  text: string | null;
+};
+
+/**
+ * What to undo. JSON form, tagged by `"undo"`:
+ *
+ * ```json {"undo":"hunk","turn":3,"path":"/w/a.rs","revision":2,"hunk":0}
+ * {"undo":"file","turn":3,"path":"/w/a.rs"} {"undo":"turn","turn":3} ```
+ */
+export type UndoTarget =
+  | {
+      undo: "hunk";
+      /** The turn. */
+      turn: TurnId;
+      /** The file. */
+      path: string;
+      /** The file's `FileChange::revision` the hunk was shown at. */
+      revision: number;
+      /** The hunk's index in `FileChange::hunks`. */
+      hunk: number;
+    }
+  | {
+      undo: "file";
+      /** The turn. */
+      turn: TurnId;
+      /** The file. */
+      path: string;
+    }
+  | {
+      undo: "turn";
+      /** The turn. */
+      turn: TurnId;
+    };
+
+// -----------------------------------------------------------------------------------------------
 // Engine outputs
 
 /** One transport connection, numbered by the engine from 1 in accept order. Never reused. */
@@ -591,6 +791,25 @@ export type EngineEvent =
       paths: Array<string>;
       /** Files withheld since the previous report beyond `paths`. */
       morePaths: number;
+    }
+  | {
+      event: "ledgerRead";
+      /** Quote it in the answer. */
+      read: number;
+      /** The file (normalized). */
+      path: string;
+    }
+  | {
+      event: "ledgerWrite";
+      /** Quote it in the answer. */
+      write: number;
+      /** What to write, and what must be there. */
+      file: FileWrite;
+    }
+  | {
+      event: "turnChanged";
+      /** What changed. */
+      change: TurnChange;
     }
   | {
       event: "closed";
@@ -915,6 +1134,31 @@ export type Config = {
    * checked as for a local socket. Default 0: none.
    */
   bridgePort?: number;
+  /**
+   * Keep the turn ledger (docs/protocol.md, "A turn's signals"): before answering the CLI's
+   * pre-edit `getDiagnostics {uri}` the engine asks the host for the file's content
+   * (`EngineEvent::LedgerRead`) and waits up to `ledgerReadDeadlineMs`. Default off: a host that
+   * turns it on answers those reads. Off whatever this says while `pathMap` is set: its reads and
+   * writes would name claude's paths (not mapped yet).
+   */
+  ledger?: boolean;
+  /**
+   * The most bytes of file text the ledger keeps over all turns; past it the oldest ended turns are
+   * dropped (reported). Default 64 MiB: a 200-file turn of ordinary sources.
+   */
+  maxLedgerBytes?: number;
+  /**
+   * The most bytes of one file's text the ledger keeps; a bigger file is kept as its size and
+   * digest (listed, not undoable). Default 8 MiB.
+   */
+  maxLedgerFileBytes?: number;
+  /**
+   * How long the pre-edit answer waits for the host's read of the file. Default 300 ms: the CLI
+   * waits 500 ms and stops asking for the session after three timeouts in a row (its bundled code:
+   * `consecutiveBaselineTimeouts>=Iit`, `Iit=3`), so the engine answers in time whatever the host
+   * does.
+   */
+  ledgerReadDeadlineMs?: number;
 };
 
 // -----------------------------------------------------------------------------------------------

@@ -205,6 +205,28 @@ pub struct Config {
     /// and every other rule are checked as for a local socket. Default 0: none.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub bridge_port: u16,
+    /// Keep the turn ledger (docs/protocol.md, "A turn's signals"): before answering the
+    /// CLI's pre-edit `getDiagnostics {uri}` the engine asks the host for the file's content
+    /// ([`EngineEvent::LedgerRead`](crate::EngineEvent::LedgerRead)) and waits up to
+    /// `ledger_read_deadline_ms`. Default off: a host that turns it on answers those reads.
+    /// Off whatever this says while [`path_map`](Self::path_map) is set: its reads and writes
+    /// would name claude's paths (not mapped yet).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub ledger: bool,
+    /// The most bytes of file text the ledger keeps over all turns; past it the oldest ended
+    /// turns are dropped (reported). Default 64 MiB: a 200-file turn of ordinary sources.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_ledger_bytes: usize,
+    /// The most bytes of one file's text the ledger keeps; a bigger file is kept as its size
+    /// and digest (listed, not undoable). Default 8 MiB.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_ledger_file_bytes: usize,
+    /// How long the pre-edit answer waits for the host's read of the file. Default 300 ms:
+    /// the CLI waits 500 ms and stops asking for the session after three timeouts in a row
+    /// (its bundled code: `consecutiveBaselineTimeouts>=Iit`, `Iit=3`), so the engine
+    /// answers in time whatever the host does.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub ledger_read_deadline_ms: u64,
 }
 
 impl Default for Config {
@@ -274,6 +296,10 @@ impl Config {
             policy: ContextPolicy::default(),
             path_map: Vec::new(),
             bridge_port: 0,
+            ledger: false,
+            max_ledger_bytes: 64 << 20,
+            max_ledger_file_bytes: 8 << 20,
+            ledger_read_deadline_ms: 300,
         }
     }
 }

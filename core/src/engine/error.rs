@@ -14,6 +14,11 @@ pub enum EngineError {
     UnknownToolCall(ToolCallId),
     /// The outcome does not fit the request (a saved diff for an `openFile`, say).
     OutcomeMismatch(ToolCallId, OutcomeMismatch),
+    /// No pending ledger read with this number: never asked, already answered, or past its
+    /// deadline.
+    UnknownLedgerRead(u64),
+    /// No pending ledger write with this number: never asked, or already answered.
+    UnknownLedgerWrite(u64),
     /// `handle_sent` reported more bytes than were buffered.
     SentMoreThanBuffered {
         /// The connection.
@@ -36,6 +41,14 @@ impl fmt::Display for EngineError {
                 )
             }
             EngineError::OutcomeMismatch(id, mismatch) => write!(f, "{id}: {mismatch}"),
+            EngineError::UnknownLedgerRead(read) => write!(
+                f,
+                "unknown ledger read {read}: never asked, already answered, or past its deadline"
+            ),
+            EngineError::UnknownLedgerWrite(write) => write!(
+                f,
+                "unknown ledger write {write}: never asked, or already answered"
+            ),
             EngineError::SentMoreThanBuffered {
                 conn,
                 sent,

@@ -14,7 +14,9 @@ use super::table::Connections;
 use super::writer::{Reply, Writer};
 use crate::host_rules::HandshakeBudget;
 use crate::http::UpgradePolicy;
-use crate::ide::{self, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome};
+use crate::ide::{
+    self, EditorEvent, EditorState, StateChange, StateLimits, ToolOutcome, ToolRequest,
+};
 use crate::path_map::PathMap;
 use crate::policy::ContextPolicy;
 use crate::policy::gate::Gate;
@@ -24,6 +26,7 @@ use crate::time::Timestamp;
 use crate::token::AuthToken;
 use crate::ws::close_code;
 
+mod ledger;
 mod push;
 mod route;
 mod snapshot;
@@ -102,11 +105,15 @@ pub struct Engine {
     /// [`Config::path_map`], parsed: the engine's edges map through it when it is active.
     paths: PathMap,
     now: Timestamp,
+    /// The turn ledger and the reads and writes the host owes it.
+    ledger: ledger::LedgerIo,
 }
 
 impl Engine {
     /// An engine for `config`, admitting clients that present `token`.
-    pub fn new(config: Config, token: AuthToken) -> Self {
+    pub fn new(mut config: Config, token: AuthToken) -> Self {
+        // The ledger's reads and writes would name claude's paths: not with a path map yet.
+        config.ledger &= config.path_map.is_empty();
         let limits = StateLimits {
             max_documents: config.max_documents,
             max_diagnostics: config.max_diagnostics,
@@ -123,6 +130,10 @@ impl Engine {
             state.workspace_folders(),
             config.path_style,
         );
+        let ledger_limits = crate::ledger::LedgerLimits {
+            max_bytes: config.max_ledger_bytes,
+            max_file_bytes: config.max_ledger_file_bytes,
+        };
         Engine {
             tools_json: ide::tools_json(config.execute_code),
             snapshots: SnapshotTracker::new(&config.workspace_folders),
@@ -136,6 +147,7 @@ impl Engine {
             withheld_blank: false,
             paths,
             now: Timestamp::ZERO,
+            ledger: ledger::LedgerIo::new(ledger_limits),
         }
     }
 
@@ -381,6 +393,10 @@ impl Engine {
             }
         }
         let conn = call.conn;
+        let diff_path = match &call.request {
+            ToolRequest::OpenDiff { new_file_path, .. } if accepted => Some(new_file_path.clone()),
+            _ => None,
+        };
         let rules = self
             .conns
             .get(call.conn)
@@ -398,6 +414,10 @@ impl Engine {
         self.service.call_answered(id, accepted);
         self.send_written(conn);
         self.report_too_large(Some(conn));
+        if let Some(path) = diff_path {
+            let text = replaced.as_ref().map(|(_, text)| text.as_str());
+            self.ledger_diff_accepted(conn, &path, text);
+        }
         if let Some((path, text)) = replaced {
             self.conns
                 .event(EngineEvent::FileReplaced { id, path, text });
@@ -441,6 +461,7 @@ impl Engine {
         }
         self.pushes.expire_mentions(now);
         self.report_withheld();
+        self.ledger_timeouts(now);
     }
 
     /// The host wants `conn` closed: an open client gets close code 1001 (going away) and a
@@ -472,7 +493,12 @@ impl Engine {
     /// input.
     #[must_use = "every output must be performed: poll until None after each input"]
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.conns.poll_output()
+        match self.conns.poll_output()? {
+            Output::Event(event) if self.paths.is_active() => {
+                Some(Output::Event(self.paths.engine_event_to_local(event)))
+            }
+            output => Some(output),
+        }
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) is next due, if ever.
@@ -484,6 +510,7 @@ impl Engine {
             .chain(self.service.calls().next_deadline())
             .chain(self.pushes.next_deadline())
             .chain(self.service.gate().next_report())
+            .chain(self.ledger_deadline())
             .min()
     }
 
@@ -547,6 +574,8 @@ impl Engine {
         if was_ready {
             self.session_left(conn);
         }
+        let now = self.now;
+        self.ledger_client_gone(now, conn);
     }
 
     /// Serves the complete messages buffered on `conn`, one at a time, until none is left or
@@ -594,6 +623,10 @@ impl Engine {
             Effect::Served(tool) => {
                 self.tool_called(conn);
                 self.conns.event(EngineEvent::ToolServed { conn, tool });
+                if tool == ide::ToolName::GetDiagnostics {
+                    // With the ledger on, a `{uri}` call is held (`PreEdit`): this is `{}`.
+                    self.ledger_edits_ended(now, conn);
+                }
             }
             Effect::DiffsClosed(closed, tool) => {
                 self.tool_called(conn);
@@ -601,6 +634,17 @@ impl Engine {
                     self.conns.cancelled(id, CancelReason::ClosedByClient);
                 }
                 self.conns.event(EngineEvent::ToolServed { conn, tool });
+                if tool == ide::ToolName::CloseAllDiffTabs {
+                    self.ledger_prompt_started(now, conn);
+                }
+            }
+            Effect::PreEdit {
+                rpc_id,
+                arguments,
+                path,
+            } => {
+                self.tool_called(conn);
+                self.ledger_pre_edit(now, conn, rpc_id, arguments, path);
             }
             Effect::CancelledByClient(id) => {
                 self.conns.cancelled(id, CancelReason::CancelledByClient)

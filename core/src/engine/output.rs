@@ -2,6 +2,7 @@
 
 use super::sessions::SessionInfo;
 use crate::ide::{ToolName, ToolRequest};
+use crate::ledger::{FileWrite, TurnChange};
 use crate::mcp::ClientInfo;
 use serde::Serialize;
 use std::fmt;
@@ -219,6 +220,34 @@ pub enum EngineEvent {
         /// Files withheld since the previous report beyond `paths`.
         #[cfg_attr(feature = "ts", ts(type = "number"))]
         more_paths: u64,
+    },
+    /// The turn ledger ([`Config::ledger`](crate::Config::ledger)) needs what `path` holds
+    /// now: answer with [`Engine::handle_ledger_read`](crate::Engine::handle_ledger_read),
+    /// at once (a baseline read holds the CLI's pre-edit call until it is answered, or until
+    /// `ledger_read_deadline_ms`).
+    LedgerRead {
+        /// Quote it in the answer.
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        read: u64,
+        /// The file (normalized).
+        path: String,
+    },
+    /// An undo asks the host to write a file: only when it still holds `file.expected`
+    /// (compare-and-write; never overwrite a newer change), then answer with
+    /// [`Engine::handle_ledger_written`](crate::Engine::handle_ledger_written) and what the
+    /// file holds now. An editor edits its buffer and saves; `serve` writes the file.
+    LedgerWrite {
+        /// Quote it in the answer.
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        write: u64,
+        /// What to write, and what must be there.
+        file: FileWrite,
+    },
+    /// The turn ledger grew or shrank: a turn started or ended, a file joined one, its hunks
+    /// changed, turns were dropped for the budget.
+    TurnChanged {
+        /// What changed.
+        change: TurnChange,
     },
     /// The connection is gone (or was refused); its pending requests were cancelled first.
     Closed {

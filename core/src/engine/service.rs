@@ -16,7 +16,7 @@ use crate::ide::{OutcomeMismatch, PathStyle};
 use crate::mcp::ToolCall;
 use crate::policy::ContextPolicy;
 use crate::policy::gate::{Gate, SharedSelection};
-use crate::rpc::{RequestId, RpcError};
+use crate::rpc::{OwnedRequestId, RequestId, RpcError};
 use crate::time::Timestamp;
 
 /// What serving one client message leads to beyond its reply.
@@ -33,6 +33,14 @@ pub(crate) enum Effect {
     DiffsClosed(Vec<ToolCallId>, ToolName),
     /// `notifications/cancelled` named this pending call (already removed).
     CancelledByClient(ToolCallId),
+    /// The ledger is on and this is the CLI's pre-edit `getDiagnostics {uri}` of `path`: no
+    /// reply yet; the engine takes the file's baseline, then answers with
+    /// [`Service::held_diagnostics`].
+    PreEdit {
+        rpc_id: OwnedRequestId,
+        arguments: String,
+        path: String,
+    },
     /// A request for the editor, replacing the pending diff of the same tab if any.
     Requested {
         id: ToolCallId,
@@ -207,6 +215,41 @@ impl Service {
         config: &Config,
         writer: &mut Writer,
     ) -> Effect {
+        self.serve_call(now, conn, call, config, writer, config.ledger)
+    }
+
+    /// Answers a pre-edit `getDiagnostics` held for the ledger ([`Effect::PreEdit`]) from the
+    /// state as it is now.
+    pub(crate) fn held_diagnostics(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        rpc_id: &OwnedRequestId,
+        arguments: &str,
+        config: &Config,
+        writer: &mut Writer,
+    ) {
+        let raw = serde_json::value::RawValue::from_string(arguments.to_owned()).ok();
+        let call = ToolCall {
+            id: rpc_id.as_borrowed(),
+            name: ToolName::GetDiagnostics.as_str().into(),
+            arguments: raw.as_deref(),
+            tool_use_id: None,
+        };
+        self.serve_call(now, conn, call, config, writer, false);
+    }
+
+    /// [`tool_call`](Self::tool_call); `hold_pre_edit`: a `getDiagnostics {uri}` answered
+    /// from the state is held for the ledger.
+    fn serve_call(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        call: ToolCall<'_>,
+        config: &Config,
+        writer: &mut Writer,
+        hold_pre_edit: bool,
+    ) -> Effect {
         let unknown = || {
             let message = format!("unknown tool: {}", call.name);
             Reply::Error(RpcError::new(RpcError::INVALID_PARAMS, message))
@@ -232,6 +275,16 @@ impl Service {
         );
         match plan {
             ToolPlan::Reply(answer) => {
+                if hold_pre_edit
+                    && tool == ToolName::GetDiagnostics
+                    && let Some(path) = answer.one_file_diagnostics()
+                {
+                    return Effect::PreEdit {
+                        rpc_id: call.id.to_owned(),
+                        arguments: call.arguments.map_or("{}", |raw| raw.get()).to_owned(),
+                        path: path.to_owned(),
+                    };
+                }
                 let answer = if answer.is_every_file_diagnostics() {
                     answer.with_proposals(self.proposals.of_conn(conn, &self.calls))
                 } else {

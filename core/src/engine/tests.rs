@@ -971,6 +971,7 @@ fn big_answers_are_framed_in_place_and_sent_in_any_pieces() {
     }
 }
 
+mod ledger;
 mod path_map;
 mod policy;
 mod proposal_diagnostics;

@@ -88,6 +88,14 @@ const CONFIG: &[Field<Config>] = &[
     ("policy", |c| Slot::Policy(&mut c.policy)),
     ("pathMap", |c| Slot::Strings(&mut c.path_map)),
     ("bridgePort", |c| Slot::U16(&mut c.bridge_port)),
+    ("ledger", |c| Slot::Bool(&mut c.ledger)),
+    ("maxLedgerBytes", |c| Slot::Usize(&mut c.max_ledger_bytes)),
+    ("maxLedgerFileBytes", |c| {
+        Slot::Usize(&mut c.max_ledger_file_bytes)
+    }),
+    ("ledgerReadDeadlineMs", |c| {
+        Slot::U64(&mut c.ledger_read_deadline_ms)
+    }),
 ];
 
 /// The fields of [`ContextPolicy`] (also [`EditorEvent::PolicyChanged`](crate::EditorEvent)'s).

@@ -9,6 +9,7 @@ use crate::SnapshotChanges;
 use crate::engine::{CancelReason, CloseReason, EngineEvent, Output, SessionChoice, SessionInfo};
 use crate::ide::ToolRequest;
 use crate::json::{push_string, push_u64};
+use crate::ledger::{ChangedBy, FileContent, FileWrite, TurnChange};
 use crate::mcp::ClientInfo;
 
 /// An `Output` in its JSON form.
@@ -102,6 +103,17 @@ fn event_members<'o>(o: Object<'o>, event: &EngineEvent) -> Object<'o> {
             .u64("reads", *reads)
             .with("paths", |out| write_strings(out, paths))
             .u64("morePaths", *more_paths),
+        EngineEvent::LedgerRead { read, path } => o
+            .str("event", "ledgerRead")
+            .u64("read", *read)
+            .str("path", path),
+        EngineEvent::LedgerWrite { write, file } => o
+            .str("event", "ledgerWrite")
+            .u64("write", *write)
+            .with("file", |out| file_write(out, file)),
+        EngineEvent::TurnChanged { change } => o
+            .str("event", "turnChanged")
+            .with("change", |out| turn_change(out, change)),
         EngineEvent::Closed { conn, reason } => o
             .str("event", "closed")
             .u64("conn", conn.as_u64())
@@ -238,6 +250,86 @@ pub(super) fn session_choice(out: &mut Vec<u8>, choice: &SessionChoice) {
     match choice {
         SessionChoice::Conn { conn } => o.str("by", "conn").u64("conn", conn.as_u64()),
         SessionChoice::Pid { pid } => o.str("by", "pid").u64("pid", *pid),
+    }
+    .end();
+}
+
+/// A ledger `FileContent`, tagged by `kind`.
+fn file_content(out: &mut Vec<u8>, content: &FileContent) {
+    let o = Object::new(out);
+    match content {
+        FileContent::Text { text } => o.str("kind", "text").str("text", text),
+        FileContent::Binary { bytes, digest } => o
+            .str("kind", "binary")
+            .u64("bytes", *bytes)
+            .str("digest", digest),
+        FileContent::Large { bytes, digest } => o
+            .str("kind", "large")
+            .u64("bytes", *bytes)
+            .str("digest", digest),
+        FileContent::Missing => o.str("kind", "missing"),
+        FileContent::Unread { reason } => o.str("kind", "unread").str("reason", reason),
+    }
+    .end();
+}
+
+fn file_write(out: &mut Vec<u8>, file: &FileWrite) {
+    Object::new(out)
+        .u64("turn", file.turn.as_u64())
+        .str("path", &file.path)
+        .with("expected", |out| file_content(out, &file.expected))
+        .nullable("text", file.text.as_deref(), push_string)
+        .end();
+}
+
+fn turn_change(out: &mut Vec<u8>, change: &TurnChange) {
+    let o = Object::new(out);
+    match change {
+        TurnChange::Started { turn, conn } => o
+            .str("change", "started")
+            .u64("turn", turn.as_u64())
+            .u64("conn", conn.as_u64()),
+        TurnChange::FileAdded {
+            turn,
+            path,
+            changed_by,
+        } => o
+            .str("change", "fileAdded")
+            .u64("turn", turn.as_u64())
+            .str("path", path)
+            .str(
+                "changedBy",
+                match changed_by {
+                    ChangedBy::Claude => "claude",
+                    ChangedBy::SeenOnDisk => "seenOnDisk",
+                },
+            ),
+        TurnChange::FileChanged {
+            turn,
+            path,
+            revision,
+            hunks,
+            added,
+            removed,
+        } => o
+            .str("change", "fileChanged")
+            .u64("turn", turn.as_u64())
+            .str("path", path)
+            .u64("revision", *revision)
+            .u64("hunks", *hunks)
+            .u64("added", *added)
+            .u64("removed", *removed),
+        TurnChange::Closed { turn } => o.str("change", "closed").u64("turn", turn.as_u64()),
+        TurnChange::Dropped { turns } => o.str("change", "dropped").with("turns", |out| {
+            out.push(b'[');
+            for (i, turn) in turns.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                push_u64(out, turn.as_u64());
+            }
+            out.push(b']');
+        }),
     }
     .end();
 }

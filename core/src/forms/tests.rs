@@ -19,6 +19,7 @@ use crate::ide::{
     Diagnostic, DiagnosticCode, FileDiagnostics, OpenTab, PathStyle, Position, Range, ReadSource,
     ReadSources, Severity, ToolName, ToolRequest,
 };
+use crate::ledger::{ChangedBy, FileContent, FileWrite, TurnChange, TurnId};
 use crate::mcp::{ClientInfo, SUPPORTED_PROTOCOL_VERSIONS, ServerInfo};
 use crate::policy::{ContextPolicy, IgnoreFile, SharingMode};
 use crate::rpc::RpcLimits;
@@ -323,6 +324,7 @@ fn config() -> impl Strategy<Value = Config> {
         prop::option::of(any::<u64>()),
         prop::option::of(any::<u64>()),
     );
+    let ledger = any::<(bool, [u64; 3])>();
     let sessions = (
         prop::sample::select(vec![Routing::Broadcast, Routing::Roots, Routing::Chosen]),
         any::<bool>(),
@@ -336,6 +338,7 @@ fn config() -> impl Strategy<Value = Config> {
         timers,
         sessions,
         context_policy(),
+        ledger,
     )
         .prop_map(
             |(
@@ -346,6 +349,7 @@ fn config() -> impl Strategy<Value = Config> {
                 timers,
                 sessions,
                 policy,
+                ledger,
             )| Config {
                 port,
                 server_info: ServerInfo { name, version },
@@ -390,6 +394,10 @@ fn config() -> impl Strategy<Value = Config> {
                 policy,
                 path_map: folders,
                 bridge_port: port.wrapping_add(1),
+                ledger: ledger.0,
+                max_ledger_bytes: ledger.1[0] as usize,
+                max_ledger_file_bytes: ledger.1[1] as usize,
+                ledger_read_deadline_ms: ledger.1[2],
             },
         )
 }
@@ -535,6 +543,26 @@ fn event() -> impl Strategy<Value = EngineEvent> {
             }
         ),
         (conn(), close_reason()).prop_map(|(conn, reason)| EngineEvent::Closed { conn, reason }),
+        (any::<u64>(), text()).prop_map(|(read, path)| EngineEvent::LedgerRead { read, path }),
+        (
+            any::<u64>(),
+            any::<u64>(),
+            text(),
+            file_content(),
+            opt_text()
+        )
+            .prop_map(
+                |(write, turn, path, expected, text)| EngineEvent::LedgerWrite {
+                    write,
+                    file: FileWrite {
+                        turn: TurnId::from_u64(turn),
+                        path,
+                        expected,
+                        text,
+                    },
+                }
+            ),
+        turn_change().prop_map(|change| EngineEvent::TurnChanged { change }),
     ]
 }
 
@@ -562,6 +590,55 @@ fn session_choice() -> impl Strategy<Value = SessionChoice> {
     ]
 }
 
+fn file_content() -> impl Strategy<Value = FileContent> {
+    prop_oneof![
+        text().prop_map(|text| FileContent::Text { text }),
+        (any::<u64>(), text()).prop_map(|(bytes, digest)| FileContent::Binary { bytes, digest }),
+        (any::<u64>(), text()).prop_map(|(bytes, digest)| FileContent::Large { bytes, digest }),
+        Just(FileContent::Missing),
+        text().prop_map(|reason| FileContent::Unread { reason }),
+    ]
+}
+
+fn turn_change() -> impl Strategy<Value = TurnChange> {
+    let turn = || any::<u64>().prop_map(TurnId::from_u64);
+    prop_oneof![
+        (turn(), conn()).prop_map(|(turn, conn)| TurnChange::Started { turn, conn }),
+        (turn(), text(), any::<bool>()).prop_map(|(turn, path, disk)| TurnChange::FileAdded {
+            turn,
+            path,
+            changed_by: if disk {
+                ChangedBy::SeenOnDisk
+            } else {
+                ChangedBy::Claude
+            },
+        }),
+        (turn(), text(), any::<[u32; 4]>()).prop_map(|(turn, path, n)| {
+            TurnChange::FileChanged {
+                turn,
+                path,
+                revision: n[0],
+                hunks: n[1],
+                added: n[2],
+                removed: n[3],
+            }
+        }),
+        turn().prop_map(|turn| TurnChange::Closed { turn }),
+        proptest::collection::vec(turn(), 0..4).prop_map(|turns| TurnChange::Dropped { turns }),
+    ]
+}
+
+/// Fails to compile when `TurnChange` gains a variant [`turn_change`] does not generate.
+fn _every_variant_of_turn_change(change: &TurnChange) {
+    match change {
+        TurnChange::Started { .. }
+        | TurnChange::FileAdded { .. }
+        | TurnChange::FileChanged { .. }
+        | TurnChange::Closed { .. }
+        | TurnChange::Dropped { .. } => {}
+    }
+}
+
 /// Fails to compile when `EngineEvent` gains a variant [`event`] does not generate.
 fn _every_variant_of_engine_event(event: &EngineEvent) {
     match event {
@@ -574,6 +651,9 @@ fn _every_variant_of_engine_event(event: &EngineEvent) {
         | EngineEvent::MessageTooLarge { .. }
         | EngineEvent::SessionsChanged { .. }
         | EngineEvent::ContextWithheld { .. }
+        | EngineEvent::LedgerRead { .. }
+        | EngineEvent::LedgerWrite { .. }
+        | EngineEvent::TurnChanged { .. }
         | EngineEvent::Closed { .. } => {}
     }
 }

@@ -80,6 +80,16 @@ pub(crate) struct TabFacts<'a> {
 
 impl<'a> Answer<'a> {
     /// True for the engine's `getDiagnostics` answer for every file (no `uri`).
+    /// The one file of a `getDiagnostics {uri}` answer (normalized, as the CLI spelled it).
+    pub(crate) fn one_file_diagnostics(&self) -> Option<&str> {
+        match self {
+            Answer::Diagnostics(DiagnosticFiles::Listed(files)) if files.len() == 1 => {
+                Some(&files[0].0)
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn is_every_file_diagnostics(&self) -> bool {
         matches!(self, Answer::Diagnostics(DiagnosticFiles::All(_)))
     }

@@ -2,6 +2,7 @@
 //! pulled answer to claude's.
 
 use super::map::{PathMap, PathMapError};
+use crate::engine::EngineEvent;
 use crate::ide::{EditorEvent, ToolOutcome, ToolRequest};
 use crate::policy::ContextPolicy;
 
@@ -55,6 +56,24 @@ impl PathMap {
             | EditorEvent::SharingPaused { .. } => {}
         }
         Some(event)
+    }
+
+    /// `event` (the engine's, claude's paths) with the editor's paths where it names files
+    /// for the editor: the file a client's write replaced, the files the context policy
+    /// withheld. Those came from the editor or from a request already mapped, so they map
+    /// back; one that does not keeps claude's spelling (a report, never a path to act on).
+    pub fn engine_event_to_local(&self, mut event: EngineEvent) -> EngineEvent {
+        let local = |path: &mut String| {
+            if let Ok(mapped) = self.to_local(path) {
+                *path = mapped;
+            }
+        };
+        match &mut event {
+            EngineEvent::FileReplaced { path, .. } => local(path),
+            EngineEvent::ContextWithheld { paths, .. } => paths.iter_mut().for_each(local),
+            _ => {}
+        }
+        event
     }
 
     /// `outcome` (a pulled read's answer, the editor's paths) with claude's paths: entries

@@ -204,6 +204,55 @@ impl Host {
         Ok(())
     }
 
+    /// The host's answer to an [`EngineEvent::LedgerRead`] (the engine's
+    /// [`Engine::handle_ledger_read`]); a held pre-edit answer is written at once.
+    pub fn handle_ledger_read(
+        &mut self,
+        read: u64,
+        content: &idelink_core::ledger::FileContent,
+    ) -> Result<(), EngineError> {
+        let now = self.now();
+        self.engine.handle_ledger_read(now, read, content)?;
+        self.drain();
+        Ok(())
+    }
+
+    /// An undo of the turn ledger ([`Engine::ledger_undo`]): its writes come as
+    /// [`EngineEvent::LedgerWrite`]s with the next `poll`.
+    pub fn ledger_undo(
+        &mut self,
+        target: &idelink_core::ledger::UndoTarget,
+    ) -> Result<(), idelink_core::ledger::UndoRefused> {
+        let now = self.now();
+        let result = self.engine.ledger_undo(now, target);
+        self.drain();
+        result
+    }
+
+    /// The host carried out an [`EngineEvent::LedgerWrite`] ([`Engine::handle_ledger_written`]).
+    pub fn handle_ledger_written(
+        &mut self,
+        write: u64,
+        now_holds: &idelink_core::ledger::FileContent,
+    ) -> Result<(), EngineError> {
+        let now = self.now();
+        self.engine.handle_ledger_written(now, write, now_holds)?;
+        self.drain();
+        Ok(())
+    }
+
+    /// A file watcher saw `path` change ([`Engine::handle_file_seen`]).
+    pub fn handle_file_seen(
+        &mut self,
+        path: &str,
+        content: &idelink_core::ledger::FileContent,
+        previous: &idelink_core::ledger::FileContent,
+    ) {
+        let now = self.now();
+        self.engine.handle_file_seen(now, path, content, previous);
+        self.drain();
+    }
+
     /// Closes every client (close code 1001) and gives them up to `grace` to finish, then
     /// removes the lock file. The host serves nothing afterwards.
     pub fn shutdown(&mut self, grace: Duration, events: &mut Vec<EngineEvent>) {

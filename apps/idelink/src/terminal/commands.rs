@@ -15,6 +15,8 @@ pub const HELP: &str = "commands: @FILE or @FILE:10 or @FILE:10-20 mentions a fi
                         (s - none) · d shows the pending diff again \
                         · p pauses / resumes sharing (no file, mention or read answer reaches \
                         claude while paused) \
+                        · t lists claude's turns, t N shows one · u N [FILE [HUNK]] undoes a \
+                        turn, a file or a hunk (then yes) \
                         · a / r / e answer a diff (one shown only in summary takes e, r or \
                         \"accept unseen\") · ? this help";
 

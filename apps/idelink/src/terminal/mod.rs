@@ -19,12 +19,14 @@ mod file_read;
 mod handshake_closes;
 pub(crate) mod inert;
 mod input;
+mod ledger_files;
 mod prepare;
 mod review;
 mod reviewer;
 mod run;
 mod screen;
 mod status;
+mod turns;
 mod workspace_editor;
 
 pub use run::{TerminalOptions, run};

@@ -13,7 +13,9 @@ use super::prepare::{Job, Prepared, Preparer};
 use super::review::{self, Choice};
 use super::screen::Screen;
 use super::status::relative;
+use super::turns::{self, TurnCommand};
 use super::workspace_editor::WorkspaceEditor;
+use idelink_core::ledger::UndoTarget;
 use idelink_core::{SessionChoice, ToolCallId, ToolOutcome};
 use idelink_mio::Host;
 use std::io;
@@ -40,6 +42,8 @@ pub struct Reviewer {
     /// The text of the file on screen as the diff was made from it (empty for a new file):
     /// an accept's `originalText`.
     shown_original: Option<String>,
+    /// The undo `u` described, waiting for `yes`.
+    pending_undo: Option<UndoTarget>,
 }
 
 impl Reviewer {
@@ -54,6 +58,7 @@ impl Reviewer {
             editing: None,
             shown_diff: None,
             shown_original: None,
+            pending_undo: None,
         })
     }
 
@@ -96,6 +101,11 @@ impl Reviewer {
             self.on_prepared(prepared, host, editor, screen);
         }
         while let Some(input) = self.keyboard.as_ref().and_then(Keyboard::try_take) {
+            if let Input::Line { text, .. } = &input
+                && self.on_turn_command(text, host, screen)
+            {
+                continue;
+            }
             if let Input::Line { text, .. } = &input
                 && let Some(command) = commands::parse(text, &self.workspace)
             {
@@ -223,6 +233,68 @@ impl Reviewer {
                 screen.say("standard input closed: diffs now wait until claude closes them");
             }
         }
+    }
+
+    /// Carries out `text` when it is a ledger command (`t`, `t N`, `u …`, and `yes` while
+    /// an undo waits and no diff question is up); false when it is none.
+    fn on_turn_command(&mut self, text: &str, host: &mut Host, screen: &mut Screen) -> bool {
+        if text.trim() == "yes" && self.shown.is_none() {
+            let Some(target) = self.pending_undo.take() else {
+                return false;
+            };
+            screen.line_entered();
+            match host.ledger_undo(&target) {
+                Ok(()) => screen.say(&format!(
+                    "{}: writing",
+                    turns::describe(&target, &self.workspace)
+                )),
+                Err(refused) => screen.say(&format!(
+                    "not undone: {}",
+                    super::inert::line(&refused.to_string(), usize::MAX)
+                )),
+            }
+            return true;
+        }
+        let Some(command) = turns::parse(text) else {
+            return false;
+        };
+        screen.line_entered();
+        let ledger = host.engine().ledger();
+        match command {
+            Err(why) => screen.say(&why),
+            Ok(TurnCommand::List) => {
+                for line in turns::list(ledger, &self.workspace) {
+                    screen.say(&line);
+                }
+            }
+            Ok(TurnCommand::Show(turn)) => {
+                for line in turns::show(ledger, turn, &self.workspace) {
+                    screen.say(&line);
+                }
+            }
+            Ok(TurnCommand::Undo { turn, file, hunk }) => {
+                match turns::undo_target(ledger, turn, file.as_deref(), hunk, &self.workspace)
+                    .and_then(|target| {
+                        ledger
+                            .plan_undo(&target)
+                            .map(|_| target)
+                            .map_err(|refused| refused.to_string())
+                    }) {
+                    Ok(target) => {
+                        screen.say(&format!(
+                            "{}? type yes to confirm",
+                            turns::describe(&target, &self.workspace)
+                        ));
+                        self.pending_undo = Some(target);
+                    }
+                    Err(why) => screen.say(&format!(
+                        "not undone: {}",
+                        super::inert::line(&why, usize::MAX)
+                    )),
+                }
+            }
+        }
+        true
     }
 
     /// A command line (any epoch: a command answers no question).

@@ -3,6 +3,7 @@
 use super::commands::Sessions;
 use super::handshake_closes::HandshakeCloses;
 use super::inert;
+use super::ledger_files;
 use super::reviewer::{Reviewer, answer};
 use super::screen::Screen;
 use super::status;
@@ -101,6 +102,26 @@ pub fn run(
                             _ => {}
                         }
                         answer(&mut host, &mut screen, id, &outcome);
+                    }
+                }
+                EngineEvent::LedgerRead { read, path } => {
+                    let max = host.engine().config().max_ledger_file_bytes;
+                    let content = ledger_files::read_content(std::path::Path::new(&path), max);
+                    // Past its deadline the engine answered for it: nothing more to do.
+                    let _ = host.handle_ledger_read(read, &content);
+                }
+                EngineEvent::LedgerWrite { write, file } => {
+                    let max = host.engine().config().max_ledger_file_bytes;
+                    let (holds, conflict) = ledger_files::compare_and_write(&file, max);
+                    let label = inert::line(&file.path, usize::MAX);
+                    match conflict {
+                        None => screen.say(&format!("undone: {label}")),
+                        Some(why) => {
+                            screen.say(&format!("not undone: {}", inert::line(&why, usize::MAX)))
+                        }
+                    }
+                    if let Err(e) = host.handle_ledger_written(write, &holds) {
+                        screen.say(&format!("ledger: {e}"));
                     }
                 }
                 // The proposal under review went away: its question goes with it.

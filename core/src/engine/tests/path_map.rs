@@ -203,3 +203,36 @@ fn an_ignore_file_in_the_editors_folder_denies_claudes_spelling_of_its_paths() {
     assert!(sent.contains("/home/me/proj/open.txt"), "{sent}");
     assert_eq!(engine.policy(), &policy, "the editor's spelling");
 }
+
+#[test]
+fn the_file_an_accept_replaced_is_reported_with_the_editors_path() {
+    let (mut engine, conn, _) = connected(mapped);
+    let args = r#"{"old_file_path":"/home/me/proj/a.rs","new_file_path":"/home/me/proj/a.rs","new_file_contents":"x\n","tab_name":"t"}"#;
+    let drained = send(&mut engine, conn, 0, &call(1, "openDiff", args));
+    let id = drained
+        .events
+        .iter()
+        .find_map(|e| match e {
+            EngineEvent::ToolCall { id, .. } => Some(*id),
+            _ => None,
+        })
+        .expect("the diff reaches the editor");
+    let saved = ToolOutcome::DiffSaved {
+        final_text: "x\n".into(),
+        original_text: None,
+    };
+    engine
+        .handle_tool_outcome(at(10), id, &saved)
+        .expect("pending");
+    let mut drained = Drained::default();
+    drain(&mut engine, &mut drained);
+    let replaced: Vec<_> = drained
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::FileReplaced { path, .. } => Some(path.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(replaced, ["/Users/me/proj/a.rs"]);
+}

@@ -1,0 +1,96 @@
+//! The turn ledger through `idelink serve`, a test client playing claude in accept-edits
+//! mode (the CLI's calls of docs/protocol.md, "A turn's signals"): the turn lists exactly the
+//! files edited and created, `u` undoes a file after `yes`, and an undo over a newer change
+//! is refused, never written. Unix only: the test client builds the CLI's `file://` URIs
+//! from POSIX paths.
+#![cfg(unix)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "a test: any failure must stop it loudly"
+)]
+
+use idelink_test_client::Client;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::{Child, Stdio};
+
+mod support;
+
+use support::{idelink, lines, temp_dir, wait_for_line};
+
+/// Ends the serve process however the test ends (a panic included).
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_turn_lists_its_edited_and_created_files_and_undoes_one() {
+    let dir = temp_dir("serve-ledger");
+    let work = dir.join("work").canonicalize().unwrap();
+    let edited = work.join("main.rs");
+    let created = work.join("new.txt");
+    std::fs::write(&edited, "a\nb\nc\n").unwrap();
+    let mut child = idelink(&["serve", "--lock-dir"])
+        .arg(dir.join("ide"))
+        .arg(&work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let mut stdin = child.stdin.take().unwrap();
+    let _serve = Killed(child);
+    let banner = wait_for_line(&out, "on 127.0.0.1:");
+    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
+    let lock = std::fs::read_to_string(dir.join("ide").join(format!("{port}.lock"))).unwrap();
+    let lock: Value = serde_json::from_str(&lock).unwrap();
+    let mut claude =
+        Client::connect_initialized(port, lock["authToken"].as_str().unwrap()).unwrap();
+    wait_for_line(&out, "session ready");
+    let mut type_line = |line: &str| {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let uri = |path: &std::path::Path| format!("file://{}", path.to_str().unwrap());
+
+    // The turn, as the CLI runs it in accept-edits mode.
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    claude
+        .call_tool("getDiagnostics", json!({"uri": uri(&edited)}))
+        .unwrap();
+    std::fs::write(&edited, "a\nB\nc\n").unwrap();
+    claude
+        .call_tool("getDiagnostics", json!({"uri": uri(&created)}))
+        .unwrap();
+    std::fs::write(&created, "fresh\n").unwrap();
+    claude.call_tool("getDiagnostics", json!({})).unwrap();
+
+    type_line("t");
+    wait_for_line(
+        &out,
+        "turn 1 (current, auto): 2 files · main.rs +1 -1 · new.txt +1 -0 (created)",
+    );
+    type_line("t 1");
+    wait_for_line(&out, "hunk 1 @@ -2,1 +2,1 @@");
+    wait_for_line(&out, "  -b");
+    wait_for_line(&out, "  +B");
+
+    type_line("u 1 main.rs");
+    wait_for_line(&out, "undo turn 1's change of main.rs? type yes to confirm");
+    type_line("yes");
+    wait_for_line(&out, "undone:");
+    assert_eq!(std::fs::read_to_string(&edited).unwrap(), "a\nb\nc\n");
+
+    // A change made after the ledger's last look is never overwritten.
+    std::fs::write(&created, "someone else\n").unwrap();
+    type_line("u 1 new.txt");
+    wait_for_line(&out, "type yes to confirm");
+    type_line("yes");
+    wait_for_line(&out, "changed since the ledger last saw it");
+    assert_eq!(std::fs::read_to_string(&created).unwrap(), "someone else\n");
+}
