@@ -106,7 +106,7 @@ mod tests {
             [
                 (String::new(), "local/\n"),
                 (String::new(), "target/\n"),
-                ("a/b".to_owned(), "*.log\n"),
+                (Path::new("a").join("b").display().to_string(), "*.log\n"),
             ]
         );
         assert!(!cut);
