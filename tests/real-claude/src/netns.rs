@@ -5,7 +5,6 @@
 //! [`NetNs::create`] says why, for the caller to skip loudly ([`skip`]).
 
 use std::io::Write;
-use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -39,17 +38,34 @@ impl NetNs {
         let ns = std::fs::File::open(PathBuf::from("/run/netns").join(&self.name))
             .unwrap_or_else(|e| panic!("cannot open the namespace {}: {e}", self.name));
         let thread = std::thread::spawn(move || {
-            rustix::thread::move_into_link_name_space(
-                ns.as_fd(),
-                Some(rustix::thread::LinkNameSpaceType::Network),
-            )
-            .unwrap_or_else(|e| panic!("cannot enter the network namespace: {e}"));
+            enter_network_namespace(&ns)
+                .unwrap_or_else(|e| panic!("cannot enter the network namespace: {e}"));
             f()
         });
         thread
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     }
+}
+
+/// Moves the calling thread into the network namespace `ns` (setns(2), Linux only).
+#[cfg(target_os = "linux")]
+fn enter_network_namespace(ns: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsFd;
+    rustix::thread::move_into_link_name_space(
+        ns.as_fd(),
+        Some(rustix::thread::LinkNameSpaceType::Network),
+    )
+    .map_err(Into::into)
+}
+
+/// Network namespaces are Linux's ([`NetNs::create`] says so before this is reached).
+#[cfg(not(target_os = "linux"))]
+fn enter_network_namespace(_ns: &std::fs::File) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "network namespaces are Linux's",
+    ))
 }
 
 impl Drop for NetNs {
