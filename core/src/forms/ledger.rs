@@ -6,7 +6,7 @@
 use super::FormError;
 use super::output::file_content as write_file_content;
 use super::read::{Val, Variant, u32, u64};
-use super::write::Object;
+use super::write::{Object, list};
 use crate::ledger::{ChangedBy, FileChange, FileContent, Hunk, Ledger, Turn, TurnId, UndoTarget};
 
 /// The variants of a `FileContent` by their `kind`.
@@ -88,17 +88,6 @@ pub(super) fn turns<'t>(out: &mut Vec<u8>, turns: impl Iterator<Item = &'t Turn>
             .bool("closed", turn.closed)
             .with("files", |out| list(out, &turn.files, file_change))
             .end();
-    }
-    out.push(b']');
-}
-
-fn list<T>(out: &mut Vec<u8>, items: &[T], write: fn(&mut Vec<u8>, &T)) {
-    out.push(b'[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write(out, item);
     }
     out.push(b']');
 }
