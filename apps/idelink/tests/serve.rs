@@ -352,11 +352,7 @@ fn stdio_sidecar_pulls_the_reads_it_is_told_to_from_the_editor() {
     let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
     let token = token_from_lock(&lock);
     let path = format!("{}/lib.rs", support::claude_path(&work));
-    // `file:///C:/w/lib.rs` on Windows, `file:///w/lib.rs` elsewhere.
-    let uri = match path.strip_prefix('/') {
-        Some(rooted) => format!("file:///{rooted}"),
-        None => format!("file:///{path}"),
-    };
+    let uri = file_uri(&path);
 
     let mut client = Client::connect_initialized(port, &token).unwrap();
     let pending = client
@@ -532,6 +528,15 @@ fn stdio_sidecar_lists_sessions_and_routes_mentions_to_the_chosen_one() {
     assert!(wait_exit(&mut child).success());
 }
 
+/// `path`'s URI as claude sends it: `file:///C:/w/lib.rs` on Windows, `file:///w/lib.rs`
+/// elsewhere.
+fn file_uri(path: &str) -> String {
+    match path.strip_prefix('/') {
+        Some(rooted) => format!("file:///{rooted}"),
+        None => format!("file:///{path}"),
+    }
+}
+
 /// What the editor reads for the sidecar's ledger: the file's text, or no file.
 fn on_disk(path: &Path) -> Value {
     match std::fs::read_to_string(path) {
@@ -578,7 +583,7 @@ fn stdio_sidecar_keeps_a_turn_and_undoes_its_file_through_the_editor() {
         ready["params"]["lockFile"].as_str().unwrap(),
     ));
 
-    let uri = format!("file://{}", support::claude_path(&file));
+    let uri = file_uri(&support::claude_path(&file));
     let edited = file.clone();
     let claude = std::thread::spawn(move || {
         let mut client = Client::connect_initialized(port, &token).unwrap();
