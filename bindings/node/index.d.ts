@@ -299,6 +299,19 @@ export interface Host {
    * snapshot reaches clients; other workspace folders also rewrite the lock file.
    */
   handleSnapshot(snapshot: EditorSnapshot): SnapshotChanges;
+  /** The turn ledger (`engine: { ledger: true }`): every turn held, oldest first. */
+  ledger(): Turn[];
+  /**
+   * The answer to a `ledgerRead` event (`onEvent`): what the file holds now. With the ledger
+   * on, answer each at once: claude's pre-edit call waits for it.
+   */
+  handleLedgerRead(read: number, content: FileContent): void;
+  /** The editor carried out a `ledgerWrite` event's compare-and-write: what the file holds now. */
+  handleLedgerWritten(write: number, nowHolds: FileContent): void;
+  /** The editor's file watcher saw `path` change with no claude call announcing it. */
+  handleFileSeen(path: string, content: FileContent, previous: FileContent): void;
+  /** Undoes a hunk, a file or a turn (writes as `ledgerWrite` events); throws the refusal's reason. */
+  ledgerUndo(target: UndoTarget): void;
   /**
    * Removes the lock file, stops listening, closes every client (code 1001) and resolves when
    * the sockets are gone (destroying those still open after `graceMs`, default 1000).
