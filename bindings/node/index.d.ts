@@ -20,6 +20,9 @@ import type {
   Verdict,
   SessionChoice,
   SessionInfo,
+  Turn,
+  FileContent,
+  UndoTarget,
 } from './protocol';
 
 // The engine's JSON forms, generated from its Rust types (`cargo run -p idelink-types`).
@@ -77,6 +80,28 @@ export class Engine {
    * connects); `null` chooses none. Throws for a connection that is not a session.
    */
   chooseSession(now: number, choice: SessionChoice | null): void;
+  /**
+   * The turn ledger (`ledger: true`): every turn held, oldest first, each file with its
+   * baseline, current content and hunks; `turnChanged` events report each change.
+   */
+  ledger(): Turn[];
+  /**
+   * The host's answer to a `ledgerRead` event: what the file holds now (the editor's buffer
+   * when open there, else the disk). Throws for an unknown read or one past its deadline.
+   */
+  handleLedgerRead(now: number, read: number, content: FileContent): void;
+  /**
+   * The host carried out a `ledgerWrite` event's compare-and-write (or refused it on a
+   * conflict): `nowHolds` is what the file holds afterwards. Throws for an unknown write.
+   */
+  handleLedgerWritten(now: number, write: number, nowHolds: FileContent): void;
+  /** The host's file watcher saw `path` change with no call announcing it ("seen on disk"). */
+  handleFileSeen(now: number, path: string, content: FileContent, previous: FileContent): void;
+  /**
+   * Undoes a hunk, a file or a turn: the writes come as `ledgerWrite` events. Throws with
+   * the reason when it is refused (the file changed since).
+   */
+  ledgerUndo(now: number, target: UndoTarget): void;
   /** The next output, or `null` when there is nothing more until the next input. */
   pollOutput(): Output | null;
   /** When `handleTimeout` is next due (ms on the host clock), or `null`. */
@@ -274,6 +299,19 @@ export interface Host {
    * snapshot reaches clients; other workspace folders also rewrite the lock file.
    */
   handleSnapshot(snapshot: EditorSnapshot): SnapshotChanges;
+  /** The turn ledger (`engine: { ledger: true }`): every turn held, oldest first. */
+  ledger(): Turn[];
+  /**
+   * The answer to a `ledgerRead` event (`onEvent`): what the file holds now. With the ledger
+   * on, answer each at once: claude's pre-edit call waits for it.
+   */
+  handleLedgerRead(read: number, content: FileContent): void;
+  /** The editor carried out a `ledgerWrite` event's compare-and-write: what the file holds now. */
+  handleLedgerWritten(write: number, nowHolds: FileContent): void;
+  /** The editor's file watcher saw `path` change with no claude call announcing it. */
+  handleFileSeen(path: string, content: FileContent, previous: FileContent): void;
+  /** Undoes a hunk, a file or a turn (writes as `ledgerWrite` events); throws the refusal's reason. */
+  ledgerUndo(target: UndoTarget): void;
   /**
    * Removes the lock file, stops listening, closes every client (code 1001) and resolves when
    * the sockets are gone (destroying those still open after `graceMs`, default 1000).

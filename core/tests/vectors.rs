@@ -98,6 +98,32 @@ fn replay(vector: &Value) -> Vec<Vec<Value>> {
                 engine.choose_session(now, choice).unwrap();
             }
             "sessions" => outputs.push(json!({ "sessions": engine.sessions() })),
+            "ledgerRead" => {
+                let content = serde_json::from_value(step["content"].clone()).unwrap();
+                let read = step["read"].as_u64().unwrap();
+                engine.handle_ledger_read(now, read, &content).unwrap();
+            }
+            "ledgerWritten" => {
+                let holds = serde_json::from_value(step["nowHolds"].clone()).unwrap();
+                let write = step["write"].as_u64().unwrap();
+                engine.handle_ledger_written(now, write, &holds).unwrap();
+            }
+            "fileSeen" => {
+                let content = serde_json::from_value(step["content"].clone()).unwrap();
+                let previous = serde_json::from_value(step["previous"].clone()).unwrap();
+                let path = step["path"].as_str().unwrap();
+                engine.handle_file_seen(now, path, &content, &previous);
+            }
+            "ledgerUndo" => {
+                let target = serde_json::from_value(step["target"].clone()).unwrap();
+                if let Err(refused) = engine.ledger_undo(now, &target) {
+                    outputs.push(json!({ "refused": refused.to_string() }));
+                }
+            }
+            "ledger" => {
+                let turns: Vec<_> = engine.ledger().turns().collect();
+                outputs.push(json!({ "ledger": turns }));
+            }
             other => panic!("unknown input {other:?}"),
         }
         while let Some(output) = engine.poll_output() {

@@ -83,6 +83,17 @@ function applyInput(engine, step) {
     case 'timeout': engine.handleTimeout(now); break;
     case 'choose': engine.chooseSession(now, step.choice); break;
     case 'sessions': return { sessions: engine.sessions() };
+    case 'ledgerRead': engine.handleLedgerRead(now, step.read, step.content); break;
+    case 'ledgerWritten': engine.handleLedgerWritten(now, step.write, step.nowHolds); break;
+    case 'fileSeen': engine.handleFileSeen(now, step.path, step.content, step.previous); break;
+    case 'ledgerUndo':
+      try {
+        engine.ledgerUndo(now, step.target);
+      } catch (e) {
+        return { refused: e.message };
+      }
+      break;
+    case 'ledger': return { ledger: engine.ledger() };
     default: throw new Error(`unknown input ${JSON.stringify(step.do)}`);
   }
 }

@@ -352,11 +352,7 @@ fn stdio_sidecar_pulls_the_reads_it_is_told_to_from_the_editor() {
     let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
     let token = token_from_lock(&lock);
     let path = format!("{}/lib.rs", support::claude_path(&work));
-    // `file:///C:/w/lib.rs` on Windows, `file:///w/lib.rs` elsewhere.
-    let uri = match path.strip_prefix('/') {
-        Some(rooted) => format!("file:///{rooted}"),
-        None => format!("file:///{path}"),
-    };
+    let uri = file_uri(&path);
 
     let mut client = Client::connect_initialized(port, &token).unwrap();
     let pending = client
@@ -527,6 +523,143 @@ fn stdio_sidecar_lists_sessions_and_routes_mentions_to_the_chosen_one() {
     let id = one.send_request("ping", json!({})).unwrap();
     let next = one.next_json().unwrap();
     assert_eq!(next, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+
+    drop(stdin);
+    assert!(wait_exit(&mut child).success());
+}
+
+/// `path`'s URI as claude sends it: `file:///C:/w/lib.rs` on Windows, `file:///w/lib.rs`
+/// elsewhere.
+fn file_uri(path: &str) -> String {
+    match path.strip_prefix('/') {
+        Some(rooted) => format!("file:///{rooted}"),
+        None => format!("file:///{path}"),
+    }
+}
+
+/// What the editor reads for the sidecar's ledger: the file's text, or no file.
+fn on_disk(path: &Path) -> Value {
+    match std::fs::read_to_string(path) {
+        Ok(text) => json!({"kind": "text", "text": text}),
+        Err(_) => json!({"kind": "missing"}),
+    }
+}
+
+/// Waits for the sidecar's next `ledgerRead` and answers it from disk with request `id`.
+fn answer_ledger_read(
+    from_sidecar: &std::sync::mpsc::Receiver<Value>,
+    stdin: &mut impl std::io::Write,
+    id: &str,
+) -> String {
+    let asked = wait_for_frame(from_sidecar, |m| m["params"]["event"] == "ledgerRead");
+    let path = asked["params"]["path"].as_str().unwrap().to_owned();
+    write_frame(
+        stdin,
+        &json!({"jsonrpc": "2.0", "id": id, "method": "idelink/ledgerRead",
+                "params": {"read": asked["params"]["read"], "content": on_disk(Path::new(&path))}}),
+    );
+    path
+}
+
+#[test]
+fn stdio_sidecar_keeps_a_turn_and_undoes_its_file_through_the_editor() {
+    let dir = temp_dir("stdio-ledger");
+    let work = dir.join("work").canonicalize().unwrap();
+    let lock_dir = dir.join("ide");
+    let file = work.join("a.txt");
+    std::fs::write(&file, "one\ntwo\n").unwrap();
+    let mut child = idelink(&["serve", "--stdio", "--ledger", "--lock-dir"])
+        .arg(&lock_dir)
+        .arg(&work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let from_sidecar = frames(child.stdout.take().unwrap());
+    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
+    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
+    let token = token_from_lock(&PathBuf::from(
+        ready["params"]["lockFile"].as_str().unwrap(),
+    ));
+
+    let uri = file_uri(&support::claude_path(&file));
+    let edited = file.clone();
+    let claude = std::thread::spawn(move || {
+        let mut client = Client::connect_initialized(port, &token).unwrap();
+        client.call_tool("closeAllDiffTabs", json!({})).unwrap();
+        // Answered only once the editor read the baseline.
+        client
+            .call_tool("getDiagnostics", json!({ "uri": uri }))
+            .unwrap();
+        std::fs::write(&edited, "one\n2\n").unwrap();
+        client.call_tool("getDiagnostics", json!({})).unwrap();
+        client
+    });
+    let path = answer_ledger_read(&from_sidecar, &mut stdin, "r1");
+    assert_eq!(answer_ledger_read(&from_sidecar, &mut stdin, "r2"), path);
+    let _client = claude.join().unwrap();
+
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": "l1", "method": "idelink/ledger"}),
+    );
+    let ledger = wait_for_frame(&from_sidecar, |m| m["id"] == "l1");
+    let kept = &ledger["result"][0]["files"][0];
+    assert_eq!(kept["path"], path.as_str());
+    assert_eq!(
+        kept["baseline"],
+        json!({"kind": "text", "text": "one\ntwo\n"})
+    );
+    assert_eq!(kept["current"], json!({"kind": "text", "text": "one\n2\n"}));
+
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": "u1", "method": "idelink/ledgerUndo",
+                "params": {"target": {"undo": "file", "turn": 1, "path": path}}}),
+    );
+    let write = wait_for_frame(&from_sidecar, |m| m["params"]["event"] == "ledgerWrite");
+    let planned = &write["params"]["file"];
+    // The editor's compare-and-write.
+    assert_eq!(on_disk(&file), planned["expected"]);
+    std::fs::write(&file, planned["text"].as_str().unwrap()).unwrap();
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": "w1", "method": "idelink/ledgerWritten",
+                "params": {"write": write["params"]["write"], "nowHolds": on_disk(&file)}}),
+    );
+    let written = wait_for_frame(&from_sidecar, |m| m["id"] == "w1");
+    assert_eq!(written["result"], Value::Null, "{written}");
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": "l2", "method": "idelink/ledger"}),
+    );
+    let ledger = wait_for_frame(&from_sidecar, |m| m["id"] == "l2");
+    let kept = &ledger["result"][0]["files"][0];
+    assert_eq!(kept["current"], kept["baseline"]);
+    assert_eq!(kept["hunks"], json!([]));
+
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": "u2", "method": "idelink/ledgerUndo",
+                "params": {"target": {"undo": "turn", "turn": 9}}}),
+    );
+    let refused = wait_for_frame(&from_sidecar, |m| m["id"] == "u2");
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("turn 9"),
+        "{refused}"
+    );
+    write_frame(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": "r3", "method": "idelink/ledgerRead",
+                "params": {"read": 1, "content": {"kind": "text"}}}),
+    );
+    let malformed = wait_for_frame(&from_sidecar, |m| m["id"] == "r3");
+    assert_eq!(malformed["error"]["code"], -32602, "{malformed}");
 
     drop(stdin);
     assert!(wait_exit(&mut child).success());

@@ -605,6 +605,72 @@ enum IdelinkStatus idelink_waker_wake(const struct IdelinkWaker *waker);
 // using it.
 void idelink_waker_free(struct IdelinkWaker *waker);
 
+// The turn ledger (`"ledger":true` in the config): every turn held, oldest first, as JSON
+// text (`[{"id":1,"conn":1,"startedMs":0,"closed":false,"files":[{"path":"/w/a",
+// "changedBy":"claude","reviewed":false,"baseline":{"kind":"text","text":"…"},"current":…,
+// "revision":1,"settled":true,"outsideChange":false,"hunks":[{"oldStart":1,"oldLines":1,
+// "newStart":1,"newLines":1}]}]}]`). `turnChanged` events report each change.
+//
+// **Ownership:** `*ledger_json` is library-owned: free it with `idelink_string_free`.
+//
+// # Safety
+// `engine` is a live handle not in use on another thread; `ledger_json` points to writable
+// storage.
+enum IdelinkStatus idelink_engine_ledger(struct IdelinkEngine *engine, char **ledger_json);
+
+// The host's answer to a `ledgerRead` event (`{"event":"ledgerRead","read":1,"path":"…"}`):
+// what the file holds now, from the editor's buffer when it is open there, else from disk:
+// `{"kind":"text","text":"…"}`, `{"kind":"binary","bytes":2048,"digest":"…"}`,
+// `{"kind":"missing"}`, `{"kind":"unread","reason":"…"}`. The claude call waiting for it is
+// answered then. `IDELINK_ERROR_MISUSE` for an unknown read (never asked, answered, or past
+// `ledgerReadDeadlineMs`).
+//
+// # Safety
+// `engine` is a live handle not in use on another thread; `content_json` is NUL-terminated.
+enum IdelinkStatus idelink_engine_handle_ledger_read(struct IdelinkEngine *engine,
+                                                     uint64_t now_ms,
+                                                     uint64_t read,
+                                                     const char *content_json);
+
+// The host carried out a `ledgerWrite` event's compare-and-write (it writes `text`, or
+// deletes the file for `null`, only while the file holds `expected`; else it writes
+// nothing): `now_holds_json` is what the file holds afterwards, in the same form as
+// `idelink_engine_handle_ledger_read`'s. `IDELINK_ERROR_MISUSE` for an unknown write.
+//
+// # Safety
+// `engine` is a live handle not in use on another thread; `now_holds_json` is
+// NUL-terminated.
+enum IdelinkStatus idelink_engine_handle_ledger_written(struct IdelinkEngine *engine,
+                                                        uint64_t now_ms,
+                                                        uint64_t write,
+                                                        const char *now_holds_json);
+
+// The host's file watcher saw `path` change with no claude call announcing it (a Bash
+// `sed`): `content_json` now, `previous_json` before (the editor's buffer or the last
+// snapshot), both in `idelink_engine_handle_ledger_read`'s form. Kept as "seen on disk".
+//
+// # Safety
+// `engine` is a live handle not in use on another thread; the three strings are
+// NUL-terminated.
+enum IdelinkStatus idelink_engine_handle_file_seen(struct IdelinkEngine *engine,
+                                                   uint64_t now_ms,
+                                                   const char *path,
+                                                   const char *content_json,
+                                                   const char *previous_json);
+
+// Undoes a hunk, a file or a turn: `target_json` is
+// `{"undo":"hunk","turn":1,"path":"/w/a","revision":2,"hunk":0}`,
+// `{"undo":"file","turn":1,"path":"/w/a"}` or `{"undo":"turn","turn":1}`. The writes come
+// as `ledgerWrite` events. `IDELINK_ERROR_MISUSE` when it is refused (the file changed again
+// since, an unknown turn): `idelink_last_error_message` gives the reason; nothing is
+// written.
+//
+// # Safety
+// `engine` is a live handle not in use on another thread; `target_json` is NUL-terminated.
+enum IdelinkStatus idelink_engine_ledger_undo(struct IdelinkEngine *engine,
+                                              uint64_t now_ms,
+                                              const char *target_json);
+
 // The message of the last failed `idelink_*` call on the calling thread, as NUL-terminated
 // UTF-8; `""` when no call on this thread has failed yet.
 //

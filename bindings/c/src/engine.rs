@@ -55,7 +55,7 @@ pub struct IdelinkOutput {
 ///
 /// # Safety
 /// `engine` is NULL or a live handle from `idelink_engine_new` not in use on another thread.
-unsafe fn on(
+pub(crate) unsafe fn on(
     engine: *mut IdelinkEngine,
     body: impl FnOnce(&mut Engine) -> crate::guard::CallResult,
 ) -> IdelinkStatus {
@@ -66,7 +66,7 @@ unsafe fn on(
     }
 }
 
-fn now(ms: u64) -> Timestamp {
+pub(crate) fn now(ms: u64) -> Timestamp {
     Timestamp::from_millis(ms)
 }
 

@@ -37,6 +37,7 @@ mod guard;
 mod helpers;
 mod host;
 mod host_config;
+mod ledger;
 mod snapshot;
 mod status;
 
@@ -57,6 +58,10 @@ pub use host::{
     idelink_host_handle_tool_outcome, idelink_host_next_event, idelink_host_poll,
     idelink_host_port, idelink_host_resume_note, idelink_host_resumed, idelink_host_shutdown,
     idelink_host_start, idelink_host_waker, idelink_waker_free, idelink_waker_wake,
+};
+pub use ledger::{
+    idelink_engine_handle_file_seen, idelink_engine_handle_ledger_read,
+    idelink_engine_handle_ledger_written, idelink_engine_ledger, idelink_engine_ledger_undo,
 };
 pub use snapshot::{
     IdelinkActiveDocument, IdelinkDiagnostic, IdelinkDocument, IdelinkFileDiagnostics,

@@ -76,6 +76,28 @@ class Engine {
     native.engineChooseSession(this.#handle, now, choice ?? null);
   }
 
+  ledger() {
+    const turns = native.engineLedger(this.#handle);
+    // The WebAssembly engine (lib/wasm.js) hands out the parsed list itself.
+    return typeof turns === 'string' ? JSON.parse(turns) : turns;
+  }
+
+  handleLedgerRead(now, read, content) {
+    native.engineHandleLedgerRead(this.#handle, now, read, content);
+  }
+
+  handleLedgerWritten(now, write, nowHolds) {
+    native.engineHandleLedgerWritten(this.#handle, now, write, nowHolds);
+  }
+
+  handleFileSeen(now, path, content, previous) {
+    native.engineHandleFileSeen(this.#handle, now, path, content, previous);
+  }
+
+  ledgerUndo(now, target) {
+    native.engineLedgerUndo(this.#handle, now, target);
+  }
+
   pollOutput() {
     const out = native.enginePollOutput(this.#handle);
     // A number is a transmit (conn) or a closeTransport (-conn); anything else is the JSON

@@ -243,6 +243,62 @@ class Host {
   }
 
   /**
+   * The turn ledger (`engine: { ledger: true }`): every turn held, oldest first.
+   * @returns {import('../index').Turn[]}
+   */
+  ledger() {
+    return this.#engine.ledger();
+  }
+
+  /**
+   * The answer to a `ledgerRead` event: what the file `read` asked for holds now (the
+   * editor's buffer when open, else the disk). The claude call waiting for it is answered.
+   * @param {number} read
+   * @param {import('../index').FileContent} content
+   */
+  handleLedgerRead(read, content) {
+    this.#ledgerCall((at) => this.#engine.handleLedgerRead(at, read, content));
+  }
+
+  /**
+   * The editor carried out a `ledgerWrite` event's compare-and-write: what the file holds now.
+   * @param {number} write
+   * @param {import('../index').FileContent} nowHolds
+   */
+  handleLedgerWritten(write, nowHolds) {
+    this.#ledgerCall((at) => this.#engine.handleLedgerWritten(at, write, nowHolds));
+  }
+
+  /**
+   * The editor's file watcher saw `path` change with no claude call announcing it.
+   * @param {string} path
+   * @param {import('../index').FileContent} content
+   * @param {import('../index').FileContent} previous
+   */
+  handleFileSeen(path, content, previous) {
+    this.#ledgerCall((at) => this.#engine.handleFileSeen(at, path, content, previous));
+  }
+
+  /**
+   * Undoes a hunk, a file or a turn: the writes come as `ledgerWrite` events (`onEvent`).
+   * Throws with the reason when it is refused.
+   * @param {import('../index').UndoTarget} target
+   */
+  ledgerUndo(target) {
+    this.#ledgerCall((at) => this.#engine.ledgerUndo(at, target));
+  }
+
+  /** Runs one ledger call of the engine's at `now()`, then pumps what it led to. */
+  #ledgerCall(call) {
+    if (this.#closed) throw new Error('idelink: the host is shut down');
+    try {
+      call(now());
+    } finally {
+      this.#drain();
+    }
+  }
+
+  /**
    * Removes the lock file, stops listening, closes every client (close code 1001) and waits
    * for the sockets to go, destroying those still open after `graceMs`.
    * @param {number} [graceMs]

@@ -46,6 +46,12 @@ function wasmBinding(w) {
     engineHandleTimeout: (h, now) => engine(h).handleTimeout(now),
     engineSessions: (h) => engine(h).sessions(),
     engineChooseSession: (h, now, choice) => engine(h).chooseSession(now, choice),
+    engineLedger: (h) => engine(h).ledger(),
+    engineHandleLedgerRead: (h, now, read, content) => engine(h).handleLedgerRead(now, read, content),
+    engineHandleLedgerWritten: (h, now, write, holds) => engine(h).handleLedgerWritten(now, write, holds),
+    engineHandleFileSeen: (h, now, path, content, previous) =>
+      engine(h).handleFileSeen(now, path, content, previous),
+    engineLedgerUndo: (h, now, target) => engine(h).ledgerUndo(now, target),
     // Already an object (lib/engine.js passes objects through).
     enginePollOutput: (h) => engine(h).pollOutput(),
     enginePollTimeout: (h) => engine(h).pollTimeout() ?? null,

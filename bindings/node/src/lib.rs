@@ -30,6 +30,7 @@ pub mod engine;
 pub mod error;
 pub mod helpers;
 pub mod host_rules;
+pub mod ledger;
 pub mod lockfile;
 pub mod registry;
 pub mod resume;

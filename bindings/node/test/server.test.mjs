@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import util from 'node:util';
@@ -351,6 +351,60 @@ test('a client that pipelines calls without reading is paused within the shared 
       growth <= report.peakGrowthBoundBytes,
       `peak memory grew by ${growth} bytes, over the bound of ${report.peakGrowthBoundBytes}: ${JSON.stringify(report)}`,
     );
+  } finally {
+    await server.shutdown();
+  }
+});
+
+test('the host keeps a turn through its ledger calls and undoes its file on disk', async () => {
+  const events = new Waiters();
+  const dir = mkdtempSync(join(base, 'ledger-'));
+  const file = join(dir, 'a.txt');
+  writeFileSync(file, 'one\ntwo\n');
+  const onDisk = (path) => {
+    try {
+      return { kind: 'text', text: readFileSync(path, 'utf8') };
+    } catch {
+      return { kind: 'missing' };
+    }
+  };
+  const server = await startHost({
+    workspaceFolders: [dir],
+    ideName: 'Test Editor',
+    lock: 'none',
+    engine: { readyDelayMs: 0, ledger: true },
+    onEvent(event) {
+      // The editor answers each read at once: claude's pre-edit call waits for it.
+      if (event.event === 'ledgerRead') server.handleLedgerRead(event.read, onDisk(event.path));
+      events.push(event);
+    },
+  });
+  try {
+    const client = new Client(server.port, server.revealAuthToken());
+    await client.open();
+    await client.request(0, 'initialize', {
+      protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'claude-code', version: '2.1.332' },
+    });
+    await client.request(1, 'tools/call', { name: 'closeAllDiffTabs', arguments: {} });
+    await client.request(2, 'tools/call', { name: 'getDiagnostics', arguments: { uri: `file://${file}` } });
+    writeFileSync(file, 'one\n2\n');
+    await client.request(3, 'tools/call', { name: 'getDiagnostics', arguments: {} });
+    await events.next((e) => e.event === 'turnChanged' && e.change.change === 'fileChanged', 'the edit kept');
+    const [turn] = server.ledger();
+    assert.deepEqual(
+      [turn.files[0].path, turn.files[0].baseline, turn.files[0].current],
+      [file, { kind: 'text', text: 'one\ntwo\n' }, { kind: 'text', text: 'one\n2\n' }],
+    );
+
+    server.ledgerUndo({ undo: 'file', turn: turn.id, path: file });
+    const { write, file: planned } = await events.next((e) => e.event === 'ledgerWrite', 'the undo');
+    // The editor's compare-and-write.
+    assert.deepEqual(onDisk(planned.path), planned.expected);
+    writeFileSync(planned.path, planned.text);
+    server.handleLedgerWritten(write, onDisk(planned.path));
+    assert.equal(readFileSync(file, 'utf8'), 'one\ntwo\n');
+    assert.deepEqual(server.ledger()[0].files[0].hunks, []);
+    assert.throws(() => server.ledgerUndo({ undo: 'turn', turn: 9 }), /turn 9/);
   } finally {
     await server.shutdown();
   }

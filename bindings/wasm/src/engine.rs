@@ -2,9 +2,11 @@
 
 use crate::convert::{
     byte_count, conn_id, host_error, id_number, millis_number, timestamp, tool_call_id,
+    whole_number,
 };
 use crate::json;
 use idelink_core::AuthToken;
+use idelink_core::ledger::{FileContent, UndoTarget};
 use idelink_core::{Config, EditorEvent, EditorSnapshot, SessionChoice, ToolOutcome};
 use wasm_bindgen::prelude::*;
 
@@ -148,6 +150,79 @@ impl Engine {
             false => Some(json::read::<SessionChoice>(&choice)?),
         };
         self.inner.choose_session(now, choice).map_err(host_error)
+    }
+
+    /// The turn ledger (`ledger: true` in the config): every turn held, oldest first
+    /// (`[{id, conn, startedMs, closed, files: [{path, changedBy, baseline, current, hunks,
+    /// ...}]}]`); `turnChanged` events report each change.
+    #[wasm_bindgen(unchecked_return_type = "Turn[]")]
+    pub fn ledger(&self) -> JsValue {
+        json::write(self.inner.ledger())
+    }
+
+    /// The host's answer to a `ledgerRead` event's `read`: what the file holds now
+    /// (`{kind: "text", text}`, `{kind: "missing"}`, ...). Throws for an unknown read (never
+    /// asked, answered, or past `ledgerReadDeadlineMs`) or a malformed content.
+    #[wasm_bindgen(js_name = handleLedgerRead)]
+    pub fn handle_ledger_read(
+        &mut self,
+        now: f64,
+        read: f64,
+        #[wasm_bindgen(unchecked_param_type = "FileContent")] content: JsValue,
+    ) -> Result<(), JsError> {
+        let (now, read) = (timestamp(now)?, whole_number(read, "read")?);
+        let content = json::read::<FileContent>(&content)?;
+        self.inner
+            .handle_ledger_read(now, read, &content)
+            .map_err(host_error)
+    }
+
+    /// The host carried out (or refused, on a conflict) a `ledgerWrite` event's `write`:
+    /// `nowHolds` is what the file holds afterwards. Throws for an unknown write.
+    #[wasm_bindgen(js_name = handleLedgerWritten)]
+    pub fn handle_ledger_written(
+        &mut self,
+        now: f64,
+        write: f64,
+        #[wasm_bindgen(js_name = nowHolds, unchecked_param_type = "FileContent")]
+        now_holds: JsValue,
+    ) -> Result<(), JsError> {
+        let (now, write) = (timestamp(now)?, whole_number(write, "write")?);
+        let now_holds = json::read::<FileContent>(&now_holds)?;
+        self.inner
+            .handle_ledger_written(now, write, &now_holds)
+            .map_err(host_error)
+    }
+
+    /// The host's file watcher saw `path` change with no call announcing it (a Bash `sed`):
+    /// `content` now, `previous` before. Throws for a malformed content.
+    #[wasm_bindgen(js_name = handleFileSeen)]
+    pub fn handle_file_seen(
+        &mut self,
+        now: f64,
+        path: &str,
+        #[wasm_bindgen(unchecked_param_type = "FileContent")] content: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "FileContent")] previous: JsValue,
+    ) -> Result<(), JsError> {
+        let now = timestamp(now)?;
+        let content = json::read::<FileContent>(&content)?;
+        let previous = json::read::<FileContent>(&previous)?;
+        self.inner.handle_file_seen(now, path, &content, &previous);
+        Ok(())
+    }
+
+    /// Undoes a hunk, a file or a turn (`{undo: "file", turn, path}`, ...): the writes come
+    /// as `ledgerWrite` events. Throws with the reason when it is refused (claude changed the
+    /// file since, an unknown turn) or the target is malformed.
+    #[wasm_bindgen(js_name = ledgerUndo)]
+    pub fn ledger_undo(
+        &mut self,
+        now: f64,
+        #[wasm_bindgen(unchecked_param_type = "UndoTarget")] target: JsValue,
+    ) -> Result<(), JsError> {
+        let now = timestamp(now)?;
+        let target = json::read::<UndoTarget>(&target)?;
+        self.inner.ledger_undo(now, &target).map_err(host_error)
     }
 
     /// The next output (`{kind: "transmit", conn}`, `{kind: "closeTransport", conn}` or

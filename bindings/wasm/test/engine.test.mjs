@@ -86,6 +86,11 @@ test('host misuse throws an Error that says what is wrong', () => {
     [() => new Engine({ port: PORT, colour: 'red' }, TOKEN), /^config: unknown field `colour`/],
     [() => new Engine({ port: 70000 }, TOKEN), /^config: /],
     [() => new Engine({ port: PORT }, ''), /auth token is empty/],
+    [() => engine.ledgerUndo(0, { undo: 'everything' }), /^target: unknown variant `everything`, expected one of hunk, file, turn$/],
+    [() => engine.ledgerUndo(0, { undo: 'turn', turn: 9 }), /turn 9/],
+    [() => engine.handleLedgerRead(0, 1, { kind: 'text' }), /^content: missing field `text`$/],
+    [() => engine.handleLedgerRead(0, 1, { kind: 'missing' }), /ledger read 1|read 1/],
+    [() => engine.handleLedgerWritten(0, 1.5, { kind: 'missing' }), /^write must be a non-negative integer, got 1.5$/],
   ];
   for (const [call, message] of cases) {
     assert.throws(call, (e) => e instanceof Error && message.test(e.message), String(call));

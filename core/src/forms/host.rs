@@ -70,12 +70,5 @@ pub(super) fn write_variables(out: &mut Vec<u8>, variables: &Variables) {
 
 /// An array of strings.
 pub(super) fn write_strings(out: &mut Vec<u8>, items: &[String]) {
-    out.push(b'[');
-    for (at, item) in items.iter().enumerate() {
-        if at > 0 {
-            out.push(b',');
-        }
-        push_string(out, item);
-    }
-    out.push(b']');
+    super::write::list(out, items, |out, item| push_string(out, item));
 }

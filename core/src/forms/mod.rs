@@ -2,9 +2,9 @@
 //! codec of the napi, wasm and C bindings, on the one JSON reader (`crate::json`).
 //!
 //! In: [`Config`], [`EditorEvent`], [`EditorSnapshot`], [`ToolOutcome`], for the JS faces'
-//! host helpers [`LockFields`] and [`Inherited`], discovery's [`ClaudeStart`], and the JS numbers they pass ([`timestamp`],
+//! host helpers [`LockFields`] and [`Inherited`], discovery's [`ClaudeStart`], the ledger's [`FileContent`] and [`UndoTarget`], and the JS numbers they pass ([`timestamp`],
 //! [`conn_id`], [`tool_call_id`], [`byte_count`], [`whole_number`]). Out: [`Output`], [`EngineEvent`],
-//! [`SnapshotChanges`], [`LockFields`], [`Variables`] and [`Verdict`]. The rules are exactly those of
+//! [`SnapshotChanges`], the [`Ledger`]'s turns, [`FileContent`], [`LockFields`], [`Variables`] and [`Verdict`]. The rules are exactly those of
 //! core's serde forms (the property tests hold this codec to serde_json on random values and
 //! on broken ones):
 //!
@@ -35,6 +35,7 @@ mod config;
 mod discovery;
 mod event;
 mod host;
+mod ledger;
 mod number;
 mod outcome;
 mod output;
@@ -48,6 +49,7 @@ pub use number::{Shown, byte_count, conn_id, timestamp, tool_call_id, whole_numb
 
 use crate::discovery::{ClaudeStart, Verdict};
 use crate::engine::{EngineEvent, Output, SessionChoice, SessionInfo};
+use crate::ledger::{FileContent, Ledger, UndoTarget};
 use crate::{Config, EditorEvent, EditorSnapshot, SnapshotChanges, ToolOutcome};
 use read::{Path, Val};
 
@@ -142,6 +144,8 @@ input_forms! {
     Inherited => "inherited", false, host::inherited;
     ClaudeStart => "start", false, discovery::claude_start;
     SessionChoice => "choice", true, event::session_choice;
+    FileContent => "content", true, ledger::file_content;
+    UndoTarget => "target", true, ledger::undo_target;
 }
 
 macro_rules! output_forms {
@@ -163,6 +167,8 @@ output_forms! {
     Verdict => discovery::verdict;
     Vec<SessionInfo> => output::session_list;
     SessionChoice => output::session_choice;
+    FileContent => output::file_content;
+    Ledger => ledger::ledger;
 }
 
 #[cfg(test)]

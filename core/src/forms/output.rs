@@ -255,7 +255,7 @@ pub(super) fn session_choice(out: &mut Vec<u8>, choice: &SessionChoice) {
 }
 
 /// A ledger `FileContent`, tagged by `kind`.
-fn file_content(out: &mut Vec<u8>, content: &FileContent) {
+pub(super) fn file_content(out: &mut Vec<u8>, content: &FileContent) {
     let o = Object::new(out);
     match content {
         FileContent::Text { text } => o.str("kind", "text").str("text", text),

@@ -19,7 +19,9 @@ use crate::ide::{
     Diagnostic, DiagnosticCode, FileDiagnostics, OpenTab, PathStyle, Position, Range, ReadSource,
     ReadSources, Severity, ToolName, ToolRequest,
 };
-use crate::ledger::{ChangedBy, FileContent, FileWrite, TurnChange, TurnId};
+use crate::ledger::{
+    ChangedBy, FileChange, FileContent, FileWrite, Hunk, Turn, TurnChange, TurnId, UndoTarget,
+};
 use crate::mcp::{ClientInfo, SUPPORTED_PROTOCOL_VERSIONS, ServerInfo};
 use crate::policy::{ContextPolicy, IgnoreFile, SharingMode};
 use crate::rpc::RpcLimits;
@@ -600,6 +602,93 @@ fn file_content() -> impl Strategy<Value = FileContent> {
     ]
 }
 
+/// Fails to compile when `FileContent` gains a variant [`file_content`] does not generate.
+fn _every_variant_of_file_content(content: &FileContent) {
+    match content {
+        FileContent::Text { .. }
+        | FileContent::Binary { .. }
+        | FileContent::Large { .. }
+        | FileContent::Missing
+        | FileContent::Unread { .. } => {}
+    }
+}
+
+fn undo_target() -> impl Strategy<Value = UndoTarget> {
+    let turn = || any::<u64>().prop_map(TurnId::from_u64);
+    prop_oneof![
+        (turn(), text(), any::<u32>(), any::<u32>()).prop_map(|(turn, path, revision, hunk)| {
+            UndoTarget::Hunk {
+                turn,
+                path,
+                revision,
+                hunk,
+            }
+        }),
+        (turn(), text()).prop_map(|(turn, path)| UndoTarget::File { turn, path }),
+        turn().prop_map(|turn| UndoTarget::Turn { turn }),
+    ]
+}
+
+/// Fails to compile when `UndoTarget` gains a variant [`undo_target`] does not generate.
+fn _every_variant_of_undo_target(target: &UndoTarget) {
+    match target {
+        UndoTarget::Hunk { .. } | UndoTarget::File { .. } | UndoTarget::Turn { .. } => {}
+    }
+}
+
+fn file_change() -> impl Strategy<Value = FileChange> {
+    let hunk = any::<[u32; 4]>().prop_map(|n| Hunk {
+        old_start: n[0],
+        old_lines: n[1],
+        new_start: n[2],
+        new_lines: n[3],
+    });
+    (
+        (text(), any::<bool>(), any::<bool>()),
+        (file_content(), file_content(), any::<u32>()),
+        (any::<bool>(), any::<bool>()),
+        prop::collection::vec(hunk, 0..3),
+    )
+        .prop_map(
+            |((path, disk, reviewed), (baseline, current, revision), (settled, outside), hunks)| {
+                FileChange {
+                    path,
+                    changed_by: if disk {
+                        ChangedBy::SeenOnDisk
+                    } else {
+                        ChangedBy::Claude
+                    },
+                    reviewed,
+                    baseline,
+                    current,
+                    revision,
+                    settled,
+                    outside_change: outside,
+                    hunks,
+                }
+            },
+        )
+}
+
+fn turn() -> impl Strategy<Value = Turn> {
+    (
+        any::<u64>(),
+        conn(),
+        any::<u64>(),
+        any::<bool>(),
+        prop::collection::vec(file_change(), 0..3),
+    )
+        .prop_map(|(id, conn, started_ms, closed, files)| Turn {
+            id: TurnId::from_u64(id),
+            conn,
+            started_ms,
+            closed,
+            files,
+            reviewed_next: Vec::new(),
+            expected: Vec::new(),
+        })
+}
+
 fn turn_change() -> impl Strategy<Value = TurnChange> {
     let turn = || any::<u64>().prop_map(TurnId::from_u64);
     prop_oneof![
@@ -1044,6 +1133,24 @@ proptest! {
         if let Output::Event(event) = &value {
             prop_assert_eq!(write(event), serde_json::to_string(event).unwrap_or_default());
         }
+    }
+
+    #[test]
+    fn file_contents_read_and_are_written_as_serde_does(value in file_content(), how in broken()) {
+        holds(&value, &how)?;
+        prop_assert_eq!(write(&value), serde_json::to_string(&value).unwrap_or_default());
+    }
+
+    #[test]
+    fn undo_targets_read_as_serde_reads(value in undo_target(), how in broken()) {
+        holds(&value, &how)?;
+    }
+
+    #[test]
+    fn ledger_turns_are_written_as_serde_writes(value in prop::collection::vec(turn(), 0..3)) {
+        let mut out = Vec::new();
+        super::ledger::turns(&mut out, value.iter());
+        prop_assert_eq!(String::from_utf8(out).unwrap_or_default(), serde_json::to_string(&value).unwrap_or_default());
     }
 
     #[test]

@@ -84,3 +84,15 @@ impl<'o> Object<'o> {
         self.out.push(b'}');
     }
 }
+
+/// `items` as a JSON array, each written by `write`.
+pub(super) fn list<T>(out: &mut Vec<u8>, items: &[T], write: fn(&mut Vec<u8>, &T)) {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write(out, item);
+    }
+    out.push(b']');
+}

@@ -247,6 +247,19 @@ impl Host {
     fn command(&self, command: Command) -> Result<(), HostError> {
         self.inner.commands.send(command).map_err(|_| stopped())
     }
+
+    /// Runs `call` on the engine task, in order with every other input; resolves with its
+    /// result, or [`HostError::Io`] when the host has stopped.
+    pub(crate) async fn on_engine<T: Send + 'static>(
+        &self,
+        call: impl FnOnce(&mut idelink_core::Engine, idelink_core::Timestamp) -> T + Send + 'static,
+    ) -> Result<T, HostError> {
+        let (done, result) = oneshot::channel();
+        self.command(Command::Ledger(Box::new(move |engine, now| {
+            let _ = done.send(call(engine, now));
+        })))?;
+        result.await.map_err(|_| stopped())
+    }
 }
 
 impl Drop for Inner {

@@ -59,8 +59,10 @@
 mod conn;
 mod events;
 mod host;
+mod ledger;
 mod server;
 
 pub use events::Events;
 pub use host::{Host, HostEvent, ToolReply};
 pub use idelink_host::{HostConfig, HostError, LockPlacement, PortChoice, ResumeOutcome};
+pub use ledger::LedgerError;

@@ -54,7 +54,12 @@ pub(crate) enum Command {
     Shutdown {
         grace: Duration,
     },
+    /// One engine call of the ledger's (`src/ledger.rs`), its answer sent by the closure.
+    Ledger(LedgerCall),
 }
+
+/// An engine call made on the engine task at its `now`.
+pub(crate) type LedgerCall = Box<dyn FnOnce(&mut Engine, Timestamp) + Send>;
 
 pub(crate) struct Server {
     engine: Engine,
@@ -250,6 +255,7 @@ impl Server {
             Command::Choose { choice, done } => {
                 let _ = done.send(self.engine.choose_session(now, choice));
             }
+            Command::Ledger(call) => call(&mut self.engine, now),
             Command::Shutdown { grace } => {
                 if self.stop_at.is_none() {
                     self.engine.shutdown(now);

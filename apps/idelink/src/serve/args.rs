@@ -88,6 +88,11 @@ pub struct ServeArgs {
     /// them from its `editor/event`s (comma-separated, or `all`). See docs/sidecar.md.
     #[arg(long, value_enum, value_delimiter = ',', requires = "stdio")]
     pub pull: Vec<PulledRead>,
+    /// With --stdio: keep the turn ledger; the editor answers its `ledgerRead` and
+    /// `ledgerWrite` events (`idelink/ledgerRead`, `idelink/ledgerWritten`) and reads and undoes
+    /// turns (`idelink/ledger`, `idelink/ledgerUndo`). See docs/sidecar.md, "The turn ledger".
+    #[arg(long, requires = "stdio")]
+    pub ledger: bool,
     /// What claude is told unasked: `everything` (every focus, caret and selection),
     /// `selectionOnly` (only real selections, nothing for opening or focusing a file) or
     /// `mentionsOnly` (only @-mentions). Overrides the policy file's `mode`.

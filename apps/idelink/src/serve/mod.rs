@@ -43,8 +43,8 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     config.engine.session_list = true;
     config.engine.routing = args.routing.rule();
     // The terminal keeps the turn ledger (`t`, `u`): it reads and writes the files itself.
-    // The stdio sidecar's editor would have to answer the reads, which it does not yet.
-    config.engine.ledger = args.stdio.is_none();
+    // The stdio sidecar's editor answers the reads when it asked for the ledger (`--ledger`).
+    config.engine.ledger = args.stdio.is_none() || args.ledger;
     for read in &args.pull {
         read.apply(&mut config.engine.reads);
     }

@@ -7,6 +7,7 @@
 //! went away), idelink closes its clients, removes its lock and exits.
 
 mod framing;
+mod ledger;
 mod sidecar;
 
 pub use framing::StdioFraming;

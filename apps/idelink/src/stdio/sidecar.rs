@@ -143,6 +143,12 @@ fn handle_message(host: &mut Host, out: &mut Output<'_>, text: &str) -> io::Resu
                 Ok(()) => out.result(id, &())?,
                 Err(error) => out.error(Some(id), &error)?,
             },
+            method if method.starts_with("idelink/ledger") || method == "idelink/fileSeen" => {
+                match super::ledger::request(host, method, params) {
+                    Ok(result) => out.result(id, &result)?,
+                    Err(error) => out.error(Some(id), &error)?,
+                }
+            }
             "shutdown" => {
                 out.result(id, &())?;
                 return Ok(Flow::Stop);

@@ -217,6 +217,16 @@ void apply(IdelinkEngine* engine, const Value& step) {
         const std::string text = choice.dump();
         check(idelink_engine_choose_session(engine, at, text == "null" ? nullptr : text.c_str()),
               "idelink_engine_choose_session");
+    } else if (what == "ledgerRead") {
+        check(idelink_engine_handle_ledger_read(engine, at, step["read"].as_u64(), step["content"].dump().c_str()),
+              "idelink_engine_handle_ledger_read");
+    } else if (what == "ledgerWritten") {
+        check(idelink_engine_handle_ledger_written(engine, at, step["write"].as_u64(), step["nowHolds"].dump().c_str()),
+              "idelink_engine_handle_ledger_written");
+    } else if (what == "fileSeen") {
+        check(idelink_engine_handle_file_seen(engine, at, step["path"].as_string().c_str(),
+                                              step["content"].dump().c_str(), step["previous"].dump().c_str()),
+              "idelink_engine_handle_file_seen");
     } else {
         throw Failure("unknown input " + what);
     }
@@ -295,6 +305,24 @@ void replay(const std::filesystem::path& file) {
                 idelink_string_free(text);
                 compare_reported(step, "sessions", sessions);
                 drain_and_compare(engine.ptr, step["expect"], 1);
+            } else if (step["do"].as_string() == "ledger") {
+                char* text = nullptr;
+                check(idelink_engine_ledger(engine.ptr, &text), "idelink_engine_ledger");
+                Value ledger = mini_json::parse(text);
+                idelink_string_free(text);
+                compare_reported(step, "ledger", ledger);
+                drain_and_compare(engine.ptr, step["expect"], 1);
+            } else if (step["do"].as_string() == "ledgerUndo") {
+                const std::string target = step["target"].dump();
+                if (idelink_engine_ledger_undo(engine.ptr, step["at"].as_u64(), target.c_str()) == IDELINK_OK) {
+                    drain_and_compare(engine.ptr, step["expect"]);
+                } else {
+                    std::string quoted;
+                    mini_json::write_string(quoted, idelink_last_error_message());
+                    Value refused = mini_json::parse(quoted);
+                    compare_reported(step, "refused", refused);
+                    drain_and_compare(engine.ptr, step["expect"], 1);
+                }
             } else if (step["do"].as_string() == "snapshot") {
                 compare_reported(step, "snapshotChanges", apply_snapshot(engine.ptr, step));
                 drain_and_compare(engine.ptr, step["expect"], 1);
