@@ -13,6 +13,7 @@ use idelink_test_client::Client;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
 
 mod support;
 
@@ -93,4 +94,58 @@ fn a_turn_lists_its_edited_and_created_files_and_undoes_one() {
     type_line("yes");
     wait_for_line(&out, "changed since the ledger last saw it");
     assert_eq!(std::fs::read_to_string(&created).unwrap(), "someone else\n");
+}
+
+/// A change no CLI call announced (claude's Bash running `sed -i`) joins the open turn as
+/// "seen on disk", its baseline the text serve's watcher saw before.
+#[test]
+fn a_file_changed_on_disk_during_a_turn_is_listed_as_seen_on_disk() {
+    let dir = temp_dir("serve-ledger-watch");
+    let work = dir.join("work").canonicalize().unwrap();
+    let sedded = work.join("sed.txt");
+    std::fs::write(&sedded, "x = 1\ny = 2\n").unwrap();
+    let mut child = idelink(&["serve", "--lock-dir"])
+        .arg(dir.join("ide"))
+        .arg(&work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let mut stdin = child.stdin.take().unwrap();
+    let _serve = Killed(child);
+    let banner = wait_for_line(&out, "on 127.0.0.1:");
+    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
+    let lock = std::fs::read_to_string(dir.join("ide").join(format!("{port}.lock"))).unwrap();
+    let lock: Value = serde_json::from_str(&lock).unwrap();
+    let mut claude =
+        Client::connect_initialized(port, lock["authToken"].as_str().unwrap()).unwrap();
+    wait_for_line(&out, "session ready");
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    // What `sed -i 's/y = 2/y = 3/' sed.txt` does: a new file renamed over the old one.
+    std::fs::write(work.join(".sed.tmp"), "x = 1\ny = 3\n").unwrap();
+    std::fs::rename(work.join(".sed.tmp"), &sedded).unwrap();
+
+    let expected = "turn 1 (current, auto): 1 files · sed.txt +1 -1 (seen on disk)";
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut last = String::new();
+    while !last.ends_with(expected) {
+        assert!(
+            Instant::now() < deadline,
+            "t should list {expected:?} once the watcher saw the change; last: {last:?}"
+        );
+        writeln!(stdin, "t").unwrap();
+        stdin.flush().unwrap();
+        last = loop {
+            let line = out.recv_timeout(Duration::from_secs(10)).unwrap();
+            if line.contains("turn 1 (") || line.contains("no turn changed a file yet") {
+                break line;
+            }
+        };
+    }
+    writeln!(stdin, "t 1").unwrap();
+    stdin.flush().unwrap();
+    wait_for_line(&out, "hunk 1 @@ -2,1 +2,1 @@");
+    wait_for_line(&out, "  -y = 2");
+    wait_for_line(&out, "  +y = 3");
 }

@@ -21,6 +21,8 @@ const NOTES_AFTER: &str = "one\nTWO\nthree\n";
 /// The model's words at the end of the first prompt, then of the second.
 const FIRST_DONE: &str = "idelink ledger: the edits are made";
 const SECOND_DONE: &str = "idelink ledger: the file is read again";
+/// The `tool_use` id of the first prompt's `Read` of greeting.txt (block 0 of [`session`]).
+const FIRST_READ_ID: &str = "toolu_idelink_step_0";
 /// The `tool_use` id of the second prompt's `Read` (block 6 of [`session`]).
 const REREAD_ID: &str = "toolu_idelink_step_6";
 
@@ -148,7 +150,15 @@ fn an_accept_edits_turn_is_listed_file_by_file_and_an_undone_file_is_read_back_r
 
     scene.terminal().submit("Please read greeting.txt again");
     scene.wait_screen(SECOND_DONE);
+    // 2.1.332 reads the file again; 2.1.286 answers "Wasted call — file unchanged since your
+    // last Read. Refer to that earlier tool_result instead." when the text is the one its last
+    // Read returned (block 0's, before the edit): the model is pointed at the restored text.
     let reread = tool_result(&scene, REREAD_ID);
+    let reread = if reread.contains("file unchanged since your last Read") {
+        tool_result(&scene, FIRST_READ_ID)
+    } else {
+        reread
+    };
     assert!(
         reread.contains("hello from the workspace") && !reread.contains("goodbye"),
         "the model's Read after the undo should show the restored text, got {reread:?}"
