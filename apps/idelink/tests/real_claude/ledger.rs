@@ -1,7 +1,8 @@
 //! The turn ledger against the real CLI (docs/protocol.md, "A turn's signals"), through
 //! `idelink serve`'s `t`, `t N` and `u`: in `--permission-mode acceptEdits` the CLI writes
 //! every edit itself, and the ledger still lists exactly the files the model edited and
-//! created, with their hunks; undoing one file restores it, and the model's next `Read` of it
+//! created, with their hunks, and the one it changed with Bash's `sed -i` as "seen on disk"
+//! (serve's file watcher); undoing one file restores it, and the model's next `Read` of it
 //! gets the restored text. In the default mode an edit accepted through `openDiff` (`a` at
 //! serve's review) makes the turn "reviewed". Both run `--diff ask`: the review terminal is
 //! where the ledger's commands are.
@@ -23,11 +24,17 @@ const FIRST_DONE: &str = "idelink ledger: the edits are made";
 const SECOND_DONE: &str = "idelink ledger: the file is read again";
 /// The `tool_use` id of the first prompt's `Read` of greeting.txt (block 0 of [`session`]).
 const FIRST_READ_ID: &str = "toolu_idelink_step_0";
-/// The `tool_use` id of the second prompt's `Read` (block 6 of [`session`]).
-const REREAD_ID: &str = "toolu_idelink_step_6";
+/// The `tool_use` id of the second prompt's `Read` (block 7 of [`session`]).
+const REREAD_ID: &str = "toolu_idelink_step_7";
+/// The file the model changes with Bash's `sed -i` (the CLI's acceptEdits mode runs `sed`
+/// without asking: the CLI's bundled code, `["mkdir","touch","rm","rmdir","mv","cp","sed"]`),
+/// and its text before and after.
+const SEDDED: &str = "sed.txt";
+const SED_BEFORE: &str = "x = 1\ny = 2\n";
+const SED_AFTER: &str = "x = 1\ny = 3\n";
 
-/// The model's session: prompt one reads and edits greeting.txt and notes.txt and creates
-/// created.txt; prompt two reads greeting.txt again.
+/// The model's session: prompt one reads and edits greeting.txt and notes.txt, creates
+/// created.txt and runs `sed -i` on sed.txt; prompt two reads greeting.txt again.
 fn session(workspace: &Path) -> Vec<Value> {
     let path = |name: &str| workspace.join(name).display().to_string();
     let edit = |file: &str, old: &str, new: &str| json!({"file_path": path(file), "old_string": old, "new_string": new});
@@ -41,8 +48,14 @@ fn session(workspace: &Path) -> Vec<Value> {
             "Write",
             json!({"file_path": path(NEW_FILE_NAME), "content": CREATED}),
         ),
+        step(
+            5,
+            "Bash",
+            json!({"command": format!("sed -i 's/y = 2/y = 3/' {}", path(SEDDED)),
+                   "description": "Change y in sed.txt"}),
+        ),
         end_turn(FIRST_DONE),
-        step(6, "Read", json!({"file_path": path(FILE_NAME)})),
+        step(7, "Read", json!({"file_path": path(FILE_NAME)})),
         end_turn(SECOND_DONE),
     ]
 }
@@ -96,7 +109,9 @@ fn an_accept_edits_turn_is_listed_file_by_file_and_an_undone_file_is_read_back_r
     scene.permission_mode = "acceptEdits";
     let notes = scene.workspace.join(NOTES);
     let created = scene.workspace.join(NEW_FILE_NAME);
+    let sedded = scene.workspace.join(SEDDED);
     std::fs::write(&notes, NOTES_BEFORE).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&sedded, SED_BEFORE).unwrap_or_else(|e| panic!("{e}"));
     // `--diff ask` (serve's review terminal, where `t` and `u` are): no openDiff comes in
     // this mode; one would wait for an answer and the turn would not end.
     let port = scene.serve_terminal("ask");
@@ -107,15 +122,21 @@ fn an_accept_edits_turn_is_listed_file_by_file_and_an_undone_file_is_read_back_r
     scene.wait_file(EDITED);
     scene.wait_file_at(&notes, NOTES_AFTER);
     scene.wait_file_at(&created, CREATED);
+    scene.wait_file_at(&sedded, SED_AFTER);
 
-    let listed = type_and_wait(&mut scene, "t", "turn 1 (");
+    // The watcher reports sed.txt once its debounce is over: `t` until it lists it.
+    let expected = format!(
+        "turn 1 (current, auto): 4 files · {FILE_NAME} +1 -1 · {NOTES} +1 -1 · \
+         {NEW_FILE_NAME} +2 -0 (created) · {SEDDED} +1 -1 (seen on disk)"
+    );
+    let listed = wait::until(&format!("serve's t to list {expected:?}"), || {
+        let listed = type_and_wait(&mut scene, "t", "turn 1 (");
+        (listed.trim() == expected).then_some(listed)
+    });
     assert_eq!(
         listed.trim(),
-        format!(
-            "turn 1 (current, auto): 3 files · {FILE_NAME} +1 -1 · {NOTES} +1 -1 · \
-             {NEW_FILE_NAME} +2 -0 (created)"
-        ),
-        "serve's t should list exactly the turn's three files"
+        expected,
+        "t lists exactly the turn's four files"
     );
     wait_shown(
         &mut scene,
@@ -132,6 +153,9 @@ fn an_accept_edits_turn_is_listed_file_by_file_and_an_undone_file_is_read_back_r
             &format!("--- {NEW_FILE_NAME} +2 -0 (created)"),
             "  +a file the model created",
             "  +its last line",
+            &format!("--- {SEDDED} +1 -1 (seen on disk)"),
+            "  -y = 2",
+            "  +y = 3",
         ],
     );
 
