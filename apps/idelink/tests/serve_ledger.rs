@@ -12,7 +12,9 @@
 use idelink_test_client::Client;
 use serde_json::{Value, json};
 use std::io::Write;
-use std::process::{Child, Stdio};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 mod support;
@@ -104,29 +106,72 @@ fn a_file_changed_on_disk_during_a_turn_is_listed_as_seen_on_disk() {
     let work = dir.join("work").canonicalize().unwrap();
     let sedded = work.join("sed.txt");
     std::fs::write(&sedded, "x = 1\ny = 2\n").unwrap();
-    let mut child = idelink(&["serve", "--lock-dir"])
-        .arg(dir.join("ide"))
-        .arg(&work)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = lines(child.stdout.take().unwrap());
-    let mut stdin = child.stdin.take().unwrap();
-    let _serve = Killed(child);
-    let banner = wait_for_line(&out, "on 127.0.0.1:");
-    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
-    let lock = std::fs::read_to_string(dir.join("ide").join(format!("{port}.lock"))).unwrap();
-    let lock: Value = serde_json::from_str(&lock).unwrap();
-    let mut claude =
-        Client::connect_initialized(port, lock["authToken"].as_str().unwrap()).unwrap();
-    wait_for_line(&out, "session ready");
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
     claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
     // What `sed -i 's/y = 2/y = 3/' sed.txt` does: a new file renamed over the old one.
     std::fs::write(work.join(".sed.tmp"), "x = 1\ny = 3\n").unwrap();
     std::fs::rename(work.join(".sed.tmp"), &sedded).unwrap();
 
-    let expected = "turn 1 (current, auto): 1 files · sed.txt +1 -1 (seen on disk)";
+    list_until(
+        &out,
+        &mut stdin,
+        "turn 1 (current, auto): 1 files · sed.txt +1 -1 (seen on disk)",
+    );
+    writeln!(stdin, "t 1").unwrap();
+    stdin.flush().unwrap();
+    wait_for_line(&out, "hunk 1 @@ -2,1 +2,1 @@");
+    wait_for_line(&out, "  -y = 2");
+    wait_for_line(&out, "  +y = 3");
+}
+
+/// A file claude's Bash removed (`rm`) is listed as deleted, seen on disk; undoing it writes
+/// its text back.
+#[test]
+fn a_file_deleted_on_disk_during_a_turn_is_recreated_by_its_undo() {
+    let dir = temp_dir("serve-ledger-deleted");
+    let work = dir.join("work").canonicalize().unwrap();
+    let gone = work.join("gone.txt");
+    std::fs::write(&gone, "kept\nlines\n").unwrap();
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    std::fs::remove_file(&gone).unwrap();
+    // Core counts no lines for a deletion (its hunks need a current text): the label says it.
+    list_until(&out, &mut stdin, "gone.txt +0 -0 (deleted) (seen on disk)");
+    writeln!(stdin, "u 1 gone.txt").unwrap();
+    stdin.flush().unwrap();
+    wait_for_line(&out, "type yes to confirm");
+    writeln!(stdin, "yes").unwrap();
+    stdin.flush().unwrap();
+    wait_for_line(&out, "undone:");
+    assert_eq!(std::fs::read_to_string(&gone).unwrap(), "kept\nlines\n");
+}
+
+/// Starts `idelink serve` on `work` (its lock in `dir`/ide) and connects a test client as
+/// claude once the session is ready: serve's output lines, its stdin, the process and the
+/// client.
+fn serve_with_claude(dir: &Path, work: &Path) -> (Receiver<String>, ChildStdin, Killed, Client) {
+    let mut child = idelink(&["serve", "--lock-dir"])
+        .arg(dir.join("ide"))
+        .arg(work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let stdin = child.stdin.take().unwrap();
+    let serve = Killed(child);
+    let banner = wait_for_line(&out, "on 127.0.0.1:");
+    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
+    let lock = std::fs::read_to_string(dir.join("ide").join(format!("{port}.lock"))).unwrap();
+    let lock: Value = serde_json::from_str(&lock).unwrap();
+    let claude = Client::connect_initialized(port, lock["authToken"].as_str().unwrap()).unwrap();
+    wait_for_line(&out, "session ready");
+    (out, stdin, serve, claude)
+}
+
+/// Types `t` until serve lists `expected` (the watcher reports a change once its debounce is
+/// over), within a deadline.
+fn list_until(out: &Receiver<String>, stdin: &mut ChildStdin, expected: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut last = String::new();
     while !last.ends_with(expected) {
@@ -143,9 +188,4 @@ fn a_file_changed_on_disk_during_a_turn_is_listed_as_seen_on_disk() {
             }
         };
     }
-    writeln!(stdin, "t 1").unwrap();
-    stdin.flush().unwrap();
-    wait_for_line(&out, "hunk 1 @@ -2,1 +2,1 @@");
-    wait_for_line(&out, "  -y = 2");
-    wait_for_line(&out, "  +y = 3");
 }
