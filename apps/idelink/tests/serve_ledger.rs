@@ -38,27 +38,8 @@ fn a_turn_lists_its_edited_and_created_files_and_undoes_one() {
     let edited = work.join("main.rs");
     let created = work.join("new.txt");
     std::fs::write(&edited, "a\nb\nc\n").unwrap();
-    let mut child = idelink(&["serve", "--lock-dir"])
-        .arg(dir.join("ide"))
-        .arg(&work)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = lines(child.stdout.take().unwrap());
-    let mut stdin = child.stdin.take().unwrap();
-    let _serve = Killed(child);
-    let banner = wait_for_line(&out, "on 127.0.0.1:");
-    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
-    let lock = std::fs::read_to_string(dir.join("ide").join(format!("{port}.lock"))).unwrap();
-    let lock: Value = serde_json::from_str(&lock).unwrap();
-    let mut claude =
-        Client::connect_initialized(port, lock["authToken"].as_str().unwrap()).unwrap();
-    wait_for_line(&out, "session ready");
-    let mut type_line = |line: &str| {
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    };
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    let mut type_line = |line: &str| type_line(&mut stdin, line);
     let uri = |path: &std::path::Path| format!("file://{}", path.to_str().unwrap());
 
     // The turn, as the CLI runs it in accept-edits mode.
@@ -117,8 +98,7 @@ fn a_file_changed_on_disk_during_a_turn_is_listed_as_seen_on_disk() {
         &mut stdin,
         "turn 1 (current, auto): 1 files · sed.txt +1 -1 (seen on disk)",
     );
-    writeln!(stdin, "t 1").unwrap();
-    stdin.flush().unwrap();
+    type_line(&mut stdin, "t 1");
     wait_for_line(&out, "hunk 1 @@ -2,1 +2,1 @@");
     wait_for_line(&out, "  -y = 2");
     wait_for_line(&out, "  +y = 3");
@@ -137,11 +117,9 @@ fn a_file_deleted_on_disk_during_a_turn_is_recreated_by_its_undo() {
     std::fs::remove_file(&gone).unwrap();
     // Core counts no lines for a deletion (its hunks need a current text): the label says it.
     list_until(&out, &mut stdin, "gone.txt +0 -0 (deleted) (seen on disk)");
-    writeln!(stdin, "u 1 gone.txt").unwrap();
-    stdin.flush().unwrap();
+    type_line(&mut stdin, "u 1 gone.txt");
     wait_for_line(&out, "type yes to confirm");
-    writeln!(stdin, "yes").unwrap();
-    stdin.flush().unwrap();
+    type_line(&mut stdin, "yes");
     wait_for_line(&out, "undone:");
     assert_eq!(std::fs::read_to_string(&gone).unwrap(), "kept\nlines\n");
 }
@@ -179,8 +157,7 @@ fn list_until(out: &Receiver<String>, stdin: &mut ChildStdin, expected: &str) {
             Instant::now() < deadline,
             "t should list {expected:?} once the watcher saw the change; last: {last:?}"
         );
-        writeln!(stdin, "t").unwrap();
-        stdin.flush().unwrap();
+        type_line(stdin, "t");
         last = loop {
             let line = out.recv_timeout(Duration::from_secs(10)).unwrap();
             if line.contains("turn 1 (") || line.contains("no turn changed a file yet") {
@@ -213,4 +190,10 @@ fn a_change_on_disk_after_claudes_edit_marks_the_file_as_changed_outside_claude(
         &mut stdin,
         "turn 1 (current, auto): 1 files · main.rs +2 -2 (also changed outside claude)",
     );
+}
+
+/// Types `line` at serve's terminal.
+fn type_line(stdin: &mut ChildStdin, line: &str) {
+    writeln!(stdin, "{line}").unwrap();
+    stdin.flush().unwrap();
 }
