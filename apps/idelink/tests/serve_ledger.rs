@@ -167,31 +167,6 @@ fn list_until(out: &Receiver<String>, stdin: &mut ChildStdin, expected: &str) {
     }
 }
 
-/// A file claude edited that then changes on disk with no CLI call (another program, a
-/// formatter claude's Bash ran) is marked as changed outside claude, its hunks the whole
-/// change since the baseline.
-#[test]
-fn a_change_on_disk_after_claudes_edit_marks_the_file_as_changed_outside_claude() {
-    let dir = temp_dir("serve-ledger-outside");
-    let work = dir.join("work").canonicalize().unwrap();
-    let edited = work.join("main.rs");
-    std::fs::write(&edited, "a\nb\nc\n").unwrap();
-    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
-    let uri = format!("file://{}", edited.to_str().unwrap());
-    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
-    claude
-        .call_tool("getDiagnostics", json!({"uri": uri}))
-        .unwrap();
-    std::fs::write(&edited, "a\nB\nc\n").unwrap();
-    claude.call_tool("getDiagnostics", json!({})).unwrap();
-    std::fs::write(&edited, "a\nB\nC\n").unwrap();
-    list_until(
-        &out,
-        &mut stdin,
-        "turn 1 (current, auto): 1 files · main.rs +2 -2 (also changed outside claude)",
-    );
-}
-
 /// Types `line` at serve's terminal.
 fn type_line(stdin: &mut ChildStdin, line: &str) {
     writeln!(stdin, "{line}").unwrap();

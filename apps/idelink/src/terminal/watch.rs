@@ -1,17 +1,19 @@
 //! `idelink serve`'s file watcher: changes on disk that no CLI call announced (an edit by
 //! claude's Bash: `sed -i`, a generator) join the open turn as "seen on disk"
 //! ([`Host::handle_file_seen`]); their baseline is the watcher's last snapshot of the file.
+//! Files the open turn holds as claude's own edits are not reported (see [`claudes_own`]).
 //!
 //! What it watches: the workspace, debounced ([`DEBOUNCE`]), except the folders in
 //! [`SKIPPED_DIRS`] (`.git/`, build output, dependencies: many files no turn reviews, whose
 //! churn during a build would flood the ledger). The context policy's deny rules do not apply:
 //! they decide what reaches claude, and the ledger only shows the user their own files (a
 //! denied `.env` claude's Bash rewrote is exactly what the user should see). Memory is bounded:
-//! the snapshot holds at most [`SNAPSHOT_MAX_FILES`] files of at most the ledger's
-//! `max_ledger_file_bytes` each, the queue at most [`MAX_PENDING_PATHS`] paths.
+//! the snapshot holds at most [`SNAPSHOT_MAX_FILES`] files and [`SNAPSHOT_MAX_BYTES`] of text
+//! (a file over the ledger's `max_ledger_file_bytes` is its size and digest), the queue at
+//! most [`MAX_PENDING_PATHS`] paths.
 
 use super::ledger_files;
-use idelink_core::ledger::FileContent;
+use idelink_core::ledger::{ChangedBy, FileContent};
 use idelink_mio::{Host, Waker};
 use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
@@ -29,6 +31,9 @@ pub const SKIPPED_DIRS: [&str; 3] = [".git", "target", "node_modules"];
 /// Files the snapshot keeps a baseline for (the first ones read, then every changed one while
 /// room is left): a huge workspace costs a bounded start-up walk and bounded memory.
 pub const SNAPSHOT_MAX_FILES: usize = 4096;
+/// Text the snapshot holds at most, over all its files: the ledger's own default budget
+/// (`maxLedgerBytes`, 64 MiB); a file past it is known as "not read" (no baseline).
+pub const SNAPSHOT_MAX_BYTES: usize = 64 << 20;
 /// Changed paths queued between two loop turns; past it the rest is dropped (and counted):
 /// a mass rewrite is not a review the ledger can hold anyway.
 pub const MAX_PENDING_PATHS: usize = 4096;
@@ -37,8 +42,49 @@ pub const MAX_PENDING_PATHS: usize = 4096;
 pub struct Watcher {
     _debouncer: Debouncer<RecommendedWatcher>,
     pending: Arc<Mutex<Pending>>,
-    snapshot: HashMap<PathBuf, FileContent>,
+    snapshot: Snapshot,
     max_bytes: usize,
+}
+
+/// The last content the watcher saw of each file, within [`SNAPSHOT_MAX_FILES`] and
+/// [`SNAPSHOT_MAX_BYTES`].
+#[derive(Default)]
+struct Snapshot {
+    files: HashMap<PathBuf, FileContent>,
+    held: usize,
+    /// Once a bound was hit, a file it does not know may have been left out: its baseline is
+    /// "not read", never "missing".
+    partial: bool,
+}
+
+impl Snapshot {
+    /// What `path` held when last seen ("missing": new since serve started).
+    fn previous(&self, path: &Path) -> FileContent {
+        match self.files.get(path) {
+            Some(known) => known.clone(),
+            None if !self.partial => FileContent::Missing,
+            None => FileContent::Unread {
+                reason: "past the watcher's snapshot".to_owned(),
+            },
+        }
+    }
+
+    /// Keeps `content` as `path`'s; false when a bound left it out.
+    fn keep(&mut self, path: PathBuf, content: FileContent) -> bool {
+        let old = self.files.get(&path).map_or(0, FileContent::held_bytes);
+        let fits = self.held - old + content.held_bytes() <= SNAPSHOT_MAX_BYTES
+            && (self.files.contains_key(&path) || self.files.len() < SNAPSHOT_MAX_FILES);
+        if fits {
+            self.held = self.held - old + content.held_bytes();
+            self.files.insert(path, content);
+        } else {
+            self.partial = true;
+            if let Some(gone) = self.files.remove(&path) {
+                self.held -= gone.held_bytes();
+            }
+        }
+        fits
+    }
 }
 
 #[derive(Default)]
@@ -79,12 +125,10 @@ impl Watcher {
                 watcher.watch(&path, RecursiveMode::Recursive)?;
             }
         }
-        let mut snapshot = HashMap::new();
+        let mut snapshot = Snapshot::default();
         walk(workspace, &mut |path| {
-            if snapshot.len() < SNAPSHOT_MAX_FILES {
-                snapshot.insert(path.to_owned(), ledger_files::read_content(path, max_bytes));
-            }
-            snapshot.len() < SNAPSHOT_MAX_FILES
+            let content = ledger_files::read_content(path, max_bytes);
+            snapshot.keep(path.to_owned(), content)
         });
         Ok(Watcher {
             _debouncer: debouncer,
@@ -105,27 +149,33 @@ impl Watcher {
                 continue;
             }
             let content = ledger_files::read_content(&path, self.max_bytes);
-            // Not in a snapshot with room left: the file is new since serve started.
-            let previous = match self.snapshot.get(&path) {
-                Some(known) => known.clone(),
-                None if self.snapshot.len() < SNAPSHOT_MAX_FILES => FileContent::Missing,
-                None => FileContent::Unread {
-                    reason: "past the watcher's snapshot".to_owned(),
-                },
-            };
+            let previous = self.snapshot.previous(&path);
             // A file that came and went between two looks (`sed -i`'s temporary) is no change.
             if content == FileContent::Missing && previous == FileContent::Missing {
                 continue;
             }
-            if let Some(text) = path.to_str() {
-                host.handle_file_seen(&text.replace('\\', "/"), &content, &previous);
+            if let Some(text) = path.to_str().map(|p| p.replace('\\', "/"))
+                && !claudes_own(host, &text)
+            {
+                host.handle_file_seen(&text, &content, &previous);
             }
-            if self.snapshot.len() < SNAPSHOT_MAX_FILES || self.snapshot.contains_key(&path) {
-                self.snapshot.insert(path, content);
-            }
+            self.snapshot.keep(path, content);
         }
         dropped
     }
+}
+
+/// True when an open turn holds `path` as a file claude's own edit tools changed: the engine
+/// reads those itself at each edit's end, and a change on disk since is left to the undo's
+/// compare-and-write, which refuses it ("changed since the ledger last saw it") rather than
+/// take it into the turn, where an undo would silently discard it.
+fn claudes_own(host: &Host, path: &str) -> bool {
+    host.engine()
+        .ledger()
+        .turns()
+        .filter(|turn| !turn.closed)
+        .filter_map(|turn| turn.file(path))
+        .any(|file| file.changed_by == ChangedBy::Claude)
 }
 
 /// True when `path` lies in a [`SKIPPED_DIRS`] folder.
@@ -165,6 +215,25 @@ fn walk(dir: &Path, visit: &mut dyn FnMut(&Path) -> bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_snapshot_stays_within_its_bounds_and_then_knows_it_is_partial() {
+        let mut snapshot = Snapshot::default();
+        let big = FileContent::Text {
+            text: "x".repeat(SNAPSHOT_MAX_BYTES / 2 + 1),
+        };
+        assert!(snapshot.keep(PathBuf::from("/w/a"), big.clone()));
+        assert_eq!(snapshot.previous(Path::new("/w/new")), FileContent::Missing);
+        assert!(!snapshot.keep(PathBuf::from("/w/b"), big.clone()));
+        assert!(snapshot.held <= SNAPSHOT_MAX_BYTES);
+        assert!(matches!(
+            snapshot.previous(Path::new("/w/b")),
+            FileContent::Unread { .. }
+        ));
+        // Replacing a kept file counts its new size only.
+        assert!(snapshot.keep(PathBuf::from("/w/a"), big));
+        assert!(snapshot.held <= SNAPSHOT_MAX_BYTES);
+    }
 
     #[test]
     fn skipped_folders_are_skipped_at_any_depth() {

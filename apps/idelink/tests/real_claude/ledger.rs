@@ -175,10 +175,12 @@ fn an_accept_edits_turn_is_listed_file_by_file_and_an_undone_file_is_read_back_r
     scene.terminal().submit("Please read greeting.txt again");
     scene.wait_screen(SECOND_DONE);
     // 2.1.332 reads the file again; 2.1.286 answers "Wasted call — file unchanged since your
-    // last Read. Refer to that earlier tool_result instead." when the text is the one its last
-    // Read returned (block 0's, before the edit): the model is pointed at the restored text.
+    // last Read. Refer to that earlier tool_result instead." and 2.1.112 "File unchanged since
+    // last read. The content from the earlier Read tool_result in this conversation is still
+    // current" when the text is the one its last Read returned (block 0's, before the edit):
+    // the model is pointed at that result, the restored text.
     let reread = tool_result(&scene, REREAD_ID);
-    let reread = if reread.contains("file unchanged since your last Read") {
+    let reread = if reread.to_lowercase().contains("unchanged since") {
         tool_result(&scene, FIRST_READ_ID)
     } else {
         reread
