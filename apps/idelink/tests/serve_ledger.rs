@@ -12,7 +12,10 @@
 use idelink_test_client::Client;
 use serde_json::{Value, json};
 use std::io::Write;
-use std::process::{Child, Stdio};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
 
 mod support;
 
@@ -35,27 +38,8 @@ fn a_turn_lists_its_edited_and_created_files_and_undoes_one() {
     let edited = work.join("main.rs");
     let created = work.join("new.txt");
     std::fs::write(&edited, "a\nb\nc\n").unwrap();
-    let mut child = idelink(&["serve", "--lock-dir"])
-        .arg(dir.join("ide"))
-        .arg(&work)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = lines(child.stdout.take().unwrap());
-    let mut stdin = child.stdin.take().unwrap();
-    let _serve = Killed(child);
-    let banner = wait_for_line(&out, "on 127.0.0.1:");
-    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
-    let lock = std::fs::read_to_string(dir.join("ide").join(format!("{port}.lock"))).unwrap();
-    let lock: Value = serde_json::from_str(&lock).unwrap();
-    let mut claude =
-        Client::connect_initialized(port, lock["authToken"].as_str().unwrap()).unwrap();
-    wait_for_line(&out, "session ready");
-    let mut type_line = |line: &str| {
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    };
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    let mut type_line = |line: &str| type_line(&mut stdin, line);
     let uri = |path: &std::path::Path| format!("file://{}", path.to_str().unwrap());
 
     // The turn, as the CLI runs it in accept-edits mode.
@@ -93,4 +77,98 @@ fn a_turn_lists_its_edited_and_created_files_and_undoes_one() {
     type_line("yes");
     wait_for_line(&out, "changed since the ledger last saw it");
     assert_eq!(std::fs::read_to_string(&created).unwrap(), "someone else\n");
+}
+
+/// A change no CLI call announced (claude's Bash running `sed -i`) joins the open turn as
+/// "seen on disk", its baseline the text serve's watcher saw before.
+#[test]
+fn a_file_changed_on_disk_during_a_turn_is_listed_as_seen_on_disk() {
+    let dir = temp_dir("serve-ledger-watch");
+    let work = dir.join("work").canonicalize().unwrap();
+    let sedded = work.join("sed.txt");
+    std::fs::write(&sedded, "x = 1\ny = 2\n").unwrap();
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    // What `sed -i 's/y = 2/y = 3/' sed.txt` does: a new file renamed over the old one.
+    std::fs::write(work.join(".sed.tmp"), "x = 1\ny = 3\n").unwrap();
+    std::fs::rename(work.join(".sed.tmp"), &sedded).unwrap();
+
+    list_until(
+        &out,
+        &mut stdin,
+        "turn 1 (current, auto): 1 files · sed.txt +1 -1 (seen on disk)",
+    );
+    type_line(&mut stdin, "t 1");
+    wait_for_line(&out, "hunk 1 @@ -2,1 +2,1 @@");
+    wait_for_line(&out, "  -y = 2");
+    wait_for_line(&out, "  +y = 3");
+}
+
+/// A file claude's Bash removed (`rm`) is listed as deleted, seen on disk; undoing it writes
+/// its text back.
+#[test]
+fn a_file_deleted_on_disk_during_a_turn_is_recreated_by_its_undo() {
+    let dir = temp_dir("serve-ledger-deleted");
+    let work = dir.join("work").canonicalize().unwrap();
+    let gone = work.join("gone.txt");
+    std::fs::write(&gone, "kept\nlines\n").unwrap();
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    std::fs::remove_file(&gone).unwrap();
+    // Core counts no lines for a deletion (its hunks need a current text): the label says it.
+    list_until(&out, &mut stdin, "gone.txt +0 -0 (deleted) (seen on disk)");
+    type_line(&mut stdin, "u 1 gone.txt");
+    wait_for_line(&out, "type yes to confirm");
+    type_line(&mut stdin, "yes");
+    wait_for_line(&out, "undone:");
+    assert_eq!(std::fs::read_to_string(&gone).unwrap(), "kept\nlines\n");
+}
+
+/// Starts `idelink serve` on `work` (its lock in `dir`/ide) and connects a test client as
+/// claude once the session is ready: serve's output lines, its stdin, the process and the
+/// client.
+fn serve_with_claude(dir: &Path, work: &Path) -> (Receiver<String>, ChildStdin, Killed, Client) {
+    let mut child = idelink(&["serve", "--lock-dir"])
+        .arg(dir.join("ide"))
+        .arg(work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let stdin = child.stdin.take().unwrap();
+    let serve = Killed(child);
+    let banner = wait_for_line(&out, "on 127.0.0.1:");
+    let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
+    let lock = std::fs::read_to_string(dir.join("ide").join(format!("{port}.lock"))).unwrap();
+    let lock: Value = serde_json::from_str(&lock).unwrap();
+    let claude = Client::connect_initialized(port, lock["authToken"].as_str().unwrap()).unwrap();
+    wait_for_line(&out, "session ready");
+    (out, stdin, serve, claude)
+}
+
+/// Types `t` until serve lists `expected` (the watcher reports a change once its debounce is
+/// over), within a deadline.
+fn list_until(out: &Receiver<String>, stdin: &mut ChildStdin, expected: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut last = String::new();
+    while !last.ends_with(expected) {
+        assert!(
+            Instant::now() < deadline,
+            "t should list {expected:?} once the watcher saw the change; last: {last:?}"
+        );
+        type_line(stdin, "t");
+        last = loop {
+            let line = out.recv_timeout(Duration::from_secs(10)).unwrap();
+            if line.contains("turn 1 (") || line.contains("no turn changed a file yet") {
+                break line;
+            }
+        };
+    }
+}
+
+/// Types `line` at serve's terminal.
+fn type_line(stdin: &mut ChildStdin, line: &str) {
+    writeln!(stdin, "{line}").unwrap();
+    stdin.flush().unwrap();
 }

@@ -238,9 +238,15 @@ pub fn config_dir(home: &Path) -> PathBuf {
 /// The CLI's arguments: the permission prompt (the only route of an Edit through `openDiff`)
 /// and a debug log to read the connection from.
 pub fn arguments(debug_log: &Path) -> Vec<String> {
+    arguments_in("default", debug_log)
+}
+
+/// [`arguments`] with another `--permission-mode` (`acceptEdits`: the CLI writes edits
+/// itself, with no `openDiff`).
+pub fn arguments_in(mode: &str, debug_log: &Path) -> Vec<String> {
     vec![
         "--permission-mode".to_owned(),
-        "default".to_owned(),
+        mode.to_owned(),
         "--debug-file".to_owned(),
         debug_log.display().to_string(),
     ]

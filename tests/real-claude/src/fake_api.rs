@@ -43,6 +43,10 @@ pub struct EditScript {
     /// When true, the model instead asks the IDE for every file's diagnostics
     /// ([`DIAGNOSTICS_TOOL`]), then ends the turn: the tool's result is in the next request.
     pub diagnostics: bool,
+    /// When not empty, the model instead runs this list: a whole session of tool calls
+    /// ([`step`]) over several prompts, each prompt's turn ended by a `text` ([`end_turn`]),
+    /// then [`FINAL_TEXT`] past its end.
+    pub sequence: Vec<Value>,
 }
 
 /// One request the CLI made.
@@ -270,6 +274,9 @@ pub fn reply(request: &Value, script: &EditScript) -> (Vec<Value>, &'static str)
     if !offers_edit(request) {
         return (vec![json!({"type": "text", "text": "ok"})], "end_turn");
     }
+    if !script.sequence.is_empty() {
+        return sequence_reply(request, &script.sequence);
+    }
     let answered = tool_results(request);
     if script.diagnostics {
         return if answered.iter().any(|id| id == DIAGNOSTICS_ID) {
@@ -307,6 +314,41 @@ pub fn reply(request: &Value, script: &EditScript) -> (Vec<Value>, &'static str)
     } else {
         let input = json!({"file_path": script.file});
         (vec![tool_use(READ_ID, "Read", input)], "tool_use")
+    }
+}
+
+/// A block of [`EditScript::sequence`]: the model calls tool `name` with `input` (its
+/// `tool_use` id made from `index`, the block's place in the list).
+pub fn step(index: usize, name: &str, input: Value) -> Value {
+    tool_use(&format!("toolu_idelink_step_{index}"), name, input)
+}
+
+/// A block of [`EditScript::sequence`] that ends the prompt's turn with `text`.
+pub fn end_turn(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+/// The block of `sequence` for `request`: the one after the last step whose `tool_use` the
+/// conversation answers, past any `text` the model already said (a new prompt after it).
+fn sequence_reply(request: &Value, sequence: &[Value]) -> (Vec<Value>, &'static str) {
+    let answered = tool_results(request);
+    let mut next = sequence
+        .iter()
+        .rposition(|block| answered.iter().any(|id| block["id"] == id.as_str()))
+        .map_or(0, |i| i + 1);
+    let said = request.to_string();
+    while sequence.get(next).is_some_and(|block| {
+        block["type"] == "text" && block["text"].as_str().is_some_and(|t| said.contains(t))
+    }) {
+        next += 1;
+    }
+    match sequence.get(next) {
+        Some(block) if block["type"] == "tool_use" => (vec![block.clone()], "tool_use"),
+        Some(block) => (vec![block.clone()], "end_turn"),
+        None => (
+            vec![json!({"type": "text", "text": FINAL_TEXT})],
+            "end_turn",
+        ),
     }
 }
 
@@ -394,7 +436,49 @@ mod tests {
             new: "b".into(),
             create: None,
             diagnostics: false,
+            sequence: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_sequence_goes_on_after_its_last_answered_step() {
+        let sequence = EditScript {
+            sequence: vec![
+                step(0, "Read", json!({"file_path": "/w/a.txt"})),
+                end_turn("done"),
+                step(2, "Read", json!({"file_path": "/w/a.txt"})),
+            ],
+            ..script()
+        };
+        let (first, stop) = reply(&turn(&[]), &sequence);
+        assert_eq!(
+            (first[0]["name"].as_str(), stop),
+            (Some("Read"), "tool_use")
+        );
+        let mut later = turn(&["toolu_idelink_step_0"]);
+        later["messages"] = json!([
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [first[0].clone()]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_idelink_step_0"}]},
+        ]);
+        let (second, stop) = reply(&later, &sequence);
+        assert_eq!(
+            (second[0]["text"].as_str(), stop),
+            (Some("done"), "end_turn")
+        );
+        // The next prompt: the turn's text was said, the step after it comes.
+        later["messages"]
+            .as_array_mut()
+            .unwrap_or_else(|| panic!("messages"))
+            .extend([
+                json!({"role": "assistant", "content": [second[0].clone()]}),
+                json!({"role": "user", "content": "again"}),
+            ]);
+        let (third, stop) = reply(&later, &sequence);
+        assert_eq!(
+            (third[0]["id"].as_str(), stop),
+            (Some("toolu_idelink_step_2"), "tool_use")
+        );
     }
 
     #[test]

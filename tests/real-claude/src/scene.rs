@@ -24,7 +24,7 @@ pub const NEW_FILE_NAME: &str = "created.txt";
 pub const CREATED: &str = "a file the model created\nits last line\n";
 
 /// What the scripted model does with the prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 enum Turn {
     /// Reads the workspace file and edits it.
     Edit,
@@ -32,6 +32,8 @@ enum Turn {
     Create(String),
     /// Asks the IDE for diagnostics.
     Diagnostics,
+    /// Runs the [`EditScript::sequence`] this makes from the workspace folder.
+    Sequence(fn(&Path) -> Vec<Value>),
 }
 
 /// A drift-alarm run.
@@ -53,6 +55,8 @@ pub struct Scene {
     started: Instant,
     /// Where in the CLI's debug log IDE errors start to count (`expect_ide_errors_so_far`).
     ide_errors_from: usize,
+    /// The CLI's `--permission-mode` (`default` unless the test sets it before starting it).
+    pub permission_mode: &'static str,
 }
 
 impl Scene {
@@ -84,6 +88,17 @@ impl Scene {
         Scene::build(name, claude, side, Turn::Diagnostics)
     }
 
+    /// Like [`Scene::new`], the model running the [`EditScript::sequence`] that `sequence`
+    /// makes from the workspace folder (canonical) instead.
+    pub fn scripted(
+        name: &'static str,
+        claude: Claude,
+        side: Box<dyn IdeSide>,
+        sequence: fn(&Path) -> Vec<Value>,
+    ) -> Scene {
+        Scene::build(name, claude, side, Turn::Sequence(sequence))
+    }
+
     fn build(name: &'static str, claude: Claude, side: Box<dyn IdeSide>, turn: Turn) -> Scene {
         let root =
             std::env::temp_dir().join(format!("idelink-real-claude-{name}-{}", std::process::id()));
@@ -105,10 +120,14 @@ impl Scene {
             file: text(&file),
             old: "hello".to_owned(),
             new: "goodbye".to_owned(),
-            diagnostics: turn == Turn::Diagnostics,
+            diagnostics: matches!(turn, Turn::Diagnostics),
+            sequence: match &turn {
+                Turn::Sequence(make) => make(&workspace),
+                _ => Vec::new(),
+            },
             create: match turn {
                 Turn::Create(created) => Some((text(&workspace.join(NEW_FILE_NAME)), created)),
-                Turn::Edit | Turn::Diagnostics => None,
+                Turn::Edit | Turn::Diagnostics | Turn::Sequence(_) => None,
             },
         })
         .unwrap_or_else(|e| panic!("cannot start the fake API: {e}"));
@@ -125,6 +144,7 @@ impl Scene {
             terminal: None,
             started: Instant::now(),
             ide_errors_from: 0,
+            permission_mode: "default",
         }
     }
 
@@ -254,7 +274,10 @@ impl Scene {
                 .map(|(key, value)| ((*key).to_owned(), (*value).to_owned())),
         );
         let mut args = self.claude.leading.clone();
-        args.extend(claude::arguments(&self.debug_log_path()));
+        args.extend(claude::arguments_in(
+            self.permission_mode,
+            &self.debug_log_path(),
+        ));
         let terminal = Terminal::start(
             &self.root,
             &self.workspace,
@@ -325,14 +348,15 @@ impl Scene {
                     .then_some(())
             },
         );
+        // In acceptEdits mode the footer names the mode instead of the shortcuts hint (the
+        // CLI's bundled code: `{label:"accept edits on",symbol:…,color:"autoAccept"}`).
+        let prompt = match self.permission_mode {
+            "acceptEdits" => "accept edits on",
+            _ => "? for shortcuts",
+        };
         wait::until(
-            "claude's input prompt (\"? for shortcuts\") on screen",
-            || {
-                self.terminal()
-                    .screen()
-                    .contains("? for shortcuts")
-                    .then_some(())
-            },
+            &format!("claude's input prompt ({prompt:?}) on screen"),
+            || self.terminal().screen().contains(prompt).then_some(()),
         );
     }
 

@@ -27,6 +27,7 @@ mod run;
 mod screen;
 mod status;
 mod turns;
+mod watch;
 mod workspace_editor;
 
 pub use run::{TerminalOptions, run};

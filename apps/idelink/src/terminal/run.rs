@@ -7,6 +7,7 @@ use super::ledger_files;
 use super::reviewer::{Reviewer, answer};
 use super::screen::Screen;
 use super::status;
+use super::watch::{MAX_PENDING_PATHS, Watcher};
 use super::workspace_editor::DiffPolicy;
 use super::workspace_editor::{Decision, WorkspaceEditor};
 use crate::bind::BindWatch;
@@ -15,6 +16,7 @@ use idelink_core::{EngineEvent, SessionChoice, ToolOutcome};
 use idelink_mio::{Host, ResumeOutcome};
 use std::error::Error;
 use std::io::Write;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// How long one poll may sleep; the stop flag is also checked this often.
@@ -53,6 +55,17 @@ pub fn run(
     let mut sessions = Sessions::default();
     let mut closes = HandshakeCloses::default();
     let mut bind = host.lock_path().map(BindWatch::new);
+    let max = host.engine().config().max_ledger_file_bytes;
+    let mut watcher = match Watcher::start(Path::new(&options.workspace), host.waker(), max) {
+        Ok(watcher) => Some(watcher),
+        Err(e) => {
+            let why = inert::line(&e.to_string(), usize::MAX);
+            screen.say(&format!(
+                "no file watcher ({why}): edits by claude's Bash stay out of t"
+            ));
+            None
+        }
+    };
     while !stop.stop_requested() {
         if let Some(change) = bind.as_mut().and_then(BindWatch::poll) {
             bound(&mut host, &mut screen, change);
@@ -62,6 +75,13 @@ pub fn run(
             due.saturating_duration_since(Instant::now()).min(TICK)
         });
         host.poll(Some(wait), &mut events)?;
+        if let Some(dropped) = watcher.as_mut().map(|w| w.deliver(&mut host))
+            && dropped > 0
+        {
+            screen.say(&format!(
+                "file watcher: {dropped} changes past {MAX_PENDING_PATHS} at once left out of the ledger"
+            ));
+        }
         for event in events.drain(..) {
             match &event {
                 EngineEvent::Closed { conn, reason } if !sessions.knows(*conn) => {

@@ -23,6 +23,7 @@ mod bind;
 mod contract;
 mod idelink;
 mod idelink_claude;
+mod ledger;
 mod limits;
 mod neovim;
 mod neovim_plugin;
