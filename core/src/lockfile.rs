@@ -68,7 +68,7 @@ impl LockFile {
     /// present, must be `"ws"`; `runningInWindows`, when present, must be a boolean.
     ///
     /// The body is read as serde_json 1.x reads it into a `serde_json::Value` (as this did
-    /// before core had its own reader, [`crate::json::check_value`]): the same texts are
+    /// before core had its own reader; now core's one JSON reader checks it): the same texts are
     /// refused, at the same line and column.
     pub fn parse(text: &str) -> Result<LockFile, LockFileError> {
         json::check_value(text).map_err(|at| LockFileError::InvalidJson {

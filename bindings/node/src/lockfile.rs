@@ -12,7 +12,7 @@ pub struct LockFileJs {
     pub pid: u32,
     /// Absolute paths the CLI matches its working directory against.
     pub workspace_folders: Vec<String>,
-    /// Shown by the CLI as "Connected to <ideName> extension".
+    /// Shown by the CLI as `Connected to <ideName> extension`.
     pub ide_name: String,
     /// The token clients must present.
     pub auth_token: String,

@@ -34,9 +34,9 @@
 //! - Core's host rules a JS host needs (lock names, the stale rule, the pump policy) are
 //!   exported too: `lockFileName`, `lockPortFromFileName`, `staleLockOwner`, `PumpPolicy`, and
 //!   the lock file's own rules for a host that keeps one on disk (the npm package `idelink`
-//!   runs on this module when no native addon fits): [`lock_rules`], and the resume record's
-//!   rules for such a host: [`resume`]; and the `claude` CLI's discovery rules (which lock it
-//!   connects to, whether it looks at all): [`discovery`].
+//!   runs on this module when no native addon fits): `lock_rules.rs`, and the resume record's
+//!   rules for such a host: `resume.rs`; and the `claude` CLI's discovery rules (which lock it
+//!   connects to, whether it looks at all): `discovery.rs`.
 //! - Host misuse (an unknown connection, a malformed event, a tool call answered twice)
 //!   throws a JS `Error` whose message says what was wrong; the engine is then unchanged.
 

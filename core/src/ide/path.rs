@@ -45,7 +45,7 @@ impl PathStyle {
 /// becomes `/` and a leading drive letter is upper-cased (`c:\a\b.rs` → `C:/a/b.rs`); a UNC
 /// path keeps its two leading slashes (`\\srv\share\f` → `//srv/share/f`, URI
 /// `file:////srv/share/f`). Posix: untouched, unless it is spelled as an absolute Windows path
-/// ([`is_windows_absolute`]), which gets the Windows rule (docs/protocol.md §6). Borrows when
+/// (`C:\…`, `C:/…` or `\\…`), which gets the Windows rule (docs/protocol.md §6). Borrows when
 /// nothing changes.
 pub fn normalize_path(path: &str, style: PathStyle) -> Cow<'_, str> {
     match style {

@@ -68,7 +68,7 @@ use std::path::PathBuf;
 pub struct RelayArgs {
     /// The workspace folder (default: the current folder).
     pub dir: Option<PathBuf>,
-    /// The name claude shows ("Connected to <NAME> extension").
+    /// The name claude shows (`Connected to <NAME> extension`).
     #[arg(long, default_value = "idelink (browser)")]
     pub ide_name: String,
     /// Listen for claude on this port instead of an ephemeral one.

@@ -27,7 +27,7 @@ pub struct ServeArgs {
     /// reject every one (for scripts and tests).
     #[arg(long, value_enum, default_value_t = DiffPolicy::Ask)]
     pub diff: DiffPolicy,
-    /// The name claude shows ("Connected to <NAME> extension").
+    /// The name claude shows (`Connected to <NAME> extension`).
     #[arg(long, default_value = "idelink")]
     pub ide_name: String,
     /// Listen on this port instead of an ephemeral one.
