@@ -7,7 +7,8 @@
 use idelink_test_client::Client;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::Receiver;
 
 mod support;
 
@@ -26,6 +27,50 @@ fn token_from_lock(path: &Path) -> String {
     assert_eq!(lock["transport"], "ws");
     assert_eq!(lock["ideName"], "idelink");
     lock["authToken"].as_str().unwrap().to_owned()
+}
+
+/// A `serve --stdio` sidecar after its `idelink/ready` frame: the editor's end of its stdio,
+/// and what claude needs to connect (the port and the lock's token, its mode checked).
+struct Sidecar {
+    child: Child,
+    stdin: ChildStdin,
+    from_sidecar: Receiver<Value>,
+    /// The ready frame's params.
+    ready: Value,
+    port: u16,
+    lock: PathBuf,
+    token: String,
+}
+
+impl Sidecar {
+    /// `idelink serve --stdio ARGS --lock-dir LOCK_DIR WORK`, up to its ready frame.
+    fn start(work: &Path, lock_dir: &Path, args: &[&str]) -> Sidecar {
+        let mut child = idelink(&["serve", "--stdio"])
+            .args(args)
+            .arg("--lock-dir")
+            .arg(lock_dir)
+            .arg(work)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let from_sidecar = frames(child.stdout.take().unwrap());
+        let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
+        let ready = ready["params"].clone();
+        let port = u16::try_from(ready["port"].as_u64().unwrap()).unwrap();
+        let lock = PathBuf::from(ready["lockFile"].as_str().unwrap());
+        let token = token_from_lock(&lock);
+        Sidecar {
+            child,
+            stdin,
+            from_sidecar,
+            ready,
+            port,
+            lock,
+            token,
+        }
+    }
 }
 
 fn open_diff(path: &str, contents: &str, tab: &str) -> Value {
@@ -213,20 +258,16 @@ fn stdio_sidecar_bridges_an_editor_to_a_client() {
     let dir = temp_dir("stdio");
     let work = dir.join("work").canonicalize().unwrap();
     let lock_dir = dir.join("ide");
-    let mut child = idelink(&["serve", "--stdio", "--lock-dir"])
-        .arg(&lock_dir)
-        .arg(&work)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let from_sidecar = frames(child.stdout.take().unwrap());
-    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
-    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
-    let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
+    let Sidecar {
+        mut child,
+        mut stdin,
+        from_sidecar,
+        port,
+        lock,
+        token,
+        ..
+    } = Sidecar::start(&work, &lock_dir, &[]);
     assert_eq!(lock, lock_dir.join(format!("{port}.lock")));
-    let token = token_from_lock(&lock);
 
     let path = format!("{}/lib.rs", support::claude_path(&work));
     write_frame(
@@ -284,19 +325,15 @@ fn stdio_sidecar_takes_a_snapshot_and_rewrites_the_lock_for_its_folders() {
     let dir = temp_dir("stdio-snapshot");
     let work = dir.join("work").canonicalize().unwrap();
     let lock_dir = dir.join("ide");
-    let mut child = idelink(&["serve", "--stdio", "--lock-dir"])
-        .arg(&lock_dir)
-        .arg(&work)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let from_sidecar = frames(child.stdout.take().unwrap());
-    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
-    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
-    let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
-    let token = token_from_lock(&lock);
+    let Sidecar {
+        mut child,
+        mut stdin,
+        from_sidecar,
+        port,
+        lock,
+        token,
+        ..
+    } = Sidecar::start(&work, &lock_dir, &[]);
 
     let root = support::claude_path(&work);
     let path = format!("{root}/main.cpp");
@@ -333,24 +370,18 @@ fn stdio_sidecar_takes_a_snapshot_and_rewrites_the_lock_for_its_folders() {
 fn stdio_sidecar_pulls_the_reads_it_is_told_to_from_the_editor() {
     let dir = temp_dir("stdio-pull");
     let work = dir.join("work").canonicalize().unwrap();
-    let mut child = idelink(&[
-        "serve",
-        "--stdio",
-        "--pull=getDiagnostics,checkDocumentDirty",
-        "--lock-dir",
-    ])
-    .arg(dir.join("ide"))
-    .arg(&work)
-    .stdin(Stdio::piped())
-    .stdout(Stdio::piped())
-    .spawn()
-    .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let from_sidecar = frames(child.stdout.take().unwrap());
-    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
-    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
-    let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
-    let token = token_from_lock(&lock);
+    let Sidecar {
+        mut child,
+        mut stdin,
+        from_sidecar,
+        port,
+        token,
+        ..
+    } = Sidecar::start(
+        &work,
+        &dir.join("ide"),
+        &["--pull=getDiagnostics,checkDocumentDirty"],
+    );
     let path = format!("{}/lib.rs", support::claude_path(&work));
     let uri = file_uri(&path);
 
@@ -419,37 +450,33 @@ fn a_sidecar_started_again_with_resume_comes_back_on_its_port() {
     let dir = temp_dir("resume");
     let work = dir.join("work").canonicalize().unwrap();
     let lock_dir = dir.join("ide");
-    let start = || {
-        let mut child = idelink(&["serve", "--stdio", "--resume", "--lock-dir"])
-            .arg(&lock_dir)
-            .arg(&work)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let from_sidecar = frames(child.stdout.take().unwrap());
-        let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
-        let lock = PathBuf::from(ready["params"]["lockFile"].as_str().unwrap());
-        (
-            child,
-            from_sidecar,
-            ready["params"].clone(),
-            token_from_lock(&lock),
-        )
-    };
-    let (mut first, _out, ready, token) = start();
+    let Sidecar {
+        mut child,
+        stdin,
+        from_sidecar: _first_frames,
+        ready,
+        token,
+        ..
+    } = Sidecar::start(&work, &lock_dir, &["--resume"]);
     assert_eq!(ready["resumed"], false, "{ready}");
-    drop(first.stdin.take());
-    assert!(wait_exit(&mut first).success());
+    drop(stdin);
+    assert!(wait_exit(&mut child).success());
 
-    let (mut second, _out, again, same_token) = start();
+    let Sidecar {
+        mut child,
+        stdin,
+        from_sidecar: _second_frames,
+        ready: again,
+        port,
+        token: same_token,
+        ..
+    } = Sidecar::start(&work, &lock_dir, &["--resume"]);
     assert_eq!(again["resumed"], true, "{again}");
     assert_eq!(again["port"], ready["port"]);
     assert_eq!(same_token, token);
-    let port = u16::try_from(again["port"].as_u64().unwrap()).unwrap();
     Client::connect_initialized(port, &token).unwrap();
-    drop(second.stdin.take());
-    assert!(wait_exit(&mut second).success());
+    drop(stdin);
+    assert!(wait_exit(&mut child).success());
 }
 
 #[test]
@@ -457,20 +484,14 @@ fn stdio_sidecar_lists_sessions_and_routes_mentions_to_the_chosen_one() {
     let dir = temp_dir("stdio-sessions");
     let work = dir.join("work").canonicalize().unwrap();
     let lock_dir = dir.join("ide");
-    let mut child = idelink(&["serve", "--stdio", "--routing", "chosen", "--lock-dir"])
-        .arg(&lock_dir)
-        .arg(&work)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let from_sidecar = frames(child.stdout.take().unwrap());
-    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
-    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
-    let token = token_from_lock(&PathBuf::from(
-        ready["params"]["lockFile"].as_str().unwrap(),
-    ));
+    let Sidecar {
+        mut child,
+        mut stdin,
+        from_sidecar,
+        port,
+        token,
+        ..
+    } = Sidecar::start(&work, &lock_dir, &["--routing", "chosen"]);
     let mut one = Client::connect_initialized(port, &token).unwrap();
     let mut two = Client::connect_initialized(port, &token).unwrap();
     let listed = |m: &Value| {
@@ -568,20 +589,14 @@ fn stdio_sidecar_keeps_a_turn_and_undoes_its_file_through_the_editor() {
     let lock_dir = dir.join("ide");
     let file = work.join("a.txt");
     std::fs::write(&file, "one\ntwo\n").unwrap();
-    let mut child = idelink(&["serve", "--stdio", "--ledger", "--lock-dir"])
-        .arg(&lock_dir)
-        .arg(&work)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let from_sidecar = frames(child.stdout.take().unwrap());
-    let ready = wait_for_frame(&from_sidecar, |m| m["method"] == "idelink/ready");
-    let port = u16::try_from(ready["params"]["port"].as_u64().unwrap()).unwrap();
-    let token = token_from_lock(&PathBuf::from(
-        ready["params"]["lockFile"].as_str().unwrap(),
-    ));
+    let Sidecar {
+        mut child,
+        mut stdin,
+        from_sidecar,
+        port,
+        token,
+        ..
+    } = Sidecar::start(&work, &lock_dir, &["--ledger"]);
 
     let uri = file_uri(&support::claude_path(&file));
     let edited = file.clone();
