@@ -8,75 +8,28 @@
 
 use idelink_test_client::Client;
 use serde_json::{Value, json};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc::Receiver;
+use std::process::Stdio;
 
 mod support;
 
 use support::frames::{frames, wait_for_frame};
-use support::{claude_path, idelink, lines, temp_dir, wait_exit, wait_for_line};
+use support::served::Served;
+use support::{claude_path, idelink, temp_dir, wait_exit, wait_for_line};
 
-struct Served {
-    child: Child,
-    stdin: ChildStdin,
-    out: Receiver<String>,
-    client: Client,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Served {
-    /// serve on a workspace with `main.rs`, `secret.txt` and `policy` as `.idelink.toml`.
-    fn start(name: &str, policy: Option<&str>, args: &[&str]) -> (Served, String) {
-        let dir = temp_dir(name);
-        let work = dir.join("work").canonicalize().unwrap();
-        std::fs::write(work.join("main.rs"), "a\nb\nc\n").unwrap();
-        std::fs::write(work.join("secret.txt"), "hunter2\n").unwrap();
-        if let Some(policy) = policy {
-            std::fs::write(work.join(".idelink.toml"), policy).unwrap();
-        }
-        let mut child = idelink(&["serve", "--lock-dir"])
-            .arg(dir.join("ide"))
-            .args(args)
-            .arg(&work)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let out = lines(child.stdout.take().unwrap());
-        let banner = wait_for_line(&out, "on 127.0.0.1:");
-        let port: u16 = banner.rsplit(':').next().unwrap().parse().unwrap();
-        let lock = std::fs::read_to_string(dir.join("ide").join(format!("{port}.lock"))).unwrap();
-        let lock: Value = serde_json::from_str(&lock).unwrap();
-        let client =
-            Client::connect_initialized(port, lock["authToken"].as_str().unwrap()).unwrap();
-        wait_for_line(&out, "session ready");
-        let stdin = child.stdin.take().unwrap();
-        let served = Served {
-            child,
-            stdin,
-            out,
-            client,
-        };
-        (served, claude_path(&work))
-    }
-
-    fn type_line(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
+/// serve on a workspace with `main.rs`, `secret.txt` and `policy` as `.idelink.toml`; with the
+/// workspace as claude names it.
+fn start(name: &str, policy: Option<&str>, args: &[&str]) -> (Served, String) {
+    let mut files = vec![("main.rs", "a\nb\nc\n"), ("secret.txt", "hunter2\n")];
+    files.extend(policy.map(|policy| (".idelink.toml", policy)));
+    let served = Served::start(name, &files, args, &[]);
+    let work = claude_path(&served.work);
+    (served, work)
 }
 
 #[test]
 fn p_pauses_and_resumes_sharing() {
-    let (mut served, work) = Served::start("serve-pause", None, &[]);
+    let (mut served, work) = start("serve-pause", None, &[]);
     served.type_line("p");
     wait_for_line(&served.out, "sharing paused");
     served.type_line("@main.rs");
@@ -95,7 +48,7 @@ fn p_pauses_and_resumes_sharing() {
 #[test]
 fn the_policy_file_denies_and_the_flag_sets_the_mode() {
     let policy = "[context]\nmode = \"everything\"\ndeny = [\"secret.txt\"]\n";
-    let (mut served, work) = Served::start(
+    let (mut served, work) = start(
         "serve-policy-file",
         Some(policy),
         &["--context-mode", "mentionsOnly"],
