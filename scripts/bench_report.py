@@ -262,6 +262,31 @@ def main():
         w(f"`core/tests/allocations.rs` (steady state, asserted in CI): {allocations}.")
     w("")
 
+    # The turn ledger.
+    ledger_rows = [("edit 1 MiB file", "ns/op", "one 1 MiB file (16,384 lines) edited in a fresh turn, one line changed"),
+                   ("200-file turn", "ns/edit", "a turn of 200 files of 4 KiB, each edited once; per edit")]
+    if any(get("ledger", name, "ledger", unit) is not None for name, unit, _ in ledger_rows):
+        w("## Turn ledger")
+        w("")
+        w("The calls claude makes around one file edit in accept-edits mode (the pre-edit")
+        w("`getDiagnostics {uri}` held for the host's baseline read, the post-edit `getDiagnostics {}`")
+        w("and the settle read that diffs the file), fed to the engine directly, against the same")
+        w("calls on an engine without the ledger (`benches/benches/ledger.rs`). The host's own read")
+        w("of the file is not counted. Held bytes: what the ledger keeps after the turn (baseline and")
+        w("current text of each file); allocated bytes: the heap allocated per edit.")
+        w("")
+        w("| scenario | with the ledger | without | ratio | held after the turn | allocated per edit |")
+        w("|---|---:|---:|---:|---:|---:|")
+        for name, unit, what in ledger_rows:
+            on, off = get("ledger", name, "ledger", unit), get("ledger", name, "no ledger", unit)
+            r = ratio(on, off)
+            held = get("ledger", name, "ledger", "held bytes")
+            allocated = get("ledger", name, "ledger", "allocated bytes/edit")
+            w(f"| {what} | {fmt(on and on / 1000)} µs | {fmt(off and off / 1000)} µs | "
+              f"{'–' if r is None else f'{r:.0f}×'} | {fmt(held and held / 1024)} KiB | "
+              f"{fmt(allocated and allocated / 1024)} KiB |")
+        w("")
+
     # Loopback.
     w("## Loopback")
     w("")
