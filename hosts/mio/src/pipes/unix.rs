@@ -1,0 +1,81 @@
+//! The link's stream on Unix: its two pipe ends, non-blocking, as mio sources of the host's
+//! poll.
+
+use mio::unix::pipe::{Receiver, Sender};
+use mio::{Interest, Registry, Token, Waker};
+use std::io::{self, Read, Write};
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
+
+/// A remote link's byte stream, for [`Host::attach_link`](crate::Host::attach_link) or any mio
+/// loop ([`register`](Self::register)): the pipe
+/// the bridge writes (a child's stdout) and the one it reads (its stdin), as file descriptors.
+pub struct LinkPipes {
+    input: OwnedFd,
+    output: OwnedFd,
+    read: Vec<u8>,
+}
+
+impl LinkPipes {
+    /// The stream `input` (read here) and `output` (written here): a
+    /// [`ChildStdout`](std::process::ChildStdout) and [`ChildStdin`](std::process::ChildStdin),
+    /// or any pipe or socket descriptors. They are made non-blocking.
+    pub fn new(input: impl Into<OwnedFd>, output: impl Into<OwnedFd>) -> LinkPipes {
+        LinkPipes {
+            input: input.into(),
+            output: output.into(),
+            read: Vec::new(),
+        }
+    }
+
+    /// Bytes already read from `input` (a hello peeked before attaching): the link reads them
+    /// first.
+    pub fn already_read(self, read: Vec<u8>) -> LinkPipes {
+        LinkPipes { read, ..self }
+    }
+
+    /// Makes the pipes a [`LinkStream`] of the poll of `registry`: readable events under
+    /// `input`, writable ones under `output`. Returns it and the bytes already read (see
+    /// [`already_read`](Self::already_read)).
+    pub fn register(
+        self,
+        registry: &Registry,
+        (input, output): (Token, Token),
+        _waker: &Arc<Waker>,
+    ) -> io::Result<(LinkStream, Vec<u8>)> {
+        let (in_token, out_token) = (input, output);
+        let mut input = Receiver::from(self.input);
+        let mut output = Sender::from(self.output);
+        input.set_nonblocking(true)?;
+        output.set_nonblocking(true)?;
+        registry.register(&mut input, in_token, Interest::READABLE)?;
+        registry.register(&mut output, out_token, Interest::WRITABLE)?;
+        Ok((LinkStream { input, output }, self.read))
+    }
+}
+
+/// The registered pipes: read until `WouldBlock` after a readable event, write until
+/// `WouldBlock` and again after a writable one (mio is edge-triggered).
+pub struct LinkStream {
+    input: Receiver,
+    output: Sender,
+}
+
+impl LinkStream {
+    /// Reads what the stream holds: `Ok(0)` at its end, `WouldBlock` when nothing is there.
+    pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.input.read(buf)
+    }
+
+    /// Writes what the pipe takes of `bytes` (`WouldBlock`: nothing, wait for a writable
+    /// event).
+    pub fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.output.write(bytes)
+    }
+
+    /// Leaves the poll; dropping the stream then closes both pipes (the bridge's end of stream).
+    pub fn deregister(&mut self, registry: &Registry) {
+        let _ = registry.deregister(&mut self.input);
+        let _ = registry.deregister(&mut self.output);
+    }
+}
