@@ -131,7 +131,9 @@ def main():
     remote_rt, remote_big = "small tools/call round trip", "16 MiB path in, 16 MiB answer out"
 
     def remote_paired(name, unit):
-        bridged, direct = rounds("remote", name, "bridge", unit), rounds("remote", name, "direct", unit)
+        # Read from `results` itself: the loopback section below rebinds `rounds`.
+        bridged, direct = (results.get(("remote", name, s, unit), {}).get("rounds", [])
+                           for s in ("bridge", "direct"))
         return [a / b for a, b in zip(bridged, direct) if b]
 
     # Wakeups an idle host's timers require: the lock check once a second (the CLI writes a
@@ -194,8 +196,13 @@ def main():
         "big out: 16 MiB in a JSON string answered within 3× the floor's echo": "answer",
         "16 MiB in + 16 MiB out: peak RSS ≤ 3× the message": "memory",
         "… payload copies allocated ≤ 1": "copies",
+        "remote link: round trip through the bridge ≤ 1.2× direct": "remote",
+        "remote link: 16 MiB in and out through the bridge ≥ 0.8× direct's throughput": "remote",
     }
     explain = {
+        "remote": "through the bridge a call crosses two more process boundaries each way (claude's "
+                  "socket to the bridge, the pipe to the editor), each another process's wakeup and "
+                  "system calls: see docs/remote.md, \"Cost\"",
         "rates": "a rate measured while other work loads the machine (see the load average above and the "
                  "spread of the rounds); the server-CPU targets of the same scenarios count only the "
                  "server's own work and are the ones to judge it by",
