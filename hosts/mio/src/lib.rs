@@ -30,4 +30,4 @@ pub use host::{Host, OnLinkEvent};
 pub use idelink_host::{HostConfig, HostError, LockPlacement, PortChoice, ResumeOutcome};
 /// Wakes a blocked [`Host::poll`] from another thread (see [`Host::waker`]).
 pub use mio::Waker;
-pub use pipes::{LinkPipes, LinkStream};
+pub use pipes::{LinkPipes, LinkStream, PipeEnd};

@@ -1,10 +1,10 @@
 //! The link's stream on Unix: its two pipe ends, non-blocking, as mio sources of the host's
 //! poll.
 
+use super::LinkPipes;
 use mio::unix::pipe::{Receiver, Sender};
 use mio::{Interest, Registry, Token, Waker};
 use std::io::{self, Read, Write};
-use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 
 /// The capacity asked for a link's pipes, in bytes (Linux; best effort). 1 MiB, the kernel's
@@ -13,33 +13,7 @@ use std::sync::Arc;
 #[cfg(target_os = "linux")]
 const PIPE_BYTES: usize = 1 << 20;
 
-/// A remote link's byte stream, for [`Host::attach_link`](crate::Host::attach_link) or any mio
-/// loop ([`register`](Self::register)): the pipe
-/// the bridge writes (a child's stdout) and the one it reads (its stdin), as file descriptors.
-pub struct LinkPipes {
-    input: OwnedFd,
-    output: OwnedFd,
-    read: Vec<u8>,
-}
-
 impl LinkPipes {
-    /// The stream `input` (read here) and `output` (written here): a
-    /// [`ChildStdout`](std::process::ChildStdout) and [`ChildStdin`](std::process::ChildStdin),
-    /// or any pipe or socket descriptors. They are made non-blocking.
-    pub fn new(input: impl Into<OwnedFd>, output: impl Into<OwnedFd>) -> LinkPipes {
-        LinkPipes {
-            input: input.into(),
-            output: output.into(),
-            read: Vec::new(),
-        }
-    }
-
-    /// Bytes already read from `input` (a hello peeked before attaching): the link reads them
-    /// first.
-    pub fn already_read(self, read: Vec<u8>) -> LinkPipes {
-        LinkPipes { read, ..self }
-    }
-
     /// Makes the pipes a [`LinkStream`] of the poll of `registry`: readable events under
     /// `input`, writable ones under `output`. Returns it and the bytes already read (see
     /// [`already_read`](Self::already_read)).
@@ -57,7 +31,10 @@ impl LinkPipes {
         // A pipe that stays at its size (the limit is lower, another user's pipe) only costs
         // more wakeups.
         #[cfg(target_os = "linux")]
-        for fd in [input.as_fd(), output.as_fd()] {
+        for fd in [
+            std::os::fd::AsFd::as_fd(&input),
+            std::os::fd::AsFd::as_fd(&output),
+        ] {
             let _ = rustix::pipe::fcntl_setpipe_size(fd, PIPE_BYTES);
         }
         registry.register(&mut input, in_token, Interest::READABLE)?;

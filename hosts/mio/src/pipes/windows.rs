@@ -1,43 +1,17 @@
 //! The link's stream on Windows, where mio cannot poll an anonymous pipe: a thread reads the
 //! bridge's output and wakes the host's poll, another writes what the host queued.
 
+use super::LinkPipes;
 use mio::{Registry, Token, Waker};
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::windows::io::OwnedHandle;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
 /// Bytes the reader thread reads at a time: one link data frame.
 const READ_CHUNK_BYTES: usize = idelink_core::link::MAX_DATA_FRAME_BYTES;
 
-/// A remote link's byte stream, for [`Host::attach_link`](crate::Host::attach_link) or any mio
-/// loop ([`register`](Self::register)): the pipe
-/// the bridge writes (a child's stdout) and the one it reads (its stdin), as handles.
-pub struct LinkPipes {
-    input: OwnedHandle,
-    output: OwnedHandle,
-    read: Vec<u8>,
-}
-
 impl LinkPipes {
-    /// The stream `input` (read here) and `output` (written here): a
-    /// [`ChildStdout`](std::process::ChildStdout) and [`ChildStdin`](std::process::ChildStdin),
-    /// or any pipe handles.
-    pub fn new(input: impl Into<OwnedHandle>, output: impl Into<OwnedHandle>) -> LinkPipes {
-        LinkPipes {
-            input: input.into(),
-            output: output.into(),
-            read: Vec::new(),
-        }
-    }
-
-    /// Bytes already read from `input` (a hello peeked before attaching): the link reads them
-    /// first.
-    pub fn already_read(self, read: Vec<u8>) -> LinkPipes {
-        LinkPipes { read, ..self }
-    }
-
     /// Starts the threads that read `input` and write `output`; the reader wakes the poll with
     /// `waker` (read the stream after every wake: mio cannot poll these pipes, so `tokens` are
     /// not used). Returns the stream and the bytes already read (see
