@@ -127,6 +127,15 @@ def main():
     def one(group, name, server, unit):
         return rounds(group, name, server, unit)
 
+    # The remote link: through `idelink bridge` ÷ direct, within each round.
+    remote_rt, remote_big = "small tools/call round trip", "16 MiB path in, 16 MiB answer out"
+
+    def remote_paired(name, unit):
+        # Read from `results` itself: the loopback section below rebinds `rounds`.
+        bridged, direct = (results.get(("remote", name, s, unit), {}).get("rounds", [])
+                           for s in ("bridge", "direct"))
+        return [a / b for a, b in zip(bridged, direct) if b]
+
     # Wakeups an idle host's timers require: the lock check once a second (the CLI writes a
     # lock; the bench server does not), and per session a keepalive ping after 30 s of
     # silence, which takes two wakeups (the timer, then the pong).
@@ -157,6 +166,8 @@ def main():
         ("start-up `serve`: exec to ready line ≤ 10 ms", one("loopback", "start-up: exec to ready on stdout", "idelink serve", "ms"), "<=", 10.0, ""),
         ("start-up `serve --stdio`: exec to lock file ≤ 10 ms", one("loopback", "start-up: exec to lock file on disk", cli, "ms"), "<=", 10.0, ""),
         ("start-up `serve --stdio`: exec to `idelink/ready` ≤ 10 ms", one("loopback", "start-up: exec to ready on stdout", cli, "ms"), "<=", 10.0, ""),
+        ("remote link: round trip through the bridge ≤ 1.2× direct", remote_paired(remote_rt, "p50 µs"), "<=", 1.2, "×"),
+        ("remote link: 16 MiB in and out through the bridge ≥ 0.8× direct's throughput", remote_paired(remote_big, "MiB/s"), ">=", 0.8, "×"),
         ("engine only: ≥ 500k round trips/s/core", rounds("engine", "round trips per second", "", "ops/s"), ">=", 500_000, ""),
         ("engine only: ≤ 2 allocations per round trip", rounds("engine", "round trip", "", "allocs/op"), "<=", 2, ""),
     ]
@@ -185,8 +196,13 @@ def main():
         "big out: 16 MiB in a JSON string answered within 3× the floor's echo": "answer",
         "16 MiB in + 16 MiB out: peak RSS ≤ 3× the message": "memory",
         "… payload copies allocated ≤ 1": "copies",
+        "remote link: round trip through the bridge ≤ 1.2× direct": "remote",
+        "remote link: 16 MiB in and out through the bridge ≥ 0.8× direct's throughput": "remote",
     }
     explain = {
+        "remote": "through the bridge a call crosses two more process boundaries each way (claude's "
+                  "socket to the bridge, the pipe to the editor), each another process's wakeup and "
+                  "system calls: see docs/remote.md, \"Cost\"",
         "rates": "a rate measured while other work loads the machine (see the load average above and the "
                  "spread of the rounds); the server-CPU targets of the same scenarios count only the "
                  "server's own work and are the ones to judge it by",
@@ -354,6 +370,28 @@ def main():
                        if g == "loopback" and n == big), 0)
     w(f"Rounds per figure: {rounds} quiet rounds for the timed scenarios (1.5 s each), {big_rounds} for the")
     w("large arguments (a fresh server process each).")
+    remote_units = sorted({u for (g, n, s, u) in results if g == "remote"})
+    if remote_units:
+        w("")
+        w("## Remote link")
+        w("")
+        w("`idelink serve --stdio --remote \"idelink bridge\"` with the bridge on this machine over a")
+        w("local pipe (its listener and lock on the far side, the link attached straight to the")
+        w("engine), against the same `serve` dialled on its own port (`benches/benches/remote.rs`);")
+        w("the two take turns in every round, fresh processes each round. A `tools/call")
+        w("getCurrentSelection` one at a time, and one `checkDocumentDirty` whose 16 MiB path comes")
+        w("back in the answer (throughput counts the bytes in and out).")
+        w("")
+        w("| | unit | bridge | direct | bridge ÷ direct (per round, median) |")
+        w("|---|---|---:|---:|---:|")
+        for name in (remote_rt, remote_big):
+            for unit in remote_units:
+                b, d = get("remote", name, "bridge", unit), get("remote", name, "direct", unit)
+                if b is None or d is None:
+                    continue
+                per_round = remote_paired(name, unit)
+                r = f"{median(per_round):.2f}×" if per_round else "–"
+                w(f"| {name} | {unit} | {fmt(b)} | {fmt(d)} | {r} |")
     w("")
     w("## Where the time goes")
     w("")

@@ -14,6 +14,8 @@
 //!   `idelink-mio` (examples/bench_server_idelink.rs), tokio + tokio-tungstenite + serde_json
 //!   `Value` (examples/bench_server_tungstenite.rs) and a raw TCP echo
 //!   (examples/bench_server_echo.rs) as the transport floor.
+//! - `benches/remote.rs`: `idelink serve --remote "idelink bridge"` over a local pipe against
+//!   the same `serve` dialled directly: a small `tools/call` round trip and a 16 MiB answer.
 //!
 //! Results are printed one JSON object per line ([`measure::emit`]).
 
@@ -26,5 +28,6 @@ pub mod engine_ops;
 pub mod loopback;
 pub mod measure;
 pub mod procfs;
+pub mod remote;
 pub mod servers;
 pub mod wire;

@@ -225,6 +225,13 @@ impl Engine {
         Ok(())
     }
 
+    /// A remote link's bridge said its loopback port ([`Config::bridge_port`]): its clients'
+    /// `Host` names it from now on. Called by [`crate::link::LinkAttach`] on the bridge's hello,
+    /// before the bridge can open a connection.
+    pub(crate) fn accept_bridge_port(&mut self, port: u16) {
+        self.config.bridge_port = port;
+    }
+
     /// The host's transport for `conn` is gone: end of stream, a socket error, or the close
     /// the engine asked for. The engine forgets the connection; when it had not asked for the
     /// close, its pending requests are cancelled and `Closed` is reported.

@@ -29,6 +29,12 @@
 //!   ([`LinkEvent::Closed`] for each, then [`LinkEvent::Dead`]); the bridge then removes its lock
 //!   and exits. A peer that broke a rule is told which in a `Fault` frame.
 //!
+//! ## Attached to an engine
+//!
+//! [`LinkAttach`] joins the editor end to an [`Engine`](crate::Engine) directly: each
+//! connection the bridge opens is an engine connection, so a host serves claude's remote
+//! sockets without a loopback hop of its own (see its module for who calls what).
+//!
 //! ## Limits
 //!
 //! | limit | value | why |
@@ -41,6 +47,7 @@
 //! | `keepalive_interval_ms` / `keepalive_timeout_ms` | 15 s / 10 s | a dropped SSH session is noticed |
 //! | `max_connections` | 256 | connections open at once |
 
+mod attach;
 mod end;
 mod error;
 mod frame;
@@ -48,6 +55,7 @@ mod hello;
 #[cfg(test)]
 mod tests;
 
+pub use attach::{AttachEvent, LinkAttach};
 pub use end::{Link, LinkConfig, LinkConnId, LinkEvent, LinkRole};
 pub use error::{LinkError, LinkFault};
 pub use frame::{FrameKind, HEADER_BYTES, MAX_DATA_FRAME_BYTES, MAX_FAULT_BYTES, MAX_HELLO_BYTES};

@@ -20,7 +20,10 @@ use std::time::{Duration, Instant};
 const LISTENER: Token = Token(0);
 const WAKER: Token = Token(usize::MAX);
 
+mod link;
 mod pump;
+
+pub use link::OnLinkEvent;
 
 /// A loopback server for the Claude Code IDE protocol, driven from the editor's own loop.
 ///
@@ -71,6 +74,8 @@ pub struct Host {
     resume: ResumeOutcome,
     /// Engine events produced since the last `poll` handed them over.
     parked: Vec<EngineEvent>,
+    /// A remote link ([`attach_link`](Self::attach_link)).
+    link: Option<link::Attached>,
 }
 
 impl Host {
@@ -106,6 +111,7 @@ impl Host {
             token,
             resume,
             parked: Vec::new(),
+            link: None,
         })
     }
 
@@ -261,12 +267,14 @@ impl Host {
         self.drain();
         events.append(&mut self.parked);
         let until = Instant::now() + grace;
-        while !self.sockets.is_empty() && Instant::now() < until {
+        while (!self.sockets.is_empty() || self.link_busy()) && Instant::now() < until {
             let left = until.saturating_duration_since(Instant::now());
             if self.poll(Some(left), events).is_err() {
                 break;
             }
         }
+        self.shutdown_link();
+        events.append(&mut self.parked);
         self.lock = None;
     }
 
@@ -291,6 +299,7 @@ impl Host {
         let deadline = [
             self.engine.poll_timeout(),
             self.sockets.next_deadline(),
+            self.link_deadline(),
             lock_check,
         ]
         .into_iter()
@@ -306,7 +315,9 @@ impl Host {
         let mut ready = Vec::with_capacity(self.events.iter().count());
         for event in self.events.iter() {
             match event.token() {
-                LISTENER | WAKER => ready.push((event.token(), true, false)),
+                LISTENER | WAKER | link::LINK_IN | link::LINK_OUT => {
+                    ready.push((event.token(), true, false));
+                }
                 token => {
                     let r = self.sockets.handle_event(event);
                     ready.push((token, r.readable, r.writable));
@@ -316,7 +327,9 @@ impl Host {
         for (token, readable, writable) in ready {
             match token {
                 LISTENER => self.accept(),
-                WAKER => {}
+                // The link's reader thread wakes the poll on Windows; on Unix this finds nothing.
+                WAKER | link::LINK_IN => self.read_link(),
+                link::LINK_OUT => self.write_link(),
                 Token(n) => {
                     let conn = idelink_core::ConnId::from_u64(n as u64);
                     if writable {
@@ -332,6 +345,7 @@ impl Host {
         if self.engine.poll_timeout().is_some_and(|at| at <= now) {
             self.engine.handle_timeout(now);
         }
+        self.link_timeout();
         self.reap_lingering();
         self.check_lock();
         self.drain();
@@ -364,6 +378,9 @@ impl Host {
     /// `poll` hands them over.
     fn drain(&mut self) {
         while let Some(output) = self.engine.poll_output() {
+            let Some(output) = self.link_output(output) else {
+                continue;
+            };
             match output {
                 Output::Transmit { conn } => self.flush(conn),
                 Output::CloseTransport { conn } => self.close(conn),
@@ -371,5 +388,6 @@ impl Host {
                 _ => {}
             }
         }
+        self.write_link();
     }
 }

@@ -23,9 +23,11 @@
 //! ([`HostConfig::serve_when_headless`]).
 
 mod host;
+pub mod pipes;
 pub mod sockets;
 
-pub use host::Host;
+pub use host::{Host, OnLinkEvent};
 pub use idelink_host::{HostConfig, HostError, LockPlacement, PortChoice, ResumeOutcome};
 /// Wakes a blocked [`Host::poll`] from another thread (see [`Host::waker`]).
 pub use mio::Waker;
+pub use pipes::{LinkPipes, LinkStream, PipeEnd};

@@ -23,6 +23,8 @@ pub(crate) enum Inbound {
     Gone(ConnId),
     /// The writer wrote everything it was handed: the engine task may hand it more.
     Written(ConnId),
+    /// Bytes read from an attached link's stream (`None`: its end).
+    Link(Option<Vec<u8>>),
 }
 
 /// What the engine task tells a connection's writer.

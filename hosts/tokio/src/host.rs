@@ -248,6 +248,16 @@ impl Host {
         self.inner.commands.send(command).map_err(|_| stopped())
     }
 
+    /// Sends `command` to the engine task and waits for its answer on `result`.
+    pub(crate) async fn on_server<T>(
+        &self,
+        command: Command,
+        result: oneshot::Receiver<Result<T, HostError>>,
+    ) -> Result<T, HostError> {
+        self.command(command)?;
+        result.await.unwrap_or_else(|_| Err(stopped()))
+    }
+
     /// Runs `call` on the engine task, in order with every other input; resolves with its
     /// result, or [`HostError::Io`] when the host has stopped.
     pub(crate) async fn on_engine<T: Send + 'static>(

@@ -60,9 +60,11 @@ mod conn;
 mod events;
 mod host;
 mod ledger;
+mod link;
 mod server;
 
 pub use events::Events;
 pub use host::{Host, HostEvent, ToolReply};
 pub use idelink_host::{HostConfig, HostError, LockPlacement, PortChoice, ResumeOutcome};
 pub use ledger::LedgerError;
+pub use link::LinkEvents;

@@ -5,7 +5,9 @@
 use crate::conn::{Connection, Inbound};
 use crate::events::EventSink;
 use crate::host::{HostEvent, ToolReply};
+use crate::link::{self, Attached};
 use idelink_core::host_rules::{PumpPolicy, lock_life};
+use idelink_core::link::{Hello, LinkAttach, LinkConfig};
 use idelink_core::{
     AuthToken, ConnId, EditorEvent, Engine, EngineError, EngineEvent, Output, Timestamp,
     ToolCallId, ToolOutcome,
@@ -56,6 +58,13 @@ pub(crate) enum Command {
     },
     /// One engine call of the ledger's (`src/ledger.rs`), its answer sent by the closure.
     Ledger(LedgerCall),
+    /// Attach a remote link (`src/link.rs`).
+    Attach {
+        hello: Hello,
+        input: link::Input,
+        output: link::Output,
+        done: oneshot::Sender<Result<link::LinkEvents, HostError>>,
+    },
 }
 
 /// An engine call made on the engine task at its `now`.
@@ -80,6 +89,8 @@ pub(crate) struct Server {
     stop_at: Option<Instant>,
     /// Set by a failed accept: accept again from this instant.
     accept_after: Option<Instant>,
+    /// A remote link (`Host::attach_link`).
+    link: Option<Attached>,
 }
 
 impl Server {
@@ -116,6 +127,7 @@ impl Server {
             commands,
             stop_at: None,
             accept_after: None,
+            link: None,
         })
     }
 
@@ -142,9 +154,15 @@ impl Server {
         ));
         lock_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
+            let carried = self.link.as_ref().is_some_and(|l| !l.attach.is_empty());
             if let Some(stop_at) = self.stop_at
-                && (self.conns.is_empty() || Instant::now() >= stop_at)
+                && ((self.conns.is_empty() && !carried) || Instant::now() >= stop_at)
             {
+                let now = self.now();
+                if let Some(link) = self.link.as_mut() {
+                    link.attach.shutdown(&mut self.engine, now);
+                }
+                self.drain();
                 break;
             }
             let wake = self.next_deadline();
@@ -187,7 +205,9 @@ impl Server {
             .filter_map(Connection::closing_since)
             .map(|since| self.instant(self.policy.linger_deadline(since)))
             .min();
-        [engine, linger, self.stop_at, self.accept_after]
+        let link = self.link.as_ref().and_then(|l| l.attach.poll_timeout());
+        let link = link.map(|at| self.instant(at));
+        [engine, linger, link, self.stop_at, self.accept_after]
             .into_iter()
             .flatten()
             .min()
@@ -214,6 +234,17 @@ impl Server {
             }
             Inbound::Gone(conn) => self.forget(conn),
             Inbound::Written(conn) => self.transmit(conn, false),
+            Inbound::Link(read) => {
+                if let Some(link) = self.link.as_mut() {
+                    match read {
+                        Some(bytes) => {
+                            link.attach
+                                .handle_stream_bytes(&mut self.engine, now, &bytes)
+                        }
+                        None => link.attach.handle_stream_end(&mut self.engine, now),
+                    }
+                }
+            }
         }
     }
 
@@ -256,6 +287,14 @@ impl Server {
                 let _ = done.send(self.engine.choose_session(now, choice));
             }
             Command::Ledger(call) => call(&mut self.engine, now),
+            Command::Attach {
+                hello,
+                input,
+                output,
+                done,
+            } => {
+                let _ = done.send(self.attach(&hello, input, output, now));
+            }
             Command::Shutdown { grace } => {
                 if self.stop_at.is_none() {
                     self.engine.shutdown(now);
@@ -273,6 +312,11 @@ impl Server {
         let now = self.now();
         if self.engine.poll_timeout().is_some_and(|at| at <= now) {
             self.engine.handle_timeout(now);
+        }
+        if let Some(link) = self.link.as_mut()
+            && link.attach.poll_timeout().is_some_and(|at| at <= now)
+        {
+            link.attach.handle_timeout(&mut self.engine, now);
         }
         let expired: Vec<ConnId> = self
             .conns
@@ -323,9 +367,39 @@ impl Server {
         connection.send(bytes);
     }
 
-    /// Performs the engine's outputs: bytes to the writers, closes, events to the editor.
+    /// Attaches a remote link, unless one is attached or the host is stopping.
+    fn attach(
+        &mut self,
+        hello: &Hello,
+        input: link::Input,
+        output: link::Output,
+        now: Timestamp,
+    ) -> Result<link::LinkEvents, HostError> {
+        if self.link.is_some() || self.stop_at.is_some() {
+            return Err(HostError::Io(std::io::Error::other(
+                "a link is attached already, or the host is stopping",
+            )));
+        }
+        let attach = LinkAttach::new(hello, LinkConfig::default(), self.policy, now)
+            .map_err(|e| HostError::Io(std::io::Error::other(e)))?;
+        let chunk = self.policy.read_chunk_bytes;
+        let (link, events) = Attached::spawn(attach, input, output, chunk, self.inbound_tx.clone());
+        self.link = Some(link);
+        Ok(events)
+    }
+
+    /// Performs the engine's outputs: bytes to the writers, closes, events to the editor; the
+    /// link's connections' outputs are the link's.
     fn drain(&mut self) {
+        let now = self.now();
         while let Some(output) = self.engine.poll_output() {
+            let output = match self.link.as_mut() {
+                Some(link) => match link.attach.handle_output(&mut self.engine, now, output) {
+                    Some(output) => output,
+                    None => continue,
+                },
+                None => output,
+            };
             match output {
                 Output::Transmit { conn } => self.transmit(conn, false),
                 Output::CloseTransport { conn } => {
@@ -354,6 +428,11 @@ impl Server {
                 Output::Event(event) => self.events.send(HostEvent::Engine(event)),
                 _ => {}
             }
+        }
+        // A dead link is dropped once its last bytes are with the writer, which then closes
+        // the stream.
+        if self.link.as_mut().is_some_and(Attached::flush) {
+            self.link = None;
         }
     }
 }

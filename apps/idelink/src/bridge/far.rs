@@ -5,12 +5,13 @@
 //! removes the lock on every exit: the link's end, a fault, a signal.
 
 use super::BINARY_VERSION;
-use super::pump::{LinkPump, Sockets};
+use super::pump::LinkPump;
 use crate::signals;
 use clap::Args;
-use idelink_core::link::{Hello, LinkEvent, LinkFault, LinkRole};
+use idelink_core::link::{Hello, LinkEvent, LinkFault};
 use idelink_core::lockfile::LockFile;
 use idelink_host::lock::{LockFileGuard, default_lock_dir};
+use idelink_mio::LinkPipes;
 use mio::net::TcpListener;
 use std::cell::Cell;
 use std::error::Error;
@@ -39,13 +40,7 @@ pub fn run(args: BridgeArgs) -> Result<(), Box<dyn Error>> {
         pid: Some(std::process::id()),
         ..Hello::default()
     };
-    let pump = LinkPump::new(
-        LinkRole::Bridge,
-        &hello,
-        std::io::stdin(),
-        std::io::stdout(),
-        Sockets::Accept(listener),
-    )?;
+    let pump = LinkPump::new(&hello, stdio()?, listener)?;
     let stop = signals::install(pump.waker())?;
     let mut lock = None;
     let mut refused = None;
@@ -106,4 +101,22 @@ fn write_lock(
         running_in_windows: peer.running_in_windows,
     };
     Ok(LockFileGuard::create(dir, port, lock)?)
+}
+
+/// This process's stdin and stdout, the link's stream.
+#[cfg(unix)]
+fn stdio() -> std::io::Result<LinkPipes> {
+    use std::os::fd::AsFd;
+    let input = std::io::stdin().as_fd().try_clone_to_owned()?;
+    let output = std::io::stdout().as_fd().try_clone_to_owned()?;
+    Ok(LinkPipes::new(input, output))
+}
+
+/// This process's stdin and stdout, the link's stream.
+#[cfg(windows)]
+fn stdio() -> std::io::Result<LinkPipes> {
+    use std::os::windows::io::AsHandle;
+    let input = std::io::stdin().as_handle().try_clone_to_owned()?;
+    let output = std::io::stdout().as_handle().try_clone_to_owned()?;
+    Ok(LinkPipes::new(input, output))
 }

@@ -1,20 +1,16 @@
 //! The editor side of `idelink serve --remote COMMAND`: starts the bridge with COMMAND (its
-//! stdin/stdout are the link), learns its port from its hello (the engine must accept it in
-//! `Host`), then dials the engine's own loopback listener for every claude connection the
-//! bridge opens, so the engine serves it as any local socket.
+//! stdin/stdout are the link), learns its port from its hello, then attaches the link to the
+//! host ([`Host::attach_link`]): every claude connection the bridge opens is served by the
+//! host's engine directly, with no loopback hop of its own.
 
 use super::BINARY_VERSION;
-use super::pump::{LinkPump, Sockets};
 use crate::terminal::inert;
-use idelink_core::link::{Hello, LinkEvent, LinkFault, LinkRole, peek_hello};
-use mio::Waker;
+use idelink_core::link::{AttachEvent, Hello, LinkFault, peek_hello};
+use idelink_mio::{Host, LinkPipes};
 use std::error::Error;
-use std::io::{Cursor, Read};
-use std::net::{Ipv4Addr, SocketAddr};
+use std::io::Read;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A bridge that said hello: its process, its hello, and its stream so far.
@@ -78,31 +74,24 @@ pub fn spawn_bridge(command: &str) -> Result<Bridge, Box<dyn Error>> {
 /// killed. 2 s: it removes one file and exits.
 const BRIDGE_EXIT_MS: u64 = 2_000;
 
-/// A running bridge: the thread pumping its link, which owns its process. Dropping it ends
-/// the link (the bridge hears why, removes its lock and exits) and waits for that.
+/// A running bridge's process, reaped when the link ends or when this is dropped (after the
+/// host, whose drop closes the link's pipes: the bridge removes its lock and exits).
 pub struct RemoteLink {
-    stop: Arc<AtomicBool>,
-    waker: Arc<Waker>,
-    pump: Option<JoinHandle<()>>,
+    child: Arc<Mutex<Option<Child>>>,
 }
 
 impl Drop for RemoteLink {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        let _ = self.waker.wake();
-        if let Some(pump) = self.pump.take() {
-            let _ = pump.join();
-        }
+        reap(&self.child);
     }
 }
 
-/// Links `bridge` to the engine listening on `engine_port`; `hello` says what the far lock
-/// holds. The link's end is reported on stderr (the far side's words through the inert-text
-/// rules).
+/// Attaches `bridge`'s link to `host`; `hello` says what the far lock holds. The link's end is
+/// reported on stderr (the far side's words through the inert-text rules).
 pub fn start_remote(
     bridge: Bridge,
     hello: Hello,
-    engine_port: u16,
+    host: &mut Host,
 ) -> Result<RemoteLink, Box<dyn Error>> {
     let Bridge {
         child,
@@ -116,33 +105,44 @@ pub fn start_remote(
         binary_version: BINARY_VERSION.to_owned(),
         ..hello
     };
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, engine_port));
-    let input = Cursor::new(read).chain(input);
-    let pump = LinkPump::new(LinkRole::Editor, &hello, input, output, Sockets::Dial(addr))?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let waker = pump.waker();
-    let stopping = stop.clone();
-    let thread = std::thread::Builder::new()
-        .name("idelink-remote".into())
-        .spawn(move || {
-            let ended = pump.run(&|| stopping.load(Ordering::SeqCst), &mut |_: &LinkEvent| {});
-            match ended {
-                Ok(LinkFault::Shutdown) => {}
-                Ok(fault) => eprintln!("idelink: the remote link ended: {}", shown(&fault)),
-                Err(e) => eprintln!("idelink: the remote link failed: {e}"),
+    let child = Arc::new(Mutex::new(Some(child)));
+    let reaped = Arc::clone(&child);
+    let pipes = LinkPipes::new(input, output).already_read(read);
+    host.attach_link(
+        &hello,
+        pipes,
+        Box::new(move |event| {
+            let AttachEvent::Dead(fault) = event else {
+                return;
+            };
+            // A bridge that is gone already (killed) is reaped before this is said, so its pid
+            // is free (and its lock stale) for whoever acts on it.
+            let exited = reaped.lock().ok().is_some_and(|mut held| {
+                let gone = held
+                    .as_mut()
+                    .is_some_and(|c| matches!(c.try_wait(), Ok(Some(_))));
+                gone && held.take().is_some()
+            });
+            if *fault != LinkFault::Shutdown {
+                eprintln!("idelink: the remote link ended: {}", shown(fault));
             }
-            reap(child);
-        })?;
-    Ok(RemoteLink {
-        stop,
-        waker,
-        pump: Some(thread),
-    })
+            if !exited {
+                let child = Arc::clone(&reaped);
+                let _ = std::thread::Builder::new()
+                    .name("idelink-reap".into())
+                    .spawn(move || reap(&child));
+            }
+        }),
+    )?;
+    Ok(RemoteLink { child })
 }
 
 /// Waits for the bridge's process (its stdin is closed now: it exits by itself), killing it
 /// after [`BRIDGE_EXIT_MS`]; reaped either way, so its pid is free and its lock is stale.
-fn reap(mut child: Child) {
+fn reap(child: &Mutex<Option<Child>>) {
+    let Some(mut child) = child.lock().ok().and_then(|mut held| held.take()) else {
+        return;
+    };
     let started = Instant::now();
     while started.elapsed() < Duration::from_millis(BRIDGE_EXIT_MS) {
         match child.try_wait() {

@@ -1,46 +1,36 @@
-//! Carries a link's connections between its byte stream (stdin/stdout, a child's pipes) and
-//! loopback TCP sockets: the bridge accepts claude's sockets, the editor side dials its own
-//! engine's listener for each connection the bridge opened. Every rule is core's
-//! ([`idelink_core::link`]); this is the system calls.
+//! The bridge's pump: carries a link's connections between its byte stream (stdin/stdout) and
+//! the loopback TCP sockets claude opens on the bridge's listener. Every rule is core's
+//! ([`idelink_core::link`]); this is the system calls. (The editor side attaches its end to
+//! its engine directly: [`idelink_mio::Host::attach_link`].)
 //!
-//! The stream is read and written by a thread each (a pipe cannot be polled portably); the
-//! sockets by one mio loop. A socket is read only while its connection has credit, and written
-//! from what the link received for it, so a claude that does not read pauses its own
-//! connection only.
+//! One mio loop pumps the stream ([`LinkStream`]: on Unix the pipes are its sources; on
+//! Windows a thread each reads and writes them) and the sockets. A socket is read only while
+//! its connection has credit, and written from what the link received for it, so a claude that
+//! does not read pauses its own connection only.
 
 use idelink_core::Timestamp;
 use idelink_core::link::{Hello, Link, LinkConfig, LinkConnId, LinkEvent, LinkFault, LinkRole};
+use idelink_mio::{LinkPipes, LinkStream};
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr};
+use std::net::Shutdown;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, channel};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 const LISTENER: Token = Token(0);
 const WAKER: Token = Token(1);
-const FIRST_SOCKET: usize = 2;
+const STREAM_IN: Token = Token(2);
+const STREAM_OUT: Token = Token(3);
+const FIRST_SOCKET: usize = 4;
 
 /// Bytes read from a socket or the stream at a time: one link data frame.
 const READ_CHUNK_BYTES: usize = idelink_core::link::MAX_DATA_FRAME_BYTES;
 
-/// What the stream's reader thread hands the loop.
-enum Incoming {
-    Bytes(Vec<u8>),
-    End,
-}
-
-/// Where the loop's connections come from.
-pub enum Sockets {
-    /// The bridge: claude dials this listener; each client becomes a new connection.
-    Accept(TcpListener),
-    /// The editor side: each connection the bridge opens is a socket dialled to this address
-    /// (the engine's own loopback listener).
-    Dial(SocketAddr),
-}
+/// How long the link's last bytes (the fault that says why it ends) may take to be written once
+/// it is dead. 1 s: a few bytes on a pipe the peer reads, or nothing to wait for.
+const LAST_WORDS_MS: u64 = 1_000;
 
 struct Socket {
     stream: TcpStream,
@@ -54,49 +44,44 @@ pub struct LinkPump {
     poll: Poll,
     waker: Arc<Waker>,
     link: Link,
-    sockets: Sockets,
+    /// Claude dials this listener; each client becomes a new connection.
+    listener: TcpListener,
     by_token: HashMap<Token, Socket>,
     tokens: HashMap<LinkConnId, Token>,
     next_token: usize,
-    incoming: Receiver<Incoming>,
-    outgoing: Option<Sender<Vec<u8>>>,
-    writer: Option<JoinHandle<()>>,
+    stream: LinkStream,
+    /// The stream's write failed: it is broken, nothing more goes out.
+    broken: bool,
     origin: Instant,
 }
 
 impl LinkPump {
-    /// A link end speaking `hello` first, over `input`/`output`, its connections on `sockets`.
-    pub fn new(
-        role: LinkRole,
-        hello: &Hello,
-        input: impl Read + Send + 'static,
-        output: impl Write + Send + 'static,
-        mut sockets: Sockets,
-    ) -> io::Result<LinkPump> {
+    /// The bridge's link end speaking `hello` first, over `pipes` (its stdin and stdout), its
+    /// connections accepted on `listener`.
+    pub fn new(hello: &Hello, pipes: LinkPipes, mut listener: TcpListener) -> io::Result<LinkPump> {
         let poll = Poll::new()?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
-        if let Sockets::Accept(listener) = &mut sockets {
-            poll.registry()
-                .register(listener, LISTENER, Interest::READABLE)?;
-        }
+        poll.registry()
+            .register(&mut listener, LISTENER, Interest::READABLE)?;
         let origin = Instant::now();
-        let link = Link::new(role, LinkConfig::default(), hello, Timestamp::ZERO)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let (in_tx, incoming) = channel();
-        spawn_reader(input, in_tx, waker.clone())?;
-        let (outgoing, out_rx) = channel();
-        let writer = spawn_writer(output, out_rx)?;
+        let link = Link::new(
+            LinkRole::Bridge,
+            LinkConfig::default(),
+            hello,
+            Timestamp::ZERO,
+        )
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        let (stream, _) = pipes.register(poll.registry(), (STREAM_IN, STREAM_OUT), &waker)?;
         Ok(LinkPump {
             poll,
             waker,
             link,
-            sockets,
+            listener,
             by_token: HashMap::new(),
             tokens: HashMap::new(),
             next_token: FIRST_SOCKET,
-            incoming,
-            outgoing: Some(outgoing),
-            writer: Some(writer),
+            stream,
+            broken: false,
             origin,
         })
     }
@@ -136,7 +121,9 @@ impl LinkPump {
             for event in &events {
                 match event.token() {
                     LISTENER => self.accept(),
-                    WAKER => self.take_incoming(),
+                    // The stream's reader thread wakes the loop on Windows.
+                    WAKER | STREAM_IN => self.read_stream(),
+                    STREAM_OUT => self.flush_link(),
                     token => {
                         if event.is_writable() || event.is_write_closed() {
                             self.write_socket(token);
@@ -152,13 +139,24 @@ impl LinkPump {
                 self.link.handle_timeout(now);
             }
         };
-        self.flush_link();
-        // The writer ends once every queued byte (the fault that says why, too) is written.
-        drop(self.outgoing.take());
-        if let Some(writer) = self.writer.take() {
-            let _ = writer.join();
-        }
+        self.last_words(&mut events);
         ended
+    }
+
+    /// Writes what the dead link still has to say (the fault that tells the peer why), for
+    /// at most [`LAST_WORDS_MS`].
+    fn last_words(&mut self, events: &mut Events) {
+        let until = Instant::now() + Duration::from_millis(LAST_WORDS_MS);
+        loop {
+            self.flush_link();
+            let left = until.saturating_duration_since(Instant::now());
+            if self.broken || self.link.outbound().is_empty() || left.is_zero() {
+                return;
+            }
+            if self.poll.poll(events, Some(left)).is_err() {
+                return;
+            }
+        }
     }
 
     fn now(&self) -> Timestamp {
@@ -173,7 +171,6 @@ impl LinkPump {
         let mut dead = None;
         while let Some(event) = self.link.poll_event() {
             match &event {
-                LinkEvent::Opened(conn) => self.dial(*conn),
                 LinkEvent::Readable(conn) => {
                     if let Some(&token) = self.tokens.get(conn) {
                         self.write_socket(token);
@@ -208,34 +205,43 @@ impl LinkPump {
         Ok(dead)
     }
 
+    /// Writes what the link has for the stream, as much as the pipe takes now.
     fn flush_link(&mut self) {
-        let bytes = self.link.outbound().to_vec();
-        if bytes.is_empty() {
-            return;
-        }
-        let _ = self.link.handle_sent(bytes.len());
-        if let Some(outgoing) = &self.outgoing {
-            // A writer gone means the stream broke: the reader sees its end too.
-            let _ = outgoing.send(bytes);
+        while !self.broken && !self.link.outbound().is_empty() {
+            match self.stream.write(self.link.outbound()) {
+                Ok(n) => {
+                    let _ = self.link.handle_sent(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                // The stream broke: the link is dead (its reader sees the end too).
+                Err(_) => {
+                    self.broken = true;
+                    self.link.handle_eof();
+                }
+            }
         }
     }
 
-    fn take_incoming(&mut self) {
-        let now = self.now();
-        while let Ok(incoming) = self.incoming.try_recv() {
-            match incoming {
-                Incoming::Bytes(bytes) => self.link.handle_bytes(now, &bytes),
-                Incoming::End => self.link.handle_eof(),
+    /// Reads the stream until it would block or ends.
+    fn read_stream(&mut self) {
+        let mut buf = [0u8; READ_CHUNK_BYTES];
+        loop {
+            match self.stream.read(&mut buf) {
+                Ok(n) if n > 0 => {
+                    let now = self.now();
+                    self.link.handle_bytes(now, &buf[..n]);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                _ => return self.link.handle_eof(),
             }
         }
     }
 
     fn accept(&mut self) {
         loop {
-            let Sockets::Accept(listener) = &self.sockets else {
-                return;
-            };
-            let stream = match listener.accept() {
+            let stream = match self.listener.accept() {
                 Ok((stream, _)) => stream,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -246,24 +252,6 @@ impl LinkPump {
             if let Ok(conn) = self.link.open()
                 && self.add(stream, conn).is_err()
             {
-                let _ = self.link.close(conn);
-            }
-        }
-    }
-
-    /// The bridge opened `conn`: dial the engine's listener for it (loopback: at once).
-    fn dial(&mut self, conn: LinkConnId) {
-        let Sockets::Dial(addr) = &self.sockets else {
-            return;
-        };
-        let dialled = std::net::TcpStream::connect(addr).and_then(|stream| {
-            stream.set_nonblocking(true)?;
-            stream.set_nodelay(true)?;
-            Ok(TcpStream::from_std(stream))
-        });
-        match dialled.and_then(|stream| self.add(stream, conn)) {
-            Ok(()) => {}
-            Err(_) => {
                 let _ = self.link.close(conn);
             }
         }
@@ -351,50 +339,4 @@ impl LinkPump {
             let _ = self.link.close(socket.conn);
         }
     }
-}
-
-fn spawn_reader(
-    mut input: impl Read + Send + 'static,
-    tx: Sender<Incoming>,
-    waker: Arc<Waker>,
-) -> io::Result<JoinHandle<()>> {
-    std::thread::Builder::new()
-        .name("idelink-link-in".into())
-        .spawn(move || {
-            let mut buf = vec![0u8; READ_CHUNK_BYTES];
-            loop {
-                match input.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        if tx.send(Incoming::Bytes(buf[..n].to_vec())).is_err() {
-                            return;
-                        }
-                        let _ = waker.wake();
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(_) => break,
-                }
-            }
-            let _ = tx.send(Incoming::End);
-            let _ = waker.wake();
-        })
-}
-
-fn spawn_writer(
-    mut output: impl Write + Send + 'static,
-    rx: Receiver<Vec<u8>>,
-) -> io::Result<JoinHandle<()>> {
-    std::thread::Builder::new()
-        .name("idelink-link-out".into())
-        .spawn(move || {
-            while let Ok(bytes) = rx.recv() {
-                if output
-                    .write_all(&bytes)
-                    .and_then(|()| output.flush())
-                    .is_err()
-                {
-                    return;
-                }
-            }
-        })
 }

@@ -65,11 +65,12 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
             config.lock = LockPlacement::None;
         }
     }
-    let host = Host::start(config)?;
+    let mut host = Host::start(config)?;
     let stop = signals::install(host.waker())?;
-    // Held while serving: dropping it ends the bridge, which removes its lock.
+    // Reaps the bridge after the host is gone (its drop ends the link: the bridge removes its
+    // lock and exits).
     let _remote = match bridge {
-        Some(bridge) => Some(remote(bridge, &args, &folder, &host)?),
+        Some(bridge) => Some(remote(bridge, &args, &folder, &mut host)?),
         None => None,
     };
     match args.stdio {
@@ -87,13 +88,13 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     }
 }
 
-/// Starts the bridge with `command`: its lock gets this host's token and name, and the
+/// Attaches the bridge's link to the host: its lock gets this host's token and name, and the
 /// workspace as the far side spells it.
 fn remote(
     bridge: bridge::Bridge,
     args: &ServeArgs,
     folder: &str,
-    host: &Host,
+    host: &mut Host,
 ) -> Result<bridge::RemoteLink, Box<dyn Error>> {
     let folders = match args.map.is_empty() {
         true => vec![folder.to_owned()],
@@ -111,5 +112,5 @@ fn remote(
         folders,
         ..Hello::default()
     };
-    bridge::start_remote(bridge, hello, host.port())
+    bridge::start_remote(bridge, hello, host)
 }
