@@ -123,9 +123,13 @@ pub unsafe extern "C" fn idelink_host_start(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn idelink_host_free(host: *mut IdelinkHost) {
     if !host.is_null() {
-        // SAFETY: a handle from `Box::into_raw` in `idelink_host_start`, freed once (caller's
-        // obligation). A panic in a destructor is caught: nothing unwinds into C.
-        let _ = std::panic::catch_unwind(|| drop(unsafe { Box::from_raw(host) }));
+        // A panic in a destructor is caught: nothing unwinds into C. Unwind-safe to assert:
+        // the host is being dropped, so no state it holds is observed afterwards.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // SAFETY: a handle from `Box::into_raw` in `idelink_host_start`, freed once
+            // (caller's obligation).
+            drop(unsafe { Box::from_raw(host) })
+        }));
     }
 }
 
