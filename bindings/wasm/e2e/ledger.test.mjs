@@ -4,7 +4,8 @@
 // getDiagnostics {} after it) and edits the files itself, as the CLI does. The page answers
 // the engine's reads, lists the turn with its hunks, undoes a file through the relay's
 // compare-and-write, shows the engine's reason for a refused undo, and shows a file name made
-// of markup as text. Needs what relay.test.mjs needs. IDELINK_SCREENSHOT=<file.png> saves the
+// of markup as text; an open document follows claude's edit, and one with unsaved edits is
+// not written over. Needs what relay.test.mjs needs. IDELINK_SCREENSHOT=<file.png> saves the
 // page with the turn listed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -122,4 +123,22 @@ test('a turn is listed with its hunks, a file is undone, a refused undo says why
   await page.locator('#turns .ledger-message .done', { hasText: 'written back' }).waitFor({ timeout: WAIT_MS });
   assert.equal(readFileSync(markup, 'utf8'), 'made by claude\n');
   assert.equal(await page.locator('#turns img').count(), 0);
+
+  // A clean open document follows claude's edit; once the user edits it, an undo of that file
+  // is refused by the page (its buffer is what the file holds for the editor), nothing written.
+  await page.click('#file-list button[data-path="hello.txt"]');
+  await page.waitForFunction((text) => document.getElementById('editor').value === text, ORIGINAL, { timeout: WAIT_MS });
+  await tool('closeAllDiffTabs', {});
+  await edit(hello, EDITED);
+  await page.waitForFunction((text) => document.getElementById('editor').value === text, EDITED, { timeout: WAIT_MS });
+  await fileRow(3, hello).waitFor({ timeout: WAIT_MS });
+  await page.locator('#editor').focus();
+  await page.keyboard.type('! ');
+  await undo(fileRow(3, hello), 'button.undo-file');
+  await page.locator('#turns .ledger-message .refused').waitFor({ timeout: WAIT_MS });
+  assert.equal(
+    await page.locator('#turns .ledger-message .refused').textContent(),
+    `${hello} has unsaved edits in the editor: nothing was written`,
+  );
+  assert.equal(readFileSync(hello, 'utf8'), EDITED);
 });
