@@ -299,6 +299,18 @@ export interface Host {
    * snapshot reaches clients; other workspace folders also rewrite the lock file.
    */
   handleSnapshot(snapshot: EditorSnapshot): SnapshotChanges;
+  /**
+   * Every ready session, oldest first: its connection, the CLI's pid, its folders (`null` until
+   * known), when it connected, whether it is chosen. With `engine: { sessionList: true }` (or a
+   * routing rule) each change comes as a `sessionsChanged` event.
+   */
+  sessions(): SessionInfo[];
+  /**
+   * Chooses the session mentions go to (and, with `routing: "chosen"`, every push): `{by:
+   * "conn", conn}` or `{by: "pid", pid}`; `null` chooses none. Throws for a connection that is
+   * not a session.
+   */
+  chooseSession(choice: SessionChoice | null): void;
   /** The turn ledger (`engine: { ledger: true }`): every turn held, oldest first. */
   ledger(): Turn[];
   /**

@@ -4,6 +4,7 @@
 // /pkg/link.js; protocol: docs/relay.md). This file is only the editor.
 import { RelayLink, secretFromHash } from '/pkg/link.js';
 import { anyFound, inertNodes, inertText, noFindings, warning } from '/inert.js';
+import { LedgerView } from '/ledger.js';
 
 const $ = (id) => document.getElementById(id);
 const LANGUAGES = {
@@ -21,6 +22,8 @@ const state = {
   /** the open document: { path, text, dirty } */
   doc: null,
   lastSelection: '',
+  /** the turn ledger's panel (ledger.js) */
+  ledger: null,
 };
 
 function showStatus() {
@@ -39,6 +42,8 @@ async function start() {
   }
   try {
     state.link = await RelayLink.connect({
+      // The turn ledger: the engine asks this page for files (ledgerRead) and undoes through it.
+      config: { ledger: true },
       onEvent,
       onClose: (closed) => {
         state.linkState = closed.message;
@@ -58,11 +63,13 @@ async function start() {
   state.workspace = state.link.welcome.workspace;
   state.linkState = 'linked';
   document.title = `${state.link.welcome.ideName} — ${state.workspace}`;
+  state.ledger = new LedgerView({ link: state.link, documents, root: $('turns'), workspace: state.workspace });
   showStatus();
   listFiles();
 }
 
 function onEvent(out) {
+  if (state.ledger?.onEvent(out)) return;
   switch (out.event) {
     case 'connected':
       state.connected.add(out.conn);
@@ -145,6 +152,40 @@ async function openFile(path) {
   selectionChanged();
   return state.doc;
 }
+
+/**
+ * The editor's documents as the ledger sees them: the open one (the demo has one tab), and the
+ * file changed on disk under it (claude's edit, an undo): a clean document shows the new text, a
+ * deleted file's document closes.
+ */
+const documents = {
+  get(path) {
+    return state.doc?.path === path ? state.doc : null;
+  },
+  replaced(path, text) {
+    if (state.doc?.path !== path) {
+      // A file created or deleted again: the list shows what is there now.
+      listFiles();
+      return;
+    }
+    if (state.doc.dirty) return;
+    if (text === null) {
+      state.link.editorEvent({ type: 'documentClosed', path });
+      state.doc = null;
+      const editor = $('editor');
+      editor.value = '';
+      editor.disabled = true;
+      $('mention').disabled = true;
+      $('file-name').textContent = 'no file open';
+      renderGutter();
+      listFiles();
+    } else {
+      state.doc.text = $('editor').value = text;
+      renderGutter();
+    }
+    showStatus();
+  },
+};
 
 function language(path) {
   return LANGUAGES[path.split('.').pop()] ?? 'plaintext';

@@ -18,7 +18,12 @@
 // - every pending diff is kept under its call id and answered by that id, so a second
 //   `openDiff` cannot take the place of the first one the user is looking at.
 //
-//   frame_editor [--name NAME] [--lock-dir DIR] [--diff ask|accept|reject] [--headless] WORKSPACE
+// With --ledger it keeps idelink's turn ledger (docs/embedding.md, "The turn ledger"): every file
+// claude changed in a prompt's turn, hunk by hunk, whether it asked or not; the engine's file
+// requests are answered from disk (ledger_files.hpp: this editor's tabs hold no unsaved edits,
+// and an open tab follows its file), and an undo is a compare-and-write.
+//
+//   frame_editor [--name NAME] [--lock-dir DIR] [--diff ask|accept|reject] [--ledger] [--headless] WORKSPACE
 //
 // Console commands (one per line on stdin):
 //   open PATH                 open PATH (absolute, or relative to WORKSPACE) in a tab, if it is
@@ -29,6 +34,14 @@
 //   accept ID [TEXT]          accept the diff call#ID; with TEXT, the user first appended the
 //                             line TEXT to the proposed contents in the diff view
 //   reject ID                 reject the diff call#ID
+//   mention FROM TO           send lines FROM..TO (0-based) of the active document to claude
+//   sessions                  list the claude sessions (idelink_host_sessions)
+//   choose pid N | conn N | none
+//                             choose the session mentions go to (idelink_host_choose_session)
+//   turns                     list the ledger's turns: files, lines added and removed, auto or
+//                             reviewed (idelink_host_ledger)
+//   undo TURN [PATH [HUNK]]   undo turn TURN, its change of PATH, or hunk HUNK (from 1) of it
+//                             (idelink_host_ledger_undo); a refusal prints the engine's reason
 //   quit                      shut down and exit
 #include "idelink.h"
 #ifdef _WIN32
@@ -37,6 +50,7 @@
 #include <windows.h>
 #endif
 #include "inert_text.hpp"
+#include "ledger_files.hpp"
 #include "mini_json.hpp"
 #include "regular_file.hpp"
 
@@ -241,6 +255,29 @@ private:
             }
             std::getline(in >> std::ws, extra);
             answer(id, verb == "accept", extra);
+        } else if (verb == "mention") {
+            unsigned from = 0, to = 0;
+            in >> from >> to;
+            mention(from, to);
+        } else if (verb == "sessions") {
+            sessions();
+        } else if (verb == "choose") {
+            std::string by;
+            std::uint64_t number = 0;
+            in >> by >> number;
+            choose(by, number);
+        } else if (verb == "turns") {
+            turns();
+        } else if (verb == "undo") {
+            std::uint64_t turn = 0;
+            std::string path;
+            unsigned hunk = 0;
+            if (!(in >> turn)) {
+                say("which turn? type `undo TURN [PATH [HUNK]]` (see turns)");
+                return true;
+            }
+            in >> path >> hunk;
+            undo(turn, path.empty() ? "" : absolute(path), hunk);
         } else if (verb == "quit") {
             return false;
         } else if (!verb.empty()) {
@@ -334,6 +371,161 @@ private:
             pending_.erase(event["id"].as_u64());
         } else if (kind == "closed") {
             say(conn + " closed: " + event["reason"]["kind"].as_string());
+        } else if (kind == "ledgerRead") {
+            ledger_read(event);
+        } else if (kind == "ledgerWrite") {
+            ledger_write(event);
+        } else if (kind == "turnChanged") {
+            turn_changed(event["change"]);
+        }
+    }
+
+    // ---- sessions and mentions ---------------------------------------------------------------
+
+    void mention(unsigned from, unsigned to) {
+        if (active_ >= documents_.size()) {
+            say("no active document to mention");
+            return;
+        }
+        Value event = Value::object();
+        event.set("type", Value::string("mention"));
+        event.set("path", Value::string(documents_[active_].path));
+        event.set("lineStart", Value::number(std::uint64_t{from}));
+        event.set("lineEnd", Value::number(std::uint64_t{to}));
+        if (ok(idelink_host_handle_editor_event(host_, event.dump().c_str()), "idelink_host_handle_editor_event"))
+            say("mentioned " + relative(documents_[active_].path) + ":" + std::to_string(from) + "-" + std::to_string(to));
+    }
+
+    void sessions() {
+        char* json = nullptr;
+        if (!ok(idelink_host_sessions(host_, &json), "idelink_host_sessions")) return;
+        Value list = mini_json::parse(json);
+        idelink_string_free(json);
+        if (list.items().empty()) say("no sessions");
+        for (const Value& session : list.items()) {
+            const Value& pid = session["pid"];
+            say("session conn#" + session["conn"].dump() + (pid.is_number() ? " pid " + pid.dump() : " no pid") +
+                (session["chosen"].as_bool() ? " (chosen)" : ""));
+        }
+    }
+
+    void choose(const std::string& by, std::uint64_t number) {
+        Value choice = Value::object();
+        if (by == "pid" || by == "conn") {
+            choice.set("by", Value::string(by));
+            choice.set(by, Value::number(number));
+        } else if (by != "none") {
+            say("choose what? type `choose pid N`, `choose conn N` or `choose none`");
+            return;
+        }
+        const std::string text = choice.dump();
+        if (idelink_host_choose_session(host_, by == "none" ? nullptr : text.c_str()) != IDELINK_OK) {
+            say("cannot choose " + by + " " + std::to_string(number) + ": " + idelink_last_error_message());
+            return;
+        }
+        say(by == "none" ? "chose no session" : "chose " + by + " " + std::to_string(number));
+    }
+
+    // ---- the turn ledger ---------------------------------------------------------------------
+
+    // A file claude is about to change, or has: what it holds (an open tab follows it).
+    void ledger_read(const Value& event) {
+        const std::string& path = event["path"].as_string();
+        Value content = ledger_files::content_of(path);
+        follow(path, content);
+        ok(idelink_host_handle_ledger_read(host_, event["read"].as_u64(), content.dump().c_str()),
+           "idelink_host_handle_ledger_read");
+    }
+
+    // An undo's write, as a compare-and-write.
+    void ledger_write(const Value& event) {
+        const Value& file = event["file"];
+        const std::string& path = file["path"].as_string();
+        ledger_files::Written written = ledger_files::compare_and_write(file);
+        follow(path, written.holds);
+        if (written.conflict.empty()) {
+            say("undo " + std::string(file["text"].is_null() ? "deleted " : "wrote ") + relative(path));
+        } else {
+            say("undo refused for " + relative(path) + ": " + written.conflict);
+        }
+        ok(idelink_host_handle_ledger_written(host_, event["write"].as_u64(), written.holds.dump().c_str()),
+           "idelink_host_handle_ledger_written");
+    }
+
+    // An open tab shows what its file holds now.
+    void follow(const std::string& path, const Value& content) {
+        for (auto& doc : documents_) {
+            if (doc.path == path && content["kind"].as_string() == "text") doc.contents = content["text"].as_string();
+        }
+    }
+
+    void turn_changed(const Value& change) {
+        const std::string& what = change["change"].as_string();
+        const std::string turn = "turn " + change["turn"].dump();
+        if (what == "fileAdded") {
+            say(turn + ": " + relative(change["path"].as_string()) + " added (" + change["changedBy"].as_string() + ")");
+        } else if (what == "fileChanged") {
+            say(turn + ": " + relative(change["path"].as_string()) + " revision " + change["revision"].dump() + ", " +
+                change["hunks"].dump() + " hunks +" + change["added"].dump() + " -" + change["removed"].dump());
+        } else if (what == "started" || what == "closed") {
+            say(turn + " " + what);
+        }
+    }
+
+    Value ledger() {
+        char* json = nullptr;
+        if (!ok(idelink_host_ledger(host_, &json), "idelink_host_ledger")) return Value::array();
+        Value turns = mini_json::parse(json);
+        idelink_string_free(json);
+        return turns;
+    }
+
+    void turns() {
+        Value all = ledger();
+        if (all.items().empty()) say("no turns");
+        for (const Value& turn : all.items()) {
+            std::string line = "turn " + turn["id"].dump() + (turn["closed"].as_bool() ? " (ended):" : " (current):");
+            for (const Value& file : turn["files"].items()) {
+                std::uint64_t added = 0, removed = 0;
+                for (const Value& hunk : file["hunks"].items()) {
+                    added += hunk["newLines"].as_u64();
+                    removed += hunk["oldLines"].as_u64();
+                }
+                const bool by_claude = file["changedBy"].as_string() == "claude";
+                line += " " + relative(file["path"].as_string()) + " +" + std::to_string(added) + " -" +
+                        std::to_string(removed) + (by_claude ? (file["reviewed"].as_bool() ? " reviewed" : " auto") : " seen on disk");
+                if (file["baseline"]["kind"].as_string() == "missing") line += " created";
+                else if (file["current"]["kind"].as_string() == "missing") line += " deleted";
+                line += ";";
+            }
+            say(line);
+        }
+    }
+
+    // Undoes a turn, a file (`path`) or one hunk (`hunk` from 1) of it, at the revision the
+    // ledger holds now.
+    void undo(std::uint64_t turn, const std::string& path, unsigned hunk) {
+        Value target = Value::object();
+        target.set("turn", Value::number(turn));
+        if (path.empty()) {
+            target.set("undo", Value::string("turn"));
+        } else {
+            target.set("path", Value::string(wire_spelling(path)));
+            target.set("undo", Value::string(hunk == 0 ? "file" : "hunk"));
+        }
+        if (hunk > 0) {
+            std::uint64_t revision = 0;
+            for (const Value& t : ledger().items()) {
+                if (t["id"].as_u64() != turn) continue;
+                for (const Value& file : t["files"].items()) {
+                    if (file["path"].as_string() == wire_spelling(path)) revision = file["revision"].as_u64();
+                }
+            }
+            target.set("revision", Value::number(revision));
+            target.set("hunk", Value::number(std::uint64_t{hunk - 1}));
+        }
+        if (idelink_host_ledger_undo(host_, target.dump().c_str()) != IDELINK_OK) {
+            say("undo refused: " + std::string(idelink_last_error_message()));
         }
     }
 
@@ -447,7 +639,7 @@ private:
 
 int usage() {
     std::cerr << "usage: frame_editor [--name NAME] [--lock-dir DIR] [--diff ask|accept|reject] "
-                 "[--headless] WORKSPACE\n";
+                 "[--ledger] [--headless] WORKSPACE\n";
     return 2;
 }
 
@@ -455,7 +647,7 @@ int usage() {
 
 int main(int argc, char** argv) {
     std::string name = "frame_editor", lock_dir, policy = "ask", workspace;
-    bool headless = false;
+    bool headless = false, ledger = false;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         bool has_value = i + 1 < argc;
@@ -463,6 +655,7 @@ int main(int argc, char** argv) {
         else if (arg == "--lock-dir" && has_value) lock_dir = argv[++i];
         else if (arg == "--diff" && has_value) policy = argv[++i];
         else if (arg == "--headless") headless = true;
+        else if (arg == "--ledger") ledger = true;
         else if (arg.rfind("--", 0) != 0 && workspace.empty()) workspace = arg;
         else return usage();
     }
@@ -479,6 +672,11 @@ int main(int argc, char** argv) {
         config.set("lock", lock);
     }
     config.set("headless", Value::boolean(headless));
+    if (ledger) {
+        Value engine = Value::object();
+        engine.set("ledger", Value::boolean(true));
+        config.set("engine", engine);
+    }
 
     IdelinkHost* host = nullptr;
     IdelinkStatus started = idelink_host_start(config.dump().c_str(), &host);

@@ -519,7 +519,9 @@ enum IdelinkStatus idelink_host_poll(struct IdelinkHost *host, int64_t timeout_m
 
 // Takes the oldest queued event: `*event_json` receives its JSON text
 // (`{"event":"connected","conn":1,"userAgent":"…"}`, `sessionReady`, `toolCall`,
-// `toolCallCancelled`, `fileReplaced`, `toolServed`, `messageTooLarge`, `contextWithheld`, `closed`), or NULL when the queue is empty.
+// `toolCallCancelled`, `fileReplaced`, `toolServed`, `messageTooLarge`, `contextWithheld`, `closed`;
+// with the turn ledger on also `ledgerRead`, `ledgerWrite` and `turnChanged`: see
+// `idelink_host_ledger`), or NULL when the queue is empty.
 //
 // **Ownership:** the text is library-owned: free it with `idelink_string_free` (it outlives
 // the host).
@@ -604,6 +606,89 @@ enum IdelinkStatus idelink_waker_wake(const struct IdelinkWaker *waker);
 // `waker` is NULL or a waker from `idelink_host_waker` not freed yet, and no other thread is
 // using it.
 void idelink_waker_free(struct IdelinkWaker *waker);
+
+// The turn ledger (`"engine":{"ledger":true}` in the config): every turn held, oldest first,
+// as JSON text, in `idelink_engine_ledger`'s form (`[{"id":1,"conn":1,"startedMs":0,
+// "closed":false,"files":[{"path":"/w/a","changedBy":"claude","reviewed":false,"baseline":…,
+// "current":…,"revision":1,"settled":true,"outsideChange":false,"hunks":[…]}]}]`).
+//
+// **Ownership:** `*ledger_json` is library-owned: free it with `idelink_string_free`.
+//
+// # Safety
+// `host` is a live handle not in use on another thread; `ledger_json` points to writable
+// storage for one pointer.
+enum IdelinkStatus idelink_host_ledger(struct IdelinkHost *host, char **ledger_json);
+
+// The editor's answer to a `ledgerRead` event (`{"event":"ledgerRead","read":1,"path":"…"}`):
+// what the file holds now, from the editor's buffer when it is open there, else from disk
+// (`{"kind":"text","text":"…"}`, `{"kind":"binary","bytes":2048,"digest":"…"}`,
+// `{"kind":"missing"}`, `{"kind":"unread","reason":"…"}`). The claude call waiting for it is
+// answered at once. `IDELINK_ERROR_MISUSE` for an unknown read (never asked, answered, or past
+// `ledgerReadDeadlineMs`: the engine answered claude without it).
+//
+// # Safety
+// `host` is a live handle not in use on another thread; `content_json` is NUL-terminated.
+enum IdelinkStatus idelink_host_handle_ledger_read(struct IdelinkHost *host,
+                                                   uint64_t read,
+                                                   const char *content_json);
+
+// The editor carried out a `ledgerWrite` event's compare-and-write (`{"event":"ledgerWrite",
+// "write":1,"file":{"turn":1,"path":"…","expected":…,"text":"…"|null}}`: it writes `text`, or
+// deletes the file for `null`, only while the file holds `expected`; else it writes
+// nothing): `now_holds_json` is what the file holds afterwards, in
+// `idelink_host_handle_ledger_read`'s form. `IDELINK_ERROR_MISUSE` for an unknown write.
+//
+// # Safety
+// `host` is a live handle not in use on another thread; `now_holds_json` is NUL-terminated.
+enum IdelinkStatus idelink_host_handle_ledger_written(struct IdelinkHost *host,
+                                                      uint64_t write,
+                                                      const char *now_holds_json);
+
+// The editor's file watcher saw `path` change with no claude call announcing it (a Bash
+// `sed`): `content_json` now, `previous_json` before (the editor's buffer or its last read),
+// both in `idelink_host_handle_ledger_read`'s form. Kept as "seen on disk".
+//
+// # Safety
+// `host` is a live handle not in use on another thread; the three strings are
+// NUL-terminated.
+enum IdelinkStatus idelink_host_handle_file_seen(struct IdelinkHost *host,
+                                                 const char *path,
+                                                 const char *content_json,
+                                                 const char *previous_json);
+
+// Undoes a hunk, a file or a turn: `target_json` is
+// `{"undo":"hunk","turn":1,"path":"/w/a","revision":2,"hunk":0}`,
+// `{"undo":"file","turn":1,"path":"/w/a"}` or `{"undo":"turn","turn":1}`. The writes come
+// as `ledgerWrite` events with the next `idelink_host_poll`. `IDELINK_ERROR_MISUSE` when it is
+// refused (a later turn or a newer revision changed the file, an unknown turn, its text not
+// kept): `idelink_last_error_message` gives the reason; nothing is written.
+//
+// # Safety
+// `host` is a live handle not in use on another thread; `target_json` is NUL-terminated.
+enum IdelinkStatus idelink_host_ledger_undo(struct IdelinkHost *host, const char *target_json);
+
+// The session list: every ready session, oldest first, as JSON text
+// (`[{"conn":1,"pid":4242,"folders":["/w"],"connectedAt":0,"chosen":false}]`; `folders` is
+// `null` until the client answered `roots/list`). With `"engine":{"sessionList":true}` (or a
+// routing rule) in the config, each change also comes as a `sessionsChanged` event.
+//
+// **Ownership:** `*sessions_json` is library-owned: free it with `idelink_string_free`.
+//
+// # Safety
+// `host` is a live handle not in use on another thread; `sessions_json` points to writable
+// storage for one pointer.
+enum IdelinkStatus idelink_host_sessions(struct IdelinkHost *host, char **sessions_json);
+
+// Chooses the session mentions go to (and, with `"routing":"chosen"` in the engine
+// configuration, every push): `choice_json` is `{"by":"conn","conn":1}` or
+// `{"by":"pid","pid":4242}` (a pid may be chosen before its CLI connects); NULL chooses none.
+// Mentions that waited for a choice are sent at once. `IDELINK_ERROR_MISUSE` for a connection
+// that is not a session (nothing changes).
+//
+// # Safety
+// `host` is a live handle not in use on another thread; `choice_json` is NULL or
+// NUL-terminated.
+enum IdelinkStatus idelink_host_choose_session(struct IdelinkHost *host, const char *choice_json);
 
 // The turn ledger (`"ledger":true` in the config): every turn held, oldest first, as JSON
 // text (`[{"id":1,"conn":1,"startedMs":0,"closed":false,"files":[{"path":"/w/a",

@@ -25,8 +25,8 @@ use std::time::Duration;
 /// calls on one host must never overlap; only its `IdelinkWaker` may be used concurrently.
 pub struct IdelinkHost(Guarded<HostState>);
 
-struct HostState {
-    host: Host,
+pub(crate) struct HostState {
+    pub(crate) host: Host,
     /// Events served by `poll` and not yet taken by `idelink_host_next_event`.
     queue: VecDeque<EngineEvent>,
     scratch: Vec<EngineEvent>,
@@ -59,7 +59,7 @@ fn host_error(error: HostError) -> (IdelinkStatus, String) {
 ///
 /// # Safety
 /// `host` is NULL or a live handle from `idelink_host_start` not in use on another thread.
-unsafe fn on(
+pub(crate) unsafe fn on(
     host: *mut IdelinkHost,
     body: impl FnOnce(&mut HostState) -> CallResult,
 ) -> IdelinkStatus {
@@ -221,7 +221,9 @@ pub unsafe extern "C" fn idelink_host_poll(
 
 /// Takes the oldest queued event: `*event_json` receives its JSON text
 /// (`{"event":"connected","conn":1,"userAgent":"…"}`, `sessionReady`, `toolCall`,
-/// `toolCallCancelled`, `fileReplaced`, `toolServed`, `messageTooLarge`, `contextWithheld`, `closed`), or NULL when the queue is empty.
+/// `toolCallCancelled`, `fileReplaced`, `toolServed`, `messageTooLarge`, `contextWithheld`, `closed`;
+/// with the turn ledger on also `ledgerRead`, `ledgerWrite` and `turnChanged`: see
+/// `idelink_host_ledger`), or NULL when the queue is empty.
 ///
 /// **Ownership:** the text is library-owned: free it with `idelink_string_free` (it outlives
 /// the host).

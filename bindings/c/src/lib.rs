@@ -37,6 +37,8 @@ mod guard;
 mod helpers;
 mod host;
 mod host_config;
+mod host_ledger;
+mod host_sessions;
 mod ledger;
 mod snapshot;
 mod status;
@@ -59,6 +61,11 @@ pub use host::{
     idelink_host_port, idelink_host_resume_note, idelink_host_resumed, idelink_host_shutdown,
     idelink_host_start, idelink_host_waker, idelink_waker_free, idelink_waker_wake,
 };
+pub use host_ledger::{
+    idelink_host_handle_file_seen, idelink_host_handle_ledger_read,
+    idelink_host_handle_ledger_written, idelink_host_ledger, idelink_host_ledger_undo,
+};
+pub use host_sessions::{idelink_host_choose_session, idelink_host_sessions};
 pub use ledger::{
     idelink_engine_handle_file_seen, idelink_engine_handle_ledger_read,
     idelink_engine_handle_ledger_written, idelink_engine_ledger, idelink_engine_ledger_undo,

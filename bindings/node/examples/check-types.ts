@@ -78,6 +78,9 @@ async function extension(): Promise<Host> {
   const event: EditorEvent = { type: 'mention', path: '/home/me/project/a.rs', lineStart: 1 };
   server.handleEditorEvent(event);
   server.handleEditorEvent({ type: 'workspaceFoldersChanged', folders: ['/home/me/project'] });
+  const terminal = server.sessions().find((session) => session.pid === 4242);
+  server.chooseSession(terminal ? { by: 'conn', conn: terminal.conn } : { by: 'pid', pid: 4242 });
+  server.chooseSession(null);
   await server.shutdown(500);
   return server;
 }

@@ -243,6 +243,25 @@ class Host {
   }
 
   /**
+   * Every ready session, oldest first: its connection, the CLI's pid, its folders (`null`
+   * until known), when it connected, whether it is chosen.
+   * @returns {import('../index').SessionInfo[]}
+   */
+  sessions() {
+    return this.#engine.sessions();
+  }
+
+  /**
+   * Chooses the session mentions go to (and, with `routing: 'chosen'`, every push):
+   * `{by: 'conn', conn}` or `{by: 'pid', pid}`; `null` chooses none. Mentions that waited for
+   * it are sent at once. Throws for a connection that is not a session.
+   * @param {import('../index').SessionChoice | null} choice
+   */
+  chooseSession(choice) {
+    this.#call((at) => this.#engine.chooseSession(at, choice));
+  }
+
+  /**
    * The turn ledger (`engine: { ledger: true }`): every turn held, oldest first.
    * @returns {import('../index').Turn[]}
    */
@@ -257,7 +276,7 @@ class Host {
    * @param {import('../index').FileContent} content
    */
   handleLedgerRead(read, content) {
-    this.#ledgerCall((at) => this.#engine.handleLedgerRead(at, read, content));
+    this.#call((at) => this.#engine.handleLedgerRead(at, read, content));
   }
 
   /**
@@ -266,7 +285,7 @@ class Host {
    * @param {import('../index').FileContent} nowHolds
    */
   handleLedgerWritten(write, nowHolds) {
-    this.#ledgerCall((at) => this.#engine.handleLedgerWritten(at, write, nowHolds));
+    this.#call((at) => this.#engine.handleLedgerWritten(at, write, nowHolds));
   }
 
   /**
@@ -276,7 +295,7 @@ class Host {
    * @param {import('../index').FileContent} previous
    */
   handleFileSeen(path, content, previous) {
-    this.#ledgerCall((at) => this.#engine.handleFileSeen(at, path, content, previous));
+    this.#call((at) => this.#engine.handleFileSeen(at, path, content, previous));
   }
 
   /**
@@ -285,11 +304,11 @@ class Host {
    * @param {import('../index').UndoTarget} target
    */
   ledgerUndo(target) {
-    this.#ledgerCall((at) => this.#engine.ledgerUndo(at, target));
+    this.#call((at) => this.#engine.ledgerUndo(at, target));
   }
 
-  /** Runs one ledger call of the engine's at `now()`, then pumps what it led to. */
-  #ledgerCall(call) {
+  /** Runs one call of the engine's at `now()`, then pumps what it led to. */
+  #call(call) {
     if (this.#closed) throw new Error('idelink: the host is shut down');
     try {
       call(now());

@@ -37,6 +37,10 @@ class Waiters {
       else this.#waiters.push(waiter);
     }
   }
+  /** Every value pushed so far that `predicate` accepts. */
+  all(predicate) {
+    return this.#seen.filter(predicate);
+  }
   next(predicate, what) {
     const found = this.#seen.find(predicate);
     if (found) return Promise.resolve(found);
@@ -405,6 +409,52 @@ test('the host keeps a turn through its ledger calls and undoes its file on disk
     assert.equal(readFileSync(file, 'utf8'), 'one\ntwo\n');
     assert.deepEqual(server.ledger()[0].files[0].hunks, []);
     assert.throws(() => server.ledgerUndo({ undo: 'turn', turn: 9 }), /turn 9/);
+  } finally {
+    await server.shutdown();
+  }
+});
+
+test('the host lists its sessions and sends a mention to the one chosen, by pid or by connection', async () => {
+  const events = new Waiters();
+  const server = await startHost({
+    workspaceFolders: [base],
+    ideName: 'Test Editor',
+    lock: 'none',
+    engine: { readyDelayMs: 0 },
+    onEvent: (event) => events.push(event),
+  });
+  try {
+    const clients = [];
+    for (const pid of [4101, 4102]) {
+      const client = new Client(server.port, server.revealAuthToken());
+      await client.open();
+      await client.request(0, 'initialize', {
+        protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'claude-code', version: '2.1.332' },
+      });
+      client.send({ method: 'notifications/initialized', params: {} });
+      client.send({ method: 'ide_connected', params: { pid } });
+      await events.next((e) => e.event === 'sessionReady' && e.clientPid === pid, `session ${pid}`);
+      clients.push(client);
+    }
+    assert.deepEqual(server.sessions().map((s) => [s.pid, s.chosen]), [[4101, false], [4102, false]]);
+    const path = join(base, 'a.rs');
+    const mention = (lineStart) => server.handleEditorEvent({ type: 'mention', path, lineStart, lineEnd: lineStart });
+    const mentioned = (client, lineStart) =>
+      client.messages.next((m) => m.method === 'at_mentioned' && m.params.lineStart === lineStart, `mention ${lineStart}`);
+
+    server.chooseSession({ by: 'pid', pid: 4102 });
+    assert.deepEqual(server.sessions().map((s) => s.chosen), [false, true]);
+    mention(1);
+    await mentioned(clients[1], 1);
+    const first = server.sessions()[0].conn;
+    server.chooseSession({ by: 'conn', conn: first });
+    mention(2);
+    await mentioned(clients[0], 2);
+    // The first client's mentions: only the one sent while it was chosen.
+    assert.deepEqual(clients[0].messages.all((m) => m.method === 'at_mentioned').map((m) => m.params.lineStart), [2]);
+    assert.throws(() => server.chooseSession({ by: 'conn', conn: 99 }), /99/);
+    server.chooseSession(null);
+    assert.deepEqual(server.sessions().map((s) => s.chosen), [false, false]);
   } finally {
     await server.shutdown();
   }

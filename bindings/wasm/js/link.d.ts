@@ -1,5 +1,7 @@
 // The page side of the `idelink relay` link (`idelink-wasm/link`). Protocol: docs/relay.md.
-import type { Config, EditorEvent, Engine, InitInput, Output, ToolOutcome } from './idelink_wasm.js';
+import type {
+  Config, EditorEvent, Engine, FileContent, FileWrite, InitInput, Output, ToolOutcome, Turn, UndoTarget,
+} from './idelink_wasm.js';
 
 /** An engine output that is an event for the editor (`{kind: 'event', event: 'toolCall', ...}`). */
 export type EditorFacingEvent = Extract<Output, { kind: 'event' }>;
@@ -42,7 +44,7 @@ export interface RelayLinkOptions {
   storage?: Pick<Storage, 'getItem' | 'setItem'> | null;
   /** Unsent link bytes (`bufferedAmount`) at which claude's answers are held in the engine. Default 4 MiB; resumes below half. */
   highWaterBytes?: number;
-  /** Every engine event: `connected`, `sessionReady`, `toolCall` (answer it with `answer`), `toolCallCancelled`, `toolServed`, `messageTooLarge`, `contextWithheld`, `closed`. */
+  /** Every engine event: `connected`, `sessionReady`, `toolCall` (answer it with `answer`), `toolCallCancelled`, `toolServed`, `messageTooLarge`, `contextWithheld`, `closed`; with `ledger: true` also `ledgerRead` (answer it with `ledgerRead`), `ledgerWrite` (carry it out, then `ledgerWritten`) and `turnChanged`. */
   onEvent?: (event: EditorFacingEvent) => void;
   /** The link closed (after `connect` resolved); every claude connection is closed with it. */
   onClose?: (closed: LinkClosed) => void;
@@ -87,6 +89,18 @@ export class RelayLink {
   listFiles(): Promise<{ files: string[]; truncated: boolean }>;
   /** A workspace file's text, by absolute or workspace-relative path; `path` comes back absolute. */
   readFile(path: string): Promise<{ path: string; text: string }>;
+  /** What a workspace file holds, as the turn ledger takes it (for a `ledgerRead` event); rejects for a path outside the workspace. */
+  readContent(path: string): Promise<{ path: string; content: FileContent }>;
+  /** A `ledgerWrite` event's compare-and-write on disk: `conflict` says why nothing was written (null: it was). */
+  writeFile(file: FileWrite): Promise<{ path: string; content: FileContent; conflict: string | null }>;
+  /** The turn ledger (`ledger: true` in `config`), oldest turn first. */
+  ledger(): Turn[];
+  /** Answers a `ledgerRead` event. Throws for an unknown read. */
+  ledgerRead(read: number, content: FileContent): void;
+  /** Reports a `ledgerWrite` event carried out or refused: what the file holds now. Throws for an unknown write. */
+  ledgerWritten(write: number, nowHolds: FileContent): void;
+  /** Undoes a hunk, a file or a turn; the writes come as `ledgerWrite` events. Throws with the reason when refused. */
+  ledgerUndo(target: UndoTarget): void;
   /** Closes the link. */
   close(): void;
 }

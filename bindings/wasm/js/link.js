@@ -15,6 +15,8 @@ const RESUME_KEY = 'idelink-relay-resume';
 const CHUNK_BYTES = 1 << 20;
 /** Default `highWaterBytes`: a few chunks in flight. */
 const HIGH_WATER_BYTES = 4 << 20;
+/** Largest text message the relay takes from the page (docs/relay.md, "Messages"). */
+const MAX_MESSAGE_BYTES = 8 << 20;
 /** How often a paused link looks at `bufferedAmount` again (WebSocket has no drain event). */
 const DRAIN_POLL_MS = 10;
 
@@ -147,6 +149,60 @@ export class RelayLink {
     return this.#request({ type: 'read', path });
   }
 
+  /**
+   * What a workspace file holds, as the turn ledger takes it (`{kind: 'text', text}`,
+   * `{kind: 'missing'}`, `binary`, `large`, `unread`): `{path, content}`. For a `ledgerRead`
+   * event of a file the editor does not hold with unsaved edits.
+   */
+  readContent(path) {
+    return this.#request({ type: 'content', path });
+  }
+
+  /**
+   * Carries out a `ledgerWrite` event's `file` on disk as a compare-and-write: the relay writes
+   * `file.text` (deletes the file for null) only while it holds `file.expected`. Resolves with
+   * `{path, content, conflict}`: what the file holds afterwards, and why nothing was written
+   * (null when it was); report `content` with `ledgerWritten`.
+   */
+  writeFile(file) {
+    return this.#request({ type: 'write', path: file.path, expected: file.expected, text: file.text });
+  }
+
+  /** The turn ledger (`ledger: true` in `config`): the engine's `ledger()`. */
+  ledger() {
+    return this.#engine().ledger();
+  }
+
+  /** Answers a `ledgerRead` event's `read` with what the file holds; throws for an unknown read. */
+  ledgerRead(read, content) {
+    try {
+      this.#engine().handleLedgerRead(this.#now(), read, content);
+    } finally {
+      this.#pump();
+    }
+  }
+
+  /** Reports a `ledgerWrite` event's `write` done (or refused): `nowHolds` is what the file holds. */
+  ledgerWritten(write, nowHolds) {
+    try {
+      this.#engine().handleLedgerWritten(this.#now(), write, nowHolds);
+    } finally {
+      this.#pump();
+    }
+  }
+
+  /**
+   * Undoes a hunk, a file or a turn (`{undo: 'file', turn, path}`, ...): its writes come as
+   * `ledgerWrite` events. Throws with the reason when the engine refuses it.
+   */
+  ledgerUndo(target) {
+    try {
+      this.#engine().ledgerUndo(this.#now(), target);
+    } finally {
+      this.#pump();
+    }
+  }
+
   /** Closes the link (the relay then closes every claude connection). */
   close() {
     this.#ws.close(1000, 'the page closed the link');
@@ -172,8 +228,13 @@ export class RelayLink {
     const id = this.#nextRequest++;
     return new Promise((resolve, reject) => {
       if (this.#closed) return reject(new Error('the relay link is gone'));
+      const text = JSON.stringify({ ...message, id });
+      // A UTF-16 unit is at most 3 UTF-8 bytes: only a long text is measured.
+      if (text.length * 3 > MAX_MESSAGE_BYTES && new TextEncoder().encode(text).length > MAX_MESSAGE_BYTES) {
+        return reject(new Error(`the request is larger than the relay takes (${MAX_MESSAGE_BYTES} bytes)`));
+      }
       this.#waiting.set(id, { resolve, reject });
-      this.#send(JSON.stringify({ ...message, id }));
+      this.#send(text);
     });
   }
 
@@ -201,6 +262,8 @@ export class RelayLink {
       }
       case 'files':
       case 'file':
+      case 'content':
+      case 'written':
         this.#answered(message.id)?.resolve(message);
         break;
       case 'error': {

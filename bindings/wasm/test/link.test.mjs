@@ -146,6 +146,28 @@ test('file requests pair with their answers by id; a lost link fails what is pen
   assert.match(closes[0].message, /another page holds the link/);
 });
 
+test("the ledger's file requests pair by id, and one over the relay's message cap is never sent", async () => {
+  const { link, relay } = await linked();
+  const reading = link.readContent('a.txt');
+  const file = { turn: 1, path: '/w/a.txt', expected: { kind: 'text', text: 'claude' }, text: null };
+  const writing = link.writeFile(file);
+  assert.deepEqual(relay.sent.slice(-2), [
+    { type: 'content', path: 'a.txt', id: 1 },
+    { type: 'write', path: '/w/a.txt', expected: { kind: 'text', text: 'claude' }, text: null, id: 2 },
+  ]);
+  relay.text({ type: 'written', id: 2, path: '/w/a.txt', content: { kind: 'missing' }, conflict: null });
+  relay.text({ type: 'content', id: 1, path: '/w/a.txt', content: { kind: 'text', text: 'claude' } });
+  assert.deepEqual(await writing, { type: 'written', id: 2, path: '/w/a.txt', content: { kind: 'missing' }, conflict: null });
+  assert.deepEqual((await reading).content, { kind: 'text', text: 'claude' });
+  // Two texts of 4.5 MiB: the relay would close the link for the message; it is refused here.
+  const big = 'x'.repeat(9 << 19);
+  const sent = relay.sent.length;
+  await assert.rejects(link.writeFile({ ...file, expected: { kind: 'text', text: big }, text: big }), /larger than the relay takes/);
+  assert.equal(relay.sent.length, sent, 'nothing sent');
+  assert.deepEqual(link.ledger(), [], 'the engine runs no ledger unless configured');
+  link.close();
+});
+
 test('a refused hello rejects connect with what to do', async () => {
   const before = FakeRelay.created.length;
   const connecting = RelayLink.connect({ secret: 'bad', url: 'ws://relay/link', WebSocket: FakeRelay, wasm, storage: null });

@@ -9,7 +9,7 @@ use super::page_dir::PageDir;
 use std::path::{Path, PathBuf};
 
 /// The demo editor's own files, by URL path.
-const EMBEDDED: [(&str, &str, &str); 4] = [
+const EMBEDDED: [(&str, &str, &str); 5] = [
     (
         "/",
         "text/html; charset=utf-8",
@@ -24,6 +24,11 @@ const EMBEDDED: [(&str, &str, &str); 4] = [
         "/inert.js",
         "text/javascript; charset=utf-8",
         include_str!("../../web/inert.js"),
+    ),
+    (
+        "/ledger.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/ledger.js"),
     ),
     (
         "/style.css",

@@ -71,6 +71,11 @@ impl Workspace {
         }
     }
 
+    /// The workspace folder, canonical.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Files under the root; hidden entries, `target` and `node_modules` skipped, symlinks not
     /// followed. The walk stops at the first file past [`MAX_FILES`], before a folder past
     /// [`MAX_FOLDERS_READ`] and at the entry past [`MAX_ENTRIES_VISITED`], whichever comes

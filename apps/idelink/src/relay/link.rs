@@ -7,16 +7,19 @@
 //!   resume}`: the link secret from the URL fragment, and the resume token this tab was given
 //!   before (or null). Then `close {conn}` (write what was sent before it, then close that
 //!   claude connection), `list {id}` (the workspace's files), `read {id, path}` (one file's
-//!   text); `id` is the page's number for the request, echoed in its answer.
+//!   text), and for the page's turn ledger `content {id, path}` (what a file holds, as the
+//!   ledger takes it) and `write {id, path, expected, text}` (an undo's compare-and-write);
+//!   `id` is the page's number for the request, echoed in its answer.
 //! - Text, relay → page: `welcome {claudePort, authToken, workspace, ideName, resume}` once the
 //!   hello was accepted (the only way the page learns the claude token; `resume` lets this tab
 //!   link again after a reload); `open {conn}` when claude connects; `closed {conn}` when its
-//!   connection ended; `files {id, files, truncated}` and `file {id, path, text}` answering
-//!   the page; `error {id, message}` (`id` null when it answers no request).
+//!   connection ended; `files {id, files, truncated}`, `file {id, path, text}`, `content {id,
+//!   path, content}` and `written {id, path, content, conflict}` answering the page; `error {id, message}` (`id` null when it answers no request).
 //!
 //! The whole protocol, with its close codes: docs/relay.md.
 
-use serde::{Deserialize, Serialize};
+use idelink_core::ledger::FileContent;
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A message for the page.
 #[derive(Debug, Serialize)]
@@ -67,6 +70,27 @@ pub enum ToPage<'a> {
         /// Its contents.
         text: &'a str,
     },
+    /// What a file holds, as the turn ledger takes it.
+    Content {
+        /// The request answered.
+        id: u64,
+        /// Its absolute path, forward slashes.
+        path: &'a str,
+        /// Its content (`{kind: "text", text}`, `{kind: "missing"}`, ...).
+        content: &'a FileContent,
+    },
+    /// An undo's compare-and-write was carried out, or refused.
+    Written {
+        /// The request answered.
+        id: u64,
+        /// Its absolute path, forward slashes.
+        path: &'a str,
+        /// What the file holds afterwards.
+        content: &'a FileContent,
+        /// Why nothing was written (the file no longer held `expected`, or the write failed);
+        /// null when it was.
+        conflict: Option<&'a str>,
+    },
     /// A request from the page failed, or (`id` None) the relay reports a problem.
     Error {
         /// The request answered; None when the error answers none.
@@ -112,6 +136,32 @@ pub enum FromPage {
         /// The file.
         path: String,
     },
+    /// What a file holds now, for the turn ledger (absolute, or relative to the workspace).
+    Content {
+        /// The page's number for the request.
+        id: u64,
+        /// The file.
+        path: String,
+    },
+    /// An undo's write: `text` (null: delete the file) only while the file holds `expected`.
+    Write {
+        /// The page's number for the request.
+        id: u64,
+        /// The file.
+        path: String,
+        /// What the file must hold now.
+        expected: FileContent,
+        /// What to write; null deletes the file. Required: a message without it is refused,
+        /// never read as a delete.
+        #[serde(deserialize_with = "required_option")]
+        text: Option<String>,
+    },
+}
+
+/// An `Option` field that must be present (`null` or a value): serde reads a missing
+/// `Option` as `None` unless the field has its own deserializer.
+fn required_option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Option::deserialize(d)
 }
 
 /// The `id` of a text message the relay could not parse as a request, when it has one, so
@@ -174,6 +224,26 @@ mod tests {
                 resume: None
             }
         );
+        assert_eq!(
+            parse(r#"{"type":"content","id":3,"path":"/w/a"}"#).unwrap(),
+            FromPage::Content {
+                id: 3,
+                path: "/w/a".into()
+            }
+        );
+        let write =
+            r#"{"type":"write","id":4,"path":"a","expected":{"kind":"missing"},"text":null}"#;
+        assert_eq!(
+            parse(write).unwrap(),
+            FromPage::Write {
+                id: 4,
+                path: "a".into(),
+                expected: FileContent::Missing,
+                text: None
+            }
+        );
+        let no_text = r#"{"type":"write","id":5,"path":"a","expected":{"kind":"missing"}}"#;
+        assert!(parse(no_text).is_err(), "a write without text is no delete");
         assert_eq!(request_id(r#"{"type":"format","id":9}"#), Some(9));
         assert_eq!(request_id(r#"{"type":"list"}"#), None);
         assert_eq!(request_id("not json"), None);
@@ -199,6 +269,16 @@ mod tests {
             message: "m",
         };
         assert_eq!(error.to_json(), r#"{"type":"error","id":7,"message":"m"}"#);
+        let written = ToPage::Written {
+            id: 8,
+            path: "/w/a",
+            content: &FileContent::Text { text: "x".into() },
+            conflict: None,
+        };
+        assert_eq!(
+            written.to_json(),
+            r#"{"type":"written","id":8,"path":"/w/a","content":{"kind":"text","text":"x"},"conflict":null}"#
+        );
         assert_eq!(
             ToPage::Open { conn: 1 }.to_json(),
             r#"{"type":"open","conn":1}"#

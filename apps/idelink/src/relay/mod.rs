@@ -36,6 +36,7 @@ mod console;
 mod descriptors;
 mod files;
 mod hello;
+mod ledger_disk;
 mod link;
 mod lock;
 mod origin;

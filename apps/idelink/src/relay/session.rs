@@ -9,6 +9,7 @@
 
 use super::files::Workspace;
 use super::hello::{LinkKeys, Linking, POLICY, Refusal};
+use super::ledger_disk::PageWrite;
 use super::link::{FromPage, ToPage, request_id};
 use idelink_core::AuthToken;
 use idelink_core::ws::close_code;
@@ -173,6 +174,45 @@ impl Session {
                 }
                 .to_json(),
             },
+            Ok(FromPage::Content { id, path }) => match self.workspace.ledger_content(&path) {
+                Ok((path, content)) => ToPage::Content {
+                    id,
+                    path: &path,
+                    content: &content,
+                }
+                .to_json(),
+                Err(message) => ToPage::Error {
+                    id: Some(id),
+                    message: &message,
+                }
+                .to_json(),
+            },
+            Ok(FromPage::Write {
+                id,
+                path,
+                expected,
+                text,
+            }) => {
+                let write = PageWrite {
+                    path,
+                    expected,
+                    text,
+                };
+                match self.workspace.ledger_write(write) {
+                    Ok(done) => ToPage::Written {
+                        id,
+                        path: &done.path,
+                        content: &done.content,
+                        conflict: done.conflict.as_deref(),
+                    }
+                    .to_json(),
+                    Err(message) => ToPage::Error {
+                        id: Some(id),
+                        message: &message,
+                    }
+                    .to_json(),
+                }
+            }
             Ok(FromPage::Hello { .. }) => ToPage::Error {
                 id: None,
                 message: "this page is already linked",
@@ -329,6 +369,30 @@ mod tests {
         assert_eq!(
             (&garbage["type"], &garbage["id"]),
             (&"error".into(), &Value::Null)
+        );
+        let content = answer(session.request(r#"{"type":"content","id":7,"path":"a.txt"}"#));
+        assert_eq!(
+            (&content["type"], &content["id"], &content["content"]),
+            (
+                &"content".into(),
+                &7.into(),
+                &serde_json::json!({"kind": "text", "text": "alpha"})
+            )
+        );
+        let write = r#"{"type":"write","id":8,"path":"a.txt","expected":{"kind":"text","text":"alpha"},"text":"beta"}"#;
+        let written = answer(session.request(write));
+        assert_eq!(
+            (&written["type"], &written["id"], &written["conflict"]),
+            (&"written".into(), &8.into(), &Value::Null)
+        );
+        assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "beta");
+        let stale = answer(session.request(write));
+        assert!(stale["conflict"].as_str().is_some(), "{stale}");
+        assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "beta");
+        let outside = answer(session.request(r#"{"type":"content","id":9,"path":"../x"}"#));
+        assert_eq!(
+            (&outside["type"], &outside["id"]),
+            (&"error".into(), &9.into())
         );
         assert_eq!(
             session.request(r#"{"type":"close","conn":9}"#),

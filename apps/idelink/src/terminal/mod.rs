@@ -19,7 +19,7 @@ mod file_read;
 mod handshake_closes;
 pub(crate) mod inert;
 mod input;
-mod ledger_files;
+pub(crate) mod ledger_files;
 mod prepare;
 mod review;
 mod reviewer;
