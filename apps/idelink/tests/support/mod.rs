@@ -6,6 +6,7 @@
 )]
 
 pub mod frames;
+pub mod sshd;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
