@@ -54,9 +54,10 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
         eprintln!("idelink: {}", crate::terminal::inert::line(note, 1000));
     }
     // The bridge first: the engine accepts its port in `Host`.
-    let bridge = match &args.remote {
-        Some(command) => Some(bridge::spawn_bridge(command)?),
-        None => None,
+    let bridge = match (&args.remote, &args.remote_shell) {
+        (Some(command), _) => Some(bridge::spawn_bridge(command)?),
+        (None, Some(prefix)) => Some(bridge::spawn_through_shell(prefix)?),
+        (None, None) => None,
     };
     if let Some(bridge) = &bridge {
         config.engine.path_map = args.map.clone();
