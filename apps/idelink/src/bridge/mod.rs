@@ -10,10 +10,12 @@ mod far;
 mod near;
 mod pump;
 mod shell;
+mod wsl;
 
 pub use far::{BridgeArgs, run};
 pub use near::{Bridge, RemoteLink, spawn_bridge, start_remote};
 pub use shell::spawn_through_shell;
+pub use wsl::{with_wsl_maps, wsl_command};
 
 /// This build's version, said in every hello (so each side can tell the other is another
 /// build and say so).

@@ -66,6 +66,12 @@ pub struct ServeArgs {
     /// --remote. See docs/remote.md.
     #[arg(long, value_name = "PREFIX", group = "remote_side")]
     pub remote_shell: Option<String>,
+    /// Serve a claude in WSL: `--remote 'wsl.exe [-d DISTRO] idelink bridge'`, with the
+    /// workspace drive's `/mnt/<drive>/=<DRIVE>:/` mapping unless --map names that drive (as
+    /// for any --remote or --remote-shell command that runs `wsl.exe`). See docs/remote.md.
+    #[arg(long, value_name = "DISTRO", num_args = 0..=1, default_missing_value = "",
+          group = "remote_side")]
+    pub wsl: Option<String>,
     /// With --remote or --remote-shell: claude's paths on the far side and the editor's here, as prefix pairs
     /// (`--map /home/me/proj=/Users/me/proj`, several allowed, longest prefix first). A path
     /// outside every pair is refused, never guessed. Default: the same paths on both sides.
