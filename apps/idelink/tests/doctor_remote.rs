@@ -16,7 +16,7 @@ use std::sync::mpsc::Receiver;
 
 mod support;
 
-use support::{idelink, lines, temp_dir, wait_for_line};
+use support::{idelink, temp_dir, wait_for_line};
 
 /// A private HOME and claude config (where the bridge writes its lock) and the workspace.
 struct Side {
@@ -47,21 +47,12 @@ impl Side {
     /// `serve --remote 'idelink bridge' --map /far=WORK WORK`; the bridge's port and pid.
     fn serve_remote(&self) -> (Child, Receiver<String>, u16, u32) {
         let bridge = format!("exec '{}' bridge", env!("CARGO_BIN_EXE_idelink"));
-        let mut child = self
-            .command(&["serve", "--diff", "reject", "--remote", &bridge, "--map"])
-            .arg(format!("/far={}", self.work.display()))
-            .arg(&self.work)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let err = lines(std::process::ChildStdout::from(std::os::fd::OwnedFd::from(
-            child.stderr.take().unwrap(),
-        )));
-        let up = wait_for_line(&err, "idelink bridge: listening on 127.0.0.1:");
-        let lock = PathBuf::from(up.rsplit("lock ").next().unwrap());
-        let body: Value = serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
-        let port = lock.file_stem().unwrap().to_str().unwrap().parse().unwrap();
+        let (child, _out, err) = support::spawn_piped(
+            self.command(&["serve", "--diff", "reject", "--remote", &bridge, "--map"])
+                .arg(format!("/far={}", self.work.display()))
+                .arg(&self.work),
+        );
+        let (_lock, body, port) = support::bridge_lock(&err);
         let pid = u32::try_from(body["pid"].as_u64().unwrap()).unwrap();
         (child, err, port, pid)
     }

@@ -18,36 +18,22 @@ use std::sync::mpsc::Receiver;
 mod support;
 
 use support::sshd::Sshd;
-use support::{idelink, lines, temp_dir, texts, wait_exit, wait_for_line};
+use support::{idelink, skip, temp_dir, texts, wait_exit, wait_for_line};
 
 /// Where the far side keeps the copy, under its `XDG_CACHE_HOME`.
 fn copy_in(cache: &Path) -> PathBuf {
     cache.join(format!("idelink/bin/idelink-{}", env!("CARGO_PKG_VERSION")))
 }
 
-/// Says loudly that `test` did not run and why; with `CI=true` that is a failure.
-fn skip(test: &str, why: &str) {
-    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(!in_ci, "CI=true and {why}");
-    eprintln!("\n!! SKIPPED {test}: {why}");
-}
-
 /// `idelink serve --remote-shell PREFIX WORK`, its stdout and stderr as lines.
 fn serve(dir: &Path, prefix: &str) -> (Child, Receiver<String>, Receiver<String>) {
-    let mut serve = idelink(&["serve", "--diff", "accept", "--lock-dir"])
-        .arg(dir.join("near-ide"))
-        .args(["--remote-shell", prefix])
-        .arg(dir.join("work"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = lines(serve.stdout.take().unwrap());
-    let err = lines(std::process::ChildStdout::from(std::os::fd::OwnedFd::from(
-        serve.stderr.take().unwrap(),
-    )));
-    (serve, out, err)
+    support::spawn_piped(
+        idelink(&["serve", "--diff", "accept", "--lock-dir"])
+            .arg(dir.join("near-ide"))
+            .args(["--remote-shell", prefix])
+            .arg(dir.join("work"))
+            .stdin(Stdio::null()),
+    )
 }
 
 /// A far side whose cache and claude config are under `dir`, reached through `transport`.
@@ -64,11 +50,8 @@ fn far_env(dir: &Path) -> String {
 fn served_through(dir: &Path, prefix: &str, said: &str) {
     let (mut child, _out, err) = serve(dir, prefix);
     wait_for_line(&err, said);
-    let up = wait_for_line(&err, "idelink bridge: listening on 127.0.0.1:");
-    let lock = PathBuf::from(up.rsplit("lock ").next().unwrap());
+    let (lock, body, port) = support::bridge_lock(&err);
     assert!(lock.starts_with(dir.join("far-claude/ide")), "{lock:?}");
-    let body: Value = serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
-    let port: u16 = lock.file_stem().unwrap().to_str().unwrap().parse().unwrap();
     let mut claude =
         Client::connect_initialized(port, body["authToken"].as_str().unwrap()).unwrap();
     let folders = claude.call_tool("getWorkspaceFolders", json!({})).unwrap();

@@ -11,24 +11,16 @@
 
 use idelink_test_client::Client;
 use serde_json::{Value, json};
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 mod support;
 
 use support::sshd::Sshd;
-use support::{idelink, lines, temp_dir, texts, wait_for_line};
+use support::{idelink, skip, temp_dir, texts, wait_for_line};
 
 /// The far side's name for the workspace.
 const FAR: &str = "/far/ssh/proj";
-
-/// Says loudly that `test` did not run and why; with `CI=true` that is a failure.
-pub fn skip(test: &str, why: &str) {
-    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(!in_ci, "CI=true and {why}");
-    eprintln!("\n!! SKIPPED {test}: {why}");
-}
 
 #[test]
 fn a_claude_behind_a_bridge_started_over_ssh_is_served_with_its_own_paths() {
@@ -46,26 +38,17 @@ fn a_claude_behind_a_bridge_started_over_ssh_is_served_with_its_own_paths() {
         env!("CARGO_BIN_EXE_idelink"),
         far_locks.display()
     ));
-    let mut serve = idelink(&["serve", "--diff", "accept", "--lock-dir"])
-        .arg(dir.join("near-ide"))
-        .args(["--remote", &bridge, "--map"])
-        .arg(format!("{FAR}={}", work.display()))
-        .arg(&work)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = lines(serve.stdout.take().unwrap());
-    let err = lines(std::process::ChildStdout::from(std::os::fd::OwnedFd::from(
-        serve.stderr.take().unwrap(),
-    )));
+    let (mut serve, out, err) = support::spawn_piped(
+        idelink(&["serve", "--diff", "accept", "--lock-dir"])
+            .arg(dir.join("near-ide"))
+            .args(["--remote", &bridge, "--map"])
+            .arg(format!("{FAR}={}", work.display()))
+            .arg(&work)
+            .stdin(Stdio::null()),
+    );
     // The bridge's own words come back through ssh's stderr.
-    let up = wait_for_line(&err, "idelink bridge: listening on 127.0.0.1:");
-    let lock = PathBuf::from(up.rsplit("lock ").next().unwrap());
-    let body: Value = serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
+    let (lock, body, port) = support::bridge_lock(&err);
     assert_eq!(body["workspaceFolders"], json!([FAR]));
-    let port: u16 = lock.file_stem().unwrap().to_str().unwrap().parse().unwrap();
     let token = body["authToken"].as_str().unwrap();
     assert!(
         std::fs::read_dir(dir.join("near-ide")).map_or(true, |d| d.count() == 0),

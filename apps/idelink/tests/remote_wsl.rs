@@ -10,12 +10,11 @@
 
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
 use std::process::Stdio;
 
 mod support;
 
-use support::{idelink, lines, temp_dir, wait_for_line};
+use support::{idelink, temp_dir};
 
 #[test]
 fn the_wsl_shorthand_starts_wsl_exe_and_the_lock_says_not_windows() {
@@ -39,20 +38,13 @@ fn the_wsl_shorthand_starts_wsl_exe_and_the_lock_says_not_windows() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut serve = idelink(&["serve", "--diff", "reject", "--wsl", "Ubuntu"])
-        .arg(dir.join("work"))
-        .env("PATH", path)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let err = lines(std::process::ChildStdout::from(std::os::fd::OwnedFd::from(
-        serve.stderr.take().unwrap(),
-    )));
-    let up = wait_for_line(&err, "idelink bridge: listening on 127.0.0.1:");
-    let lock = PathBuf::from(up.rsplit("lock ").next().unwrap());
-    let body: Value = serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
+    let (mut serve, _out, err) = support::spawn_piped(
+        idelink(&["serve", "--diff", "reject", "--wsl", "Ubuntu"])
+            .arg(dir.join("work"))
+            .env("PATH", path)
+            .stdin(Stdio::null()),
+    );
+    let (_lock, body, _port) = support::bridge_lock(&err);
     // Absent or false: the CLI's lock reader takes a missing `runningInWindows` as false.
     assert!(
         matches!(

@@ -157,3 +157,40 @@ pub fn texts(response: &serde_json::Value) -> Vec<String> {
         .map(|item| item["text"].as_str().unwrap_or_default().to_owned())
         .collect()
 }
+
+/// Spawns `command` with its stdout and stderr each read as lines.
+#[cfg(unix)]
+pub fn spawn_piped(command: &mut Command) -> (Child, Receiver<String>, Receiver<String>) {
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start idelink");
+    let out = lines(child.stdout.take().expect("piped stdout"));
+    let err = lines(ChildStdout::from(std::os::fd::OwnedFd::from(
+        child.stderr.take().expect("piped stderr"),
+    )));
+    (child, out, err)
+}
+
+/// The far lock an `idelink bridge` announced on `stderr` (`listening on …, lock PATH`): its
+/// path, its body and its port.
+pub fn bridge_lock(stderr: &Receiver<String>) -> (PathBuf, serde_json::Value, u16) {
+    let up = wait_for_line(stderr, "idelink bridge: listening on 127.0.0.1:");
+    let lock = PathBuf::from(up.rsplit("lock ").next().unwrap_or_default());
+    let text = std::fs::read_to_string(&lock).expect("read the far lock");
+    let body = serde_json::from_str(&text).expect("the far lock is JSON");
+    let port = lock
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.parse().ok())
+        .expect("the far lock is <port>.lock");
+    (lock, body, port)
+}
+
+/// Says loudly that `test` did not run and why; with `CI=true` that is a failure.
+pub fn skip(test: &str, why: &str) {
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(!in_ci, "CI=true and {why}");
+    eprintln!("\n!! SKIPPED {test}: {why}");
+}
