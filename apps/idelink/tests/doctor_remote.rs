@@ -1,6 +1,6 @@
 //! `idelink doctor` in the remote case, on both sides of a real `serve --remote` link (here
 //! both on this machine, as two users' views): the bridge's lock found as a bridge's, a
-//! `CLAUDE_CODE_SSE_PORT` naming another port, a remote session with no bridge lock, a
+//! `CLAUDE_CODE_SSE_PORT` naming another port, a killed bridge's lock, a remote session with no bridge lock, a
 //! `serve --remote` whose link died, and a folder outside every `--map`. The processes are read
 //! from Linux's /proc.
 #![cfg(target_os = "linux")]
@@ -139,7 +139,7 @@ fn a_remote_session_without_a_bridge_lock_is_told_to_start_one() {
 #[test]
 fn the_editor_side_finds_a_dead_link_and_a_folder_outside_every_map() {
     let side = Side::new("doctor-remote-near");
-    let (serve, err, _port, bridge) = side.serve_remote();
+    let (serve, err, port, bridge) = side.serve_remote();
     let serve_pid = serve.id();
     let found = side.remote_findings(&side.work, &[]);
     assert!(
@@ -167,6 +167,15 @@ fn the_editor_side_finds_a_dead_link_and_a_folder_outside_every_map() {
     // The link's end is said before the bridge's process is reaped: wait for that, with a
     // deadline.
     let until = std::time::Instant::now() + support::DEADLINE;
+    // Where claude runs: the lock SIGKILL left behind is told from any stale lock.
+    let far = side.remote_findings(Path::new("/"), &[]);
+    assert!(
+        has(
+            &far,
+            &format!("fail: port {port} was an idelink bridge's (pid {bridge}, gone)")
+        ),
+        "{far:?}"
+    );
     let dead = format!("fail: serve --remote (pid {serve_pid}) runs without its bridge");
     while !has(&side.remote_findings(&side.work, &[]), &dead) {
         assert!(std::time::Instant::now() < until, "no dead-link finding");

@@ -7,12 +7,14 @@
 
 mod cksum;
 mod far;
+mod marker;
 mod near;
 mod pump;
 mod shell;
 mod wsl;
 
 pub use far::{BridgeArgs, run};
+pub use marker::marks as marks_bridge;
 pub use near::{Bridge, RemoteLink, spawn_bridge, start_remote};
 pub use shell::spawn_through_shell;
 pub use wsl::{with_wsl_maps, wsl_command};

@@ -155,6 +155,10 @@ fn examine(dir: &str, live: bool) -> Report {
             (lock, process)
         })
         .collect();
+    let stale = lock_dirs.iter().flat_map(|d| &d.locks);
+    for finding in stale.filter_map(remote::dead_bridge) {
+        report.push(finding);
+    }
     for finding in remote::far_findings(&live_locks, sse_port, &var) {
         report.push(finding);
     }

@@ -1,6 +1,7 @@
 //! The remote case (docs/remote.md): which side of a `serve --remote` link lacks what.
 //!
-//! - Where claude runs: a live lock whose pid is `idelink bridge` is the bridge's; with one
+//! - Where claude runs: a stale lock beside a bridge's mark (`<port>.bridge`) was a killed
+//!   bridge's; a live lock whose pid is `idelink bridge` is the bridge's; with one
 //!   there, a `CLAUDE_CODE_SSE_PORT` naming another port sends claude elsewhere (the CLI dials
 //!   that port alone: docs/protocol.md, "Discovery"); with none, in a session that is plainly
 //!   remote (SSH, WSL, a container), the editor's side has not started its bridge.
@@ -109,6 +110,24 @@ pub fn far_findings(
         _ => {}
     }
     found
+}
+
+/// A stale lock (its pid dead) that its mark says was a bridge's (bridge/marker.rs).
+pub fn dead_bridge(lock: &FoundLock) -> Option<Finding> {
+    let (Ok(body), Some(port)) = (&lock.body, lock.port) else {
+        return None;
+    };
+    (!lock.pid_alive && crate::bridge::marks_bridge(&lock.path, body.pid)).then(|| {
+        Finding::new(
+            Level::Fail,
+            "remote",
+            format!(
+                "port {port} was an idelink bridge's (pid {}, gone): it ended without removing its lock (killed?), so its editor's link is gone too",
+                body.pid
+            ),
+            Some("start serve --remote again on the editor's machine (the new bridge sweeps this lock)"),
+        )
+    })
 }
 
 /// The findings on the editor's side for `dir`: each running `serve --remote` process.
