@@ -11,12 +11,12 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc::Receiver;
 
 mod support;
 
-use support::{idelink, temp_dir, wait_for_line};
+use support::{Running, idelink, temp_dir, wait_for_line};
 
 /// A private HOME and claude config (where the bridge writes its lock) and the workspace.
 struct Side {
@@ -45,7 +45,7 @@ impl Side {
     }
 
     /// `serve --remote 'idelink bridge' --map /far=WORK WORK`; the bridge's port and pid.
-    fn serve_remote(&self) -> (Child, Receiver<String>, u16, u32) {
+    fn serve_remote(&self) -> (Running, Receiver<String>, u16, u32) {
         let bridge = format!("exec '{}' bridge", env!("CARGO_BIN_EXE_idelink"));
         let (child, _out, err) = support::spawn_piped(
             self.command(&["serve", "--diff", "reject", "--remote", &bridge, "--map"])
@@ -86,11 +86,6 @@ fn has(findings: &[String], wanted: &str) -> bool {
     findings.iter().any(|f| f.contains(wanted))
 }
 
-fn stop(mut child: Child) {
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
 #[test]
 fn the_far_side_finds_the_bridge_and_a_port_variable_that_names_another() {
     let side = Side::new("doctor-remote-far");
@@ -115,7 +110,7 @@ fn the_far_side_finds_the_bridge_and_a_port_variable_that_names_another() {
         ),
         "{found:?}"
     );
-    stop(serve);
+    drop(serve);
 }
 
 #[test]
@@ -140,7 +135,7 @@ fn a_remote_session_without_a_bridge_lock_is_told_to_start_one() {
 fn the_editor_side_finds_a_dead_link_and_a_folder_outside_every_map() {
     let side = Side::new("doctor-remote-near");
     let (serve, err, port, bridge) = side.serve_remote();
-    let serve_pid = serve.id();
+    let serve_pid = serve.0.id();
     let found = side.remote_findings(&side.work, &[]);
     assert!(
         has(
@@ -181,5 +176,5 @@ fn the_editor_side_finds_a_dead_link_and_a_folder_outside_every_map() {
         assert!(std::time::Instant::now() < until, "no dead-link finding");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    stop(serve);
+    drop(serve);
 }

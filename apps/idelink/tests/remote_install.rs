@@ -12,13 +12,13 @@ use idelink_test_client::Client;
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc::Receiver;
 
 mod support;
 
 use support::sshd::Sshd;
-use support::{idelink, skip, temp_dir, texts, wait_exit, wait_for_line};
+use support::{Running, idelink, skip, temp_dir, texts, wait_exit, wait_for_line};
 
 /// Where the far side keeps the copy, under its `XDG_CACHE_HOME`.
 fn copy_in(cache: &Path) -> PathBuf {
@@ -26,7 +26,7 @@ fn copy_in(cache: &Path) -> PathBuf {
 }
 
 /// `idelink serve --remote-shell PREFIX WORK`, its stdout and stderr as lines.
-fn serve(dir: &Path, prefix: &str) -> (Child, Receiver<String>, Receiver<String>) {
+fn serve(dir: &Path, prefix: &str) -> (Running, Receiver<String>, Receiver<String>) {
     support::spawn_piped(
         idelink(&["serve", "--diff", "accept", "--lock-dir"])
             .arg(dir.join("near-ide"))
@@ -59,7 +59,7 @@ fn served_through(dir: &Path, prefix: &str, said: &str) {
     let work = dir.join("work").canonicalize().unwrap();
     assert_eq!(folders["rootPath"], work.to_str().unwrap());
     drop(claude);
-    support::stop(&mut child);
+    support::stop(&mut child.0);
 }
 
 /// The copy is this very binary, its owner's alone, in a folder that is its owner's alone.
@@ -84,7 +84,7 @@ fn assert_private_copy(cache: &Path) {
 /// Serves through `prefix` expecting it to fail at start; returns its stderr.
 fn refused(dir: &Path, prefix: &str) -> String {
     let (mut child, _out, err) = serve(dir, prefix);
-    let status = wait_exit(&mut child);
+    let status = wait_exit(&mut child.0);
     assert!(!status.success(), "{status}");
     err.try_iter().collect::<Vec<_>>().join("\n")
 }

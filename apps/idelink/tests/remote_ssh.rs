@@ -72,7 +72,7 @@ fn a_claude_behind_a_bridge_started_over_ssh_is_served_with_its_own_paths() {
     // The review read the editor's own file (the far path does not exist here).
     wait_for_line(&out, "openDiff main.rs");
     drop(claude);
-    support::stop(&mut serve);
+    support::stop(&mut serve.0);
     // The bridge removes its lock as ssh closes its stdin: within a second.
     let until = Instant::now() + Duration::from_secs(1);
     while lock.exists() {

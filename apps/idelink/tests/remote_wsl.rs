@@ -55,5 +55,5 @@ fn the_wsl_shorthand_starts_wsl_exe_and_the_lock_says_not_windows() {
     );
     let args = std::fs::read_to_string(dir.join("wsl-args")).unwrap();
     assert_eq!(args.trim(), "-d Ubuntu idelink bridge");
-    support::stop(&mut serve);
+    support::stop(&mut serve.0);
 }

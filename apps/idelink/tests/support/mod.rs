@@ -158,9 +158,20 @@ pub fn texts(response: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// A child process killed and reaped when dropped, so a failed assertion leaves nothing
+/// running.
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Spawns `command` with its stdout and stderr each read as lines.
 #[cfg(unix)]
-pub fn spawn_piped(command: &mut Command) -> (Child, Receiver<String>, Receiver<String>) {
+pub fn spawn_piped(command: &mut Command) -> (Running, Receiver<String>, Receiver<String>) {
     let mut child = command
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -170,7 +181,7 @@ pub fn spawn_piped(command: &mut Command) -> (Child, Receiver<String>, Receiver<
     let err = lines(ChildStdout::from(std::os::fd::OwnedFd::from(
         child.stderr.take().expect("piped stderr"),
     )));
-    (child, out, err)
+    (Running(child), out, err)
 }
 
 /// The far lock an `idelink bridge` announced on `stderr` (`listening on …, lock PATH`): its
