@@ -198,3 +198,13 @@ fn the_copy_goes_over_a_real_ssh() {
     served_through(&dir, &prefix, "the far side has this idelink");
     drop(sshd);
 }
+
+#[test]
+fn a_prefix_that_runs_no_shell_there_is_said() {
+    let dir = temp_dir("remote-install-noshell");
+    let said = refused(&dir, "false");
+    assert!(
+        said.contains("the far shell did not answer `uname`"),
+        "{said}"
+    );
+}
