@@ -5,6 +5,7 @@
 //! removes the lock on every exit: the link's end, a fault, a signal.
 
 use super::BINARY_VERSION;
+use super::marker::BridgeMarker;
 use super::pump::LinkPump;
 use crate::signals;
 use clap::Args;
@@ -54,7 +55,9 @@ pub fn run(args: BridgeArgs) -> Result<(), Box<dyn Error>> {
                         "idelink bridge: listening on 127.0.0.1:{port}, lock {}",
                         guard.path().display()
                     );
-                    lock = Some(guard);
+                    // Only for the doctor: a bridge without its mark still serves.
+                    let mark = BridgeMarker::create(&dir, port).ok();
+                    lock = Some((guard, mark));
                 }
                 Err(e) => {
                     refused = Some(e);

@@ -5,12 +5,19 @@
 //! ([`idelink_core::link`]); the engine on the editor side checks the token, the upgrade and
 //! everything after, exactly as for a local socket.
 
+mod cksum;
 mod far;
+mod marker;
 mod near;
 mod pump;
+mod shell;
+mod wsl;
 
 pub use far::{BridgeArgs, run};
+pub use marker::marks as marks_bridge;
 pub use near::{Bridge, RemoteLink, spawn_bridge, start_remote};
+pub use shell::spawn_through_shell;
+pub use wsl::{with_wsl_maps, wsl_command};
 
 /// This build's version, said in every hello (so each side can tell the other is another
 /// build and say so).

@@ -8,7 +8,7 @@ use crate::terminal::inert;
 use idelink_core::link::{AttachEvent, Hello, LinkFault, peek_hello};
 use idelink_mio::{Host, LinkPipes};
 use std::error::Error;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -27,15 +27,31 @@ pub struct Bridge {
 /// Starts `command` (through the shell: `sh -c`, `cmd /C` on Windows) and reads the bridge's
 /// hello. Fails with what to check when the command ends first or says something else.
 pub fn spawn_bridge(command: &str) -> Result<Bridge, Box<dyn Error>> {
+    start_bridge(
+        command,
+        b"",
+        "is idelink installed there (`idelink bridge`)? With --remote-shell, idelink copies \
+         itself over",
+    )
+}
+
+/// Starts `command`, writes `script` to its stdin (for a far shell: the line that starts the
+/// bridge) and reads the bridge's hello; `hint` says what to check when none comes.
+pub(super) fn start_bridge(
+    command: &str,
+    script: &[u8],
+    hint: &str,
+) -> Result<Bridge, Box<dyn Error>> {
     let mut child = shell(command)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
         .map_err(|e| format!("cannot start the remote command {command:?}: {e}"))?;
-    let (Some(mut input), Some(output)) = (child.stdout.take(), child.stdin.take()) else {
+    let (Some(mut input), Some(mut output)) = (child.stdout.take(), child.stdin.take()) else {
         return Err("the remote command has no stdin/stdout".into());
     };
+    output.write_all(script)?;
     let mut read = Vec::new();
     let mut buf = [0u8; 4096];
     let hello = loop {
@@ -54,8 +70,7 @@ pub fn spawn_bridge(command: &str) -> Result<Bridge, Box<dyn Error>> {
         if n == 0 {
             let _ = child.wait();
             return Err(format!(
-                "the remote command {command:?} ended before the bridge said hello: \
-                 is idelink installed there (`idelink bridge`)?"
+                "the remote command {command:?} ended before the bridge said hello: {hint}"
             )
             .into());
         }
@@ -179,14 +194,14 @@ fn shown(fault: &LinkFault) -> String {
 }
 
 #[cfg(unix)]
-fn shell(command: &str) -> Command {
+pub(super) fn shell(command: &str) -> Command {
     let mut shell = Command::new("sh");
     shell.arg("-c").arg(command);
     shell
 }
 
 #[cfg(windows)]
-fn shell(command: &str) -> Command {
+pub(super) fn shell(command: &str) -> Command {
     let mut shell = Command::new("cmd");
     shell.arg("/C").arg(command);
     shell

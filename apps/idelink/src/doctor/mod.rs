@@ -8,6 +8,7 @@ mod locks;
 mod owner;
 mod probe;
 mod program;
+mod remote;
 mod report;
 mod rules;
 mod sessions;
@@ -120,8 +121,9 @@ fn examine(dir: &str, live: bool) -> Report {
             Some("set HOME (or CLAUDE_CONFIG_DIR) as claude sees it"),
         ));
     }
-    for lock_dir in dirs.iter().map(|d| read_dir(d)) {
-        report.lock_dir(&lock_dir);
+    let lock_dirs: Vec<_> = dirs.iter().map(|d| read_dir(d)).collect();
+    for lock_dir in &lock_dirs {
+        report.lock_dir(lock_dir);
         for lock in &lock_dir.locks {
             report.lock(lock, dir);
             if let (true, Some(port), Ok(body)) = (lock.is_live(), lock.port, &lock.body) {
@@ -143,6 +145,26 @@ fn examine(dir: &str, live: bool) -> Report {
         ));
     }
     let picked = rules::choose_lock(&candidates, dir, sse_port, skip_check);
+    // The remote case: a bridge's lock here, a serve --remote of this user there.
+    let live_locks: Vec<_> = lock_dirs
+        .iter()
+        .flat_map(|d| &d.locks)
+        .filter(|lock| lock.is_live())
+        .map(|lock| {
+            let process = lock.body.as_ref().ok().and_then(|b| remote::process(b.pid));
+            (lock, process)
+        })
+        .collect();
+    let stale = lock_dirs.iter().flat_map(|d| &d.locks);
+    for finding in stale.filter_map(remote::dead_bridge) {
+        report.push(finding);
+    }
+    for finding in remote::far_findings(&live_locks, sse_port, &var) {
+        report.push(finding);
+    }
+    for finding in remote::editor_findings(&remote::processes(), dir) {
+        report.push(finding);
+    }
     let terminal = discovery::ide_terminal(&TerminalVars::read(var));
     if let (Some(terminal), LockChoice::One { port }, None) = (terminal, &picked, sse_port) {
         report.push(Finding::new(

@@ -57,16 +57,29 @@ pub struct ServeArgs {
     /// `idelink bridge` there (`ssh dev idelink bridge`, `docker exec -i box idelink bridge`);
     /// the bridge writes the lock on its side and carries claude's connections over the
     /// command's stdin/stdout. No lock is written here unless --local-lock. See docs/remote.md.
-    #[arg(long, value_name = "COMMAND")]
+    #[arg(long, value_name = "COMMAND", group = "remote_side")]
     pub remote: Option<String>,
-    /// With --remote: claude's paths on the far side and the editor's here, as prefix pairs
+    /// Serve a claude on another machine through PREFIX, a command that runs a shell there
+    /// (`ssh -T dev`, `docker exec -i box`, `wsl.exe -d Ubuntu`): idelink runs `PREFIX sh`,
+    /// copies itself to the far side's `~/.cache/idelink/bin` when that lacks this very build
+    /// (refused for another system or architecture), and starts it as the bridge. Instead of
+    /// --remote. See docs/remote.md.
+    #[arg(long, value_name = "PREFIX", group = "remote_side")]
+    pub remote_shell: Option<String>,
+    /// Serve a claude in WSL: `--remote 'wsl.exe [-d DISTRO] idelink bridge'`, with the
+    /// workspace drive's `/mnt/<drive>/=<DRIVE>:/` mapping unless --map names that drive (as
+    /// for any --remote or --remote-shell command that runs `wsl.exe`). See docs/remote.md.
+    #[arg(long, value_name = "DISTRO", num_args = 0..=1, default_missing_value = "",
+          group = "remote_side")]
+    pub wsl: Option<String>,
+    /// With --remote or --remote-shell: claude's paths on the far side and the editor's here, as prefix pairs
     /// (`--map /home/me/proj=/Users/me/proj`, several allowed, longest prefix first). A path
     /// outside every pair is refused, never guessed. Default: the same paths on both sides.
-    #[arg(long = "map", value_name = "REMOTE=LOCAL", requires = "remote",
+    #[arg(long = "map", value_name = "REMOTE=LOCAL", requires = "remote_side",
           value_parser = parse_mapping)]
     pub map: Vec<String>,
-    /// With --remote: also write the lock here, so a local claude can connect too.
-    #[arg(long, requires = "remote")]
+    /// With --remote or --remote-shell: also write the lock here, so a local claude can connect too.
+    #[arg(long, requires = "remote_side")]
     pub local_lock: bool,
     /// Answer for an editor that leaves a tool call (other than a diff) unanswered this long,
     /// in milliseconds (default 60000). With --pull, keep it near claude's own budget for

@@ -54,12 +54,24 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
         eprintln!("idelink: {}", crate::terminal::inert::line(note, 1000));
     }
     // The bridge first: the engine accepts its port in `Host`.
-    let bridge = match &args.remote {
-        Some(command) => Some(bridge::spawn_bridge(command)?),
-        None => None,
+    let wsl = args.wsl.as_deref().map(bridge::wsl_command);
+    let bridge = match (&args.remote, &args.remote_shell, &wsl) {
+        (Some(command), _, _) | (None, None, Some(command)) => Some(bridge::spawn_bridge(command)?),
+        (None, Some(prefix), _) => Some(bridge::spawn_through_shell(prefix)?),
+        (None, None, None) => None,
     };
+    let remote_command = [&args.remote, &args.remote_shell, &wsl]
+        .into_iter()
+        .find_map(Option::as_deref)
+        .unwrap_or("");
+    let maps = bridge::with_wsl_maps(remote_command, std::slice::from_ref(&folder), &args.map);
+    for added in &maps[args.map.len()..] {
+        eprintln!(
+            "idelink: WSL mapping {added} (the drive's mount there; a --map for it replaces it)"
+        );
+    }
     if let Some(bridge) = &bridge {
-        config.engine.path_map = args.map.clone();
+        config.engine.path_map = maps.clone();
         config.engine.bridge_port = bridge.hello.port.unwrap_or(0);
         if !args.local_lock {
             config.lock = LockPlacement::None;
@@ -70,7 +82,7 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     // Reaps the bridge after the host is gone (its drop ends the link: the bridge removes its
     // lock and exits).
     let _remote = match bridge {
-        Some(bridge) => Some(remote(bridge, &args, &folder, &mut host)?),
+        Some(bridge) => Some(remote(bridge, &args, &maps, &folder, &mut host)?),
         None => None,
     };
     match args.stdio {
@@ -93,12 +105,13 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
 fn remote(
     bridge: bridge::Bridge,
     args: &ServeArgs,
+    maps: &[String],
     folder: &str,
     host: &mut Host,
 ) -> Result<bridge::RemoteLink, Box<dyn Error>> {
-    let folders = match args.map.is_empty() {
+    let folders = match maps.is_empty() {
         true => vec![folder.to_owned()],
-        false => PathMap::parse(&args.map)?.folders(&[folder.to_owned()]),
+        false => PathMap::parse(maps)?.folders(&[folder.to_owned()]),
     };
     if folders.is_empty() {
         return Err(format!(

@@ -7,6 +7,7 @@
 
 pub mod frames;
 pub mod served;
+pub mod sshd;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -156,4 +157,52 @@ pub fn texts(response: &serde_json::Value) -> Vec<String> {
         .iter()
         .map(|item| item["text"].as_str().unwrap_or_default().to_owned())
         .collect()
+}
+
+/// A child process killed and reaped when dropped, so a failed assertion leaves nothing
+/// running.
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Spawns `command` with its stdout and stderr each read as lines.
+#[cfg(unix)]
+pub fn spawn_piped(command: &mut Command) -> (Running, Receiver<String>, Receiver<String>) {
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start idelink");
+    let out = lines(child.stdout.take().expect("piped stdout"));
+    let err = lines(ChildStdout::from(std::os::fd::OwnedFd::from(
+        child.stderr.take().expect("piped stderr"),
+    )));
+    (Running(child), out, err)
+}
+
+/// The far lock an `idelink bridge` announced on `stderr` (`listening on …, lock PATH`): its
+/// path, its body and its port.
+pub fn bridge_lock(stderr: &Receiver<String>) -> (PathBuf, serde_json::Value, u16) {
+    let up = wait_for_line(stderr, "idelink bridge: listening on 127.0.0.1:");
+    let lock = PathBuf::from(up.rsplit("lock ").next().unwrap_or_default());
+    let text = std::fs::read_to_string(&lock).expect("read the far lock");
+    let body = serde_json::from_str(&text).expect("the far lock is JSON");
+    let port = lock
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.parse().ok())
+        .expect("the far lock is <port>.lock");
+    (lock, body, port)
+}
+
+/// Says loudly that `test` did not run and why; with `CI=true` that is a failure.
+pub fn skip(test: &str, why: &str) {
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(!in_ci, "CI=true and {why}");
+    eprintln!("\n!! SKIPPED {test}: {why}");
 }
