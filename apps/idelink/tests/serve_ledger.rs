@@ -104,8 +104,8 @@ fn a_file_changed_on_disk_during_a_turn_is_listed_as_seen_on_disk() {
     wait_for_line(&out, "  +y = 3");
 }
 
-/// A file claude's Bash removed (`rm`) is listed as deleted, seen on disk; undoing it writes
-/// its text back.
+/// A file claude's Bash removed (`rm`) is listed as deleted, seen on disk: one hunk of every
+/// line removed; undoing that hunk writes its text back.
 #[test]
 fn a_file_deleted_on_disk_during_a_turn_is_recreated_by_its_undo() {
     let dir = temp_dir("serve-ledger-deleted");
@@ -115,10 +115,16 @@ fn a_file_deleted_on_disk_during_a_turn_is_recreated_by_its_undo() {
     let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
     claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
     std::fs::remove_file(&gone).unwrap();
-    // Core counts no lines for a deletion (its hunks need a current text): the label says it.
-    list_until(&out, &mut stdin, "gone.txt +0 -0 (deleted) (seen on disk)");
-    type_line(&mut stdin, "u 1 gone.txt");
-    wait_for_line(&out, "type yes to confirm");
+    list_until(&out, &mut stdin, "gone.txt +0 -2 (deleted) (seen on disk)");
+    type_line(&mut stdin, "t 1");
+    wait_for_line(&out, "hunk 1 @@ -1,2 +1,0 @@");
+    wait_for_line(&out, "  -kept");
+    wait_for_line(&out, "  -lines");
+    type_line(&mut stdin, "u 1 gone.txt 1");
+    wait_for_line(
+        &out,
+        "undo hunk 1 of gone.txt in turn 1? type yes to confirm",
+    );
     type_line(&mut stdin, "yes");
     wait_for_line(&out, "undone:");
     assert_eq!(std::fs::read_to_string(&gone).unwrap(), "kept\nlines\n");

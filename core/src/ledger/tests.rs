@@ -181,6 +181,57 @@ fn a_file_deleted_by_claude_is_written_again_on_undo() {
 }
 
 #[test]
+fn a_deleted_file_is_one_hunk_of_every_line_and_undoing_it_writes_the_file_again() {
+    let mut ledger = Ledger::new(LIMITS);
+    let turn = ledger.start_turn(Timestamp::ZERO, conn());
+    edit(
+        &mut ledger,
+        turn,
+        "/w/gone",
+        text("one\ntwo\nno newline"),
+        FileContent::Missing,
+    );
+    edit(
+        &mut ledger,
+        turn,
+        "/w/n",
+        FileContent::Missing,
+        text("new\n"),
+    );
+    let gone = ledger.turn(turn).and_then(|t| t.file("/w/gone")).cloned();
+    let gone = gone.expect("deleted in the turn");
+    assert_eq!(
+        gone.hunks,
+        [Hunk {
+            old_start: 0,
+            old_lines: 3,
+            new_start: 0,
+            new_lines: 0
+        }]
+    );
+    assert_eq!(gone.added_removed(), (0, 3));
+    let hunk = |path: &str| UndoTarget::Hunk {
+        turn,
+        path: path.into(),
+        revision: 1,
+        hunk: 0,
+    };
+    let writes = ledger.plan_undo(&hunk("/w/gone")).expect("undoable");
+    assert_eq!(
+        writes,
+        [FileWrite {
+            turn,
+            path: "/w/gone".into(),
+            expected: FileContent::Missing,
+            text: Some("one\ntwo\nno newline".into()),
+        }]
+    );
+    // The one hunk of a created file deletes it again, no empty file left behind.
+    let writes = ledger.plan_undo(&hunk("/w/n")).expect("undoable");
+    assert_eq!(writes[0].text, None);
+}
+
+#[test]
 fn a_hunk_shown_before_claude_changed_the_file_again_is_refused() {
     let mut ledger = Ledger::new(LIMITS);
     let turn = ledger.start_turn(Timestamp::ZERO, conn());

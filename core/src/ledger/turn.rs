@@ -94,7 +94,7 @@ impl FileChange {
         }
         self.current = content;
         self.revision += 1;
-        self.hunks = match (self.baseline_text(), self.current.text()) {
+        self.hunks = match (self.baseline_text(), self.current_text()) {
             (Some(old), Some(new)) => diff::hunks(old, new),
             _ => Vec::new(),
         };
@@ -104,6 +104,15 @@ impl FileChange {
     /// The baseline as text: a missing file is the empty text (a creation is one hunk).
     pub(crate) fn baseline_text(&self) -> Option<&str> {
         match &self.baseline {
+            FileContent::Missing => Some(""),
+            other => other.text(),
+        }
+    }
+
+    /// The current content as text: a missing file is the empty text (a deletion is one hunk,
+    /// every line removed, so undoing that hunk writes the file again).
+    pub(crate) fn current_text(&self) -> Option<&str> {
+        match &self.current {
             FileContent::Missing => Some(""),
             other => other.text(),
         }

@@ -124,10 +124,15 @@ impl Ledger {
                         file.hunks.len()
                     ));
                 };
-                let (Some(old), Some(new)) = (file.baseline_text(), file.current.text()) else {
+                let (Some(old), Some(new)) = (file.baseline_text(), file.current_text()) else {
                     return refuse(format!("{path}: its text is not kept, undo the whole file"));
                 };
                 let text = diff::undo_hunk(old, new, *found);
+                // The hunk was the whole change: the file is put back as it was (a created
+                // file deleted again, a deleted one written again), not as an empty text.
+                if text == old {
+                    return Ok(vec![self.file_undo(turn_id, file)?]);
+                }
                 Ok(vec![write(turn_id, file, Some(text))])
             }
             UndoTarget::File { path, .. } => Ok(vec![self.file_undo(turn_id, file_of(path)?)?]),
