@@ -67,6 +67,18 @@ pub enum TurnChange {
         /// The turn.
         turn: TurnId,
     },
+    /// Claude announced an edit of a file the ledger does not keep: outside every path
+    /// mapping, outside the workspace folders, or one the host would not read there
+    /// ([`FileContent::Outside`]). Its call was answered as without the ledger.
+    LeftOut {
+        /// The turn.
+        turn: TurnId,
+        /// The file as claude named it (or as the ledger spells it, when the host refused
+        /// it): a report, never a path to act on.
+        path: String,
+        /// Why, for a person.
+        reason: String,
+    },
     /// These turns were dropped to stay within `max_ledger_bytes`, oldest first.
     Dropped {
         /// The turns.
@@ -163,6 +175,9 @@ impl Ledger {
     /// file that changed since claude's last edit of it in this turn is marked
     /// `outside_change` and its current content updated first.
     pub fn baseline(&mut self, turn: TurnId, path: &str, content: FileContent) {
+        if let FileContent::Outside { reason } = content {
+            return self.left_out(turn, path, reason);
+        }
         let content = self.fit(content);
         let Some(t) = self.turn_mut(turn) else {
             return;
@@ -191,6 +206,15 @@ impl Ledger {
         };
         self.changes.extend(change);
         self.enforce_budget();
+    }
+
+    /// Claude's edit of `path` in turn `turn` is not kept, for `reason`.
+    pub fn left_out(&mut self, turn: TurnId, path: &str, reason: String) {
+        self.changes.push(TurnChange::LeftOut {
+            turn,
+            path: path.to_owned(),
+            reason,
+        });
     }
 
     /// The files of turn `turn` claude is editing (baseline taken, edit not ended).
@@ -249,6 +273,9 @@ impl Ledger {
     /// `previous` (the editor's buffer or the last content the ledger saw). Outside any open
     /// turn it is the user's change, not the ledger's.
     pub fn seen_on_disk(&mut self, path: &str, content: FileContent, previous: FileContent) {
+        if matches!(content, FileContent::Outside { .. }) {
+            return;
+        }
         let content = self.fit(content);
         let Some(at) = self.turns.iter().rposition(|turn| !turn.closed) else {
             return;

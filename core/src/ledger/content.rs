@@ -13,6 +13,7 @@ use sha1::{Digest, Sha1};
 /// {"kind":"large","bytes":52428800,"digest":"…"}
 /// {"kind":"missing"}
 /// {"kind":"unread","reason":"permission denied"}
+/// {"kind":"outside","reason":"/w/link resolves to /etc/passwd, outside the workspace"}
 /// ```
 ///
 /// `digest` is any text that changes when the bytes change (a hash of them); the ledger only
@@ -47,6 +48,13 @@ pub enum FileContent {
     /// The host could not read it, or did not answer within the ledger's deadline.
     Unread {
         /// Why.
+        reason: String,
+    },
+    /// The host will not read it for the ledger: it lies outside the workspace once its
+    /// links are resolved (a link inside pointing outside). As a baseline the file is left
+    /// out of the ledger ([`TurnChange::LeftOut`](super::TurnChange::LeftOut)).
+    Outside {
+        /// Why, for a person.
         reason: String,
     },
 }
@@ -85,7 +93,9 @@ impl FileContent {
                 format!("{bytes} bytes, over the ledger's file limit (summary only)")
             }
             FileContent::Missing => String::from("no file"),
-            FileContent::Unread { reason } => format!("not read: {reason}"),
+            FileContent::Unread { reason } | FileContent::Outside { reason } => {
+                format!("not read: {reason}")
+            }
         }
     }
 }
