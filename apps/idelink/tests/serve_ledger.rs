@@ -130,6 +130,31 @@ fn a_file_deleted_on_disk_during_a_turn_is_recreated_by_its_undo() {
     assert_eq!(std::fs::read_to_string(&gone).unwrap(), "kept\nlines\n");
 }
 
+/// Folders made after serve started are watched too: a file claude's Bash writes in a new
+/// top folder, and one in a folder made inside that, are "seen on disk".
+#[test]
+fn a_file_in_a_folder_made_after_start_is_seen_on_disk() {
+    let dir = temp_dir("serve-ledger-new-folder");
+    let work = dir.join("work").canonicalize().unwrap();
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    std::fs::create_dir(work.join("fresh")).unwrap();
+    std::fs::write(work.join("fresh").join("a.txt"), "a\n").unwrap();
+    list_until(
+        &out,
+        &mut stdin,
+        "1 files · fresh/a.txt +1 -0 (created) (seen on disk)",
+    );
+    std::fs::create_dir_all(work.join("fresh").join("deep")).unwrap();
+    std::fs::write(work.join("fresh").join("deep").join("b.txt"), "b\n").unwrap();
+    list_until(
+        &out,
+        &mut stdin,
+        "2 files · fresh/a.txt +1 -0 (created) (seen on disk) · fresh/deep/b.txt +1 -0 (created) \
+         (seen on disk)",
+    );
+}
+
 /// Starts `idelink serve` on `work` (its lock in `dir`/ide) and connects a test client as
 /// claude once the session is ready: serve's output lines, its stdin, the process and the
 /// client.
