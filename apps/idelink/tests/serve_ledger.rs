@@ -155,6 +155,46 @@ fn a_file_in_a_folder_made_after_start_is_seen_on_disk() {
     );
 }
 
+/// The ledger reads only inside the workspace: a pre-edit call naming a file outside it, or
+/// a link inside pointing outside, is answered to claude as ever, left out of the ledger with
+/// the reason shown, and never read or written by an undo.
+#[test]
+fn a_file_outside_the_workspace_or_behind_a_link_out_is_left_out() {
+    let dir = temp_dir("serve-ledger-outside");
+    let work = dir.join("work").canonicalize().unwrap();
+    let away = dir.join("away");
+    std::fs::create_dir_all(&away).unwrap();
+    let away = away.canonicalize().unwrap();
+    std::fs::write(away.join("secret.txt"), "secret\n").unwrap();
+    std::os::unix::fs::symlink(away.join("secret.txt"), work.join("link.txt")).unwrap();
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    let uri = |path: &Path| format!("file://{}", path.to_str().unwrap());
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    let answered = claude
+        .call_tool(
+            "getDiagnostics",
+            json!({"uri": uri(&away.join("secret.txt"))}),
+        )
+        .unwrap();
+    assert!(answered.to_string().contains("secret.txt"), "{answered}");
+    wait_for_line(&out, "secret.txt is outside the workspace folders");
+    claude
+        .call_tool(
+            "getDiagnostics",
+            json!({"uri": uri(&work.join("link.txt"))}),
+        )
+        .unwrap();
+    std::fs::write(away.join("secret.txt"), "changed through the link\n").unwrap();
+    claude.call_tool("getDiagnostics", json!({})).unwrap();
+    let left_out = wait_for_line(&out, "link.txt left out of the ledger:");
+    assert!(
+        left_out.contains("secret.txt, outside the workspace"),
+        "{left_out}"
+    );
+    type_line(&mut stdin, "t");
+    wait_for_line(&out, "no turn changed a file yet");
+}
+
 /// Starts `idelink serve` on `work` (its lock in `dir`/ide) and connects a test client as
 /// claude once the session is ready: serve's output lines, its stdin, the process and the
 /// client.

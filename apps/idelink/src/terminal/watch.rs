@@ -166,25 +166,25 @@ impl Watcher {
 
     /// A folder appeared (or changed) at `path`. One made in the workspace itself after start
     /// has no watch yet (the workspace is watched non-recursively, its folders each
-    /// recursively, so the skipped ones cost nothing): it gets one, and the files made in it
-    /// before the watch came are taken as changes. Deeper folders come under their top
-    /// folder's recursive watch by themselves.
+    /// recursively, so the skipped ones cost nothing): it gets one. Deeper folders come under
+    /// their top folder's recursive watch by themselves. Either way the files made in it
+    /// before its watch came are taken as changes (a walk; files seen as they were are no
+    /// change).
     fn folder_made(&mut self, host: &mut Host, path: &Path) {
-        if path.parent() != Some(self.workspace.as_path())
-            || skipped(path)
-            || self.watched.contains(path)
-        {
+        if skipped(path) {
             return;
         }
-        if self
-            .debouncer
-            .watcher()
-            .watch(path, RecursiveMode::Recursive)
-            .is_err()
-        {
-            return;
+        if path.parent() == Some(self.workspace.as_path()) && !self.watched.contains(path) {
+            if self
+                .debouncer
+                .watcher()
+                .watch(path, RecursiveMode::Recursive)
+                .is_err()
+            {
+                return;
+            }
+            self.watched.insert(path.to_owned());
         }
-        self.watched.insert(path.to_owned());
         let mut found = Vec::new();
         walk(path, &mut |file| {
             found.push(file.to_owned());
