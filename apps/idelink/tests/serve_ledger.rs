@@ -195,6 +195,75 @@ fn a_file_outside_the_workspace_or_behind_a_link_out_is_left_out() {
     wait_for_line(&out, "no turn changed a file yet");
 }
 
+/// Claude on another machine (`serve --remote` with `idelink bridge` as its far end, `--map
+/// /far/proj=WORK`): claude names `/far/proj/…`, the ledger reads, lists and undoes the
+/// editor's files under WORK, and a path outside the mapping is left out.
+#[test]
+fn through_serve_remote_the_ledger_names_the_editors_paths() {
+    let dir = temp_dir("serve-ledger-remote");
+    let work = dir.join("work").canonicalize().unwrap();
+    let edited = work.join("main.rs");
+    std::fs::write(&edited, "a\nb\n").unwrap();
+    let bridge = format!(
+        "exec '{}' bridge --lock-dir '{}'",
+        env!("CARGO_BIN_EXE_idelink"),
+        dir.join("far-ide").display()
+    );
+    let mut child = idelink(&["serve", "--lock-dir"])
+        .arg(dir.join("near-ide"))
+        .args(["--remote", &bridge, "--map"])
+        .arg(format!("/far/proj={}", work.display()))
+        .arg(&work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let err = lines(std::process::ChildStdout::from(std::os::fd::OwnedFd::from(
+        child.stderr.take().unwrap(),
+    )));
+    let mut stdin = child.stdin.take().unwrap();
+    let _serve = Killed(child);
+    let up = wait_for_line(&err, "idelink bridge: listening on 127.0.0.1:");
+    let lock = std::path::PathBuf::from(up.rsplit("lock ").next().unwrap());
+    let body: Value = serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
+    let port = lock.file_stem().unwrap().to_str().unwrap().parse().unwrap();
+    let mut claude =
+        Client::connect_initialized(port, body["authToken"].as_str().unwrap()).unwrap();
+    wait_for_line(&out, "session ready");
+
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    let answered = claude
+        .call_tool("getDiagnostics", json!({"uri": "file:///far/proj/main.rs"}))
+        .unwrap();
+    assert!(
+        answered.to_string().contains("file:///far/proj/main.rs"),
+        "claude's answer names claude's path: {answered}"
+    );
+    // Claude's write lands in the editor's file (the same file, seen from the other side).
+    std::fs::write(&edited, "a\nB\n").unwrap();
+    claude
+        .call_tool("getDiagnostics", json!({"uri": "file:///elsewhere/x.rs"}))
+        .unwrap();
+    wait_for_line(&out, "/elsewhere/x.rs left out of the ledger:");
+    claude.call_tool("getDiagnostics", json!({})).unwrap();
+    type_line(&mut stdin, "t");
+    wait_for_line(&out, "turn 1 (current, auto): 1 files · main.rs +1 -1");
+    type_line(&mut stdin, "u 1 main.rs 1");
+    wait_for_line(
+        &out,
+        "undo hunk 1 of main.rs in turn 1? type yes to confirm",
+    );
+    type_line(&mut stdin, "yes");
+    let undone = wait_for_line(&out, "undone:");
+    assert!(
+        undone.ends_with(&format!("undone: {}", edited.display())),
+        "{undone}"
+    );
+    assert_eq!(std::fs::read_to_string(&edited).unwrap(), "a\nb\n");
+}
+
 /// Starts `idelink serve` on `work` (its lock in `dir`/ide) and connects a test client as
 /// claude once the session is ready: serve's output lines, its stdin, the process and the
 /// client.
