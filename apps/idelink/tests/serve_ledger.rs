@@ -264,6 +264,55 @@ fn through_serve_remote_the_ledger_names_the_editors_paths() {
     assert_eq!(std::fs::read_to_string(&edited).unwrap(), "a\nb\n");
 }
 
+/// Someone changes a file after claude's pre-edit call took its baseline and before claude's
+/// edit of it ended: serve's watcher sees a version the edit did not end with, the file is
+/// marked, and undoing it whole is refused (it would drop that change unseen); its hunk is
+/// undone after being shown.
+#[test]
+fn an_outside_change_during_claudes_edit_is_marked_and_never_undone_blind() {
+    let dir = temp_dir("serve-ledger-outside-change");
+    let work = dir.join("work").canonicalize().unwrap();
+    let edited = work.join("a.txt");
+    std::fs::write(&edited, "1\n2\n3\n").unwrap();
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    let uri = format!("file://{}", edited.to_str().unwrap());
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    claude
+        .call_tool("getDiagnostics", json!({"uri": uri}))
+        .unwrap();
+    std::fs::write(&edited, "1\nmine\n3\n").unwrap();
+    // The watcher reports paths in the order their quiet time ends: once this later file is
+    // listed, the change to a.txt was delivered too.
+    std::fs::write(work.join("marker.txt"), "m\n").unwrap();
+    list_until(
+        &out,
+        &mut stdin,
+        "marker.txt +1 -0 (created) (seen on disk)",
+    );
+    // Claude's write, then the end of its edit.
+    std::fs::write(&edited, "claude\nmine\n3\n").unwrap();
+    claude.call_tool("getDiagnostics", json!({})).unwrap();
+    list_until(
+        &out,
+        &mut stdin,
+        "a.txt +2 -2 (also changed outside claude) · marker.txt +1 -0 (created) (seen on disk)",
+    );
+    type_line(&mut stdin, "u 1 a.txt");
+    wait_for_line(
+        &out,
+        "also changed outside claude during turn 1: undoing the whole file",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&edited).unwrap(),
+        "claude\nmine\n3\n"
+    );
+    type_line(&mut stdin, "u 1 a.txt 1");
+    wait_for_line(&out, "type yes to confirm");
+    type_line(&mut stdin, "yes");
+    wait_for_line(&out, "undone:");
+    assert_eq!(std::fs::read_to_string(&edited).unwrap(), "1\n2\n3\n");
+}
+
 /// Starts `idelink serve` on `work` (its lock in `dir`/ide) and connects a test client as
 /// claude once the session is ready: serve's output lines, its stdin, the process and the
 /// client.

@@ -688,6 +688,7 @@ fn turn() -> impl Strategy<Value = Turn> {
             files,
             reviewed_next: Vec::new(),
             expected: Vec::new(),
+            seen_editing: Vec::new(),
         })
 }
 

@@ -68,6 +68,19 @@ impl FileContent {
         }
     }
 
+    /// What tells this version of the file from another (`None`: not known, it was not
+    /// read).
+    pub(crate) fn version(&self) -> Option<String> {
+        match self {
+            FileContent::Text { text } => Some(sha1_hex(text.as_bytes())),
+            FileContent::Binary { digest, .. } | FileContent::Large { digest, .. } => {
+                Some(digest.clone())
+            }
+            FileContent::Missing => Some(String::from("missing")),
+            FileContent::Unread { .. } | FileContent::Outside { .. } => None,
+        }
+    }
+
     /// The bytes of text the ledger holds for this content.
     pub fn held_bytes(&self) -> usize {
         self.text().map_or(0, str::len)

@@ -324,6 +324,46 @@ fn a_change_between_two_edits_or_to_other_text_than_accepted_is_marked() {
 }
 
 #[test]
+fn a_version_seen_during_claudes_edit_that_the_edit_did_not_end_with_is_an_outside_change() {
+    let mut ledger = Ledger::new(LIMITS);
+    let turn = ledger.start_turn(Timestamp::ZERO, conn());
+    // Claude's own write seen by the watcher before the edit ends: no outside change.
+    ledger.baseline(turn, "/w/a", text("a\n"));
+    ledger.seen_on_disk("/w/a", text("claude\n"), text("a\n"));
+    ledger.settle(turn, "/w/a", text("claude\n"));
+    // Someone's "mine" between the baseline and claude's write, which then landed.
+    ledger.baseline(turn, "/w/b", text("1\n2\n3\n"));
+    ledger.seen_on_disk("/w/b", text("1\nmine\n3\n"), text("1\n2\n3\n"));
+    ledger.settle(turn, "/w/b", text("claude\nmine\n3\n"));
+    let t = ledger.turn(turn).expect("open");
+    let marks: Vec<_> = t.files.iter().map(|f| f.outside_change).collect();
+    assert_eq!(marks, [false, true]);
+    assert!(t.seen_editing.is_empty(), "kept only while editing");
+    // The whole file back would drop "mine" unseen: refused, its hunks are undone one by one.
+    let whole = UndoTarget::File {
+        turn,
+        path: "/w/b".into(),
+    };
+    let reason = "/w/b also changed outside claude during turn 1: undoing the whole file would \
+                  drop that change too; undo its hunks one by one (t shows them)";
+    assert_eq!(ledger.plan_undo(&whole), Err(UndoRefused(reason.into())));
+    assert_eq!(
+        ledger.plan_undo(&UndoTarget::Turn { turn }),
+        Err(UndoRefused(reason.into()))
+    );
+    let hunk = UndoTarget::Hunk {
+        turn,
+        path: "/w/b".into(),
+        revision: 1,
+        hunk: 0,
+    };
+    let writes = ledger
+        .plan_undo(&hunk)
+        .expect("a hunk is shown before it is undone");
+    assert_eq!(writes[0].text.as_deref(), Some("1\n2\n3\n"));
+}
+
+#[test]
 fn a_change_seen_on_disk_joins_the_open_turn_with_the_last_known_baseline() {
     let mut ledger = Ledger::new(LIMITS);
     // No open turn: the user's own change is not the ledger's.

@@ -154,7 +154,15 @@ pub struct Turn {
     /// ends.
     #[serde(skip)]
     pub(crate) expected: Vec<(String, String)>,
+    /// Paths claude is editing with the digests of the versions the host's watcher saw of
+    /// them since their baseline (at most [`MAX_SEEN_EDITING`] each), until their edit ends.
+    #[serde(skip)]
+    pub(crate) seen_editing: Vec<(String, Vec<String>)>,
 }
+
+/// The versions of one file kept from the watcher during one edit of claude's: two that
+/// differ already prove a second writer (one Edit or Write of the CLI writes the file once).
+pub const MAX_SEEN_EDITING: usize = 2;
 
 impl Turn {
     /// The file `path` of this turn.

@@ -213,17 +213,19 @@ impl Watcher {
     }
 }
 
-/// True when an open turn holds `path` as a file claude's own edit tools changed: the engine
-/// reads those itself at each edit's end, and a change on disk since is left to the undo's
-/// compare-and-write, which refuses it ("changed since the ledger last saw it") rather than
-/// take it into the turn, where an undo would silently discard it.
+/// True when an open turn holds `path` as a file claude's own edit tools changed, and that
+/// edit has ended: the engine reads those itself at each edit's end, and a change on disk
+/// since is left to the undo's compare-and-write, which refuses it ("changed since the ledger
+/// last saw it") rather than take it into the turn. A change while claude's edit is still
+/// open is reported: the engine compares it with the edit's end (an outside change between
+/// the baseline and claude's write is marked, and the whole file is then not undone).
 fn claudes_own(host: &Host, path: &str) -> bool {
     host.engine()
         .ledger()
         .turns()
         .filter(|turn| !turn.closed)
         .filter_map(|turn| turn.file(path))
-        .any(|file| file.changed_by == ChangedBy::Claude)
+        .any(|file| file.changed_by == ChangedBy::Claude && file.settled)
 }
 
 /// True when `path` lies in a [`SKIPPED_DIRS`] folder.
