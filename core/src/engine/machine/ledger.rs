@@ -218,7 +218,13 @@ impl Engine {
             arguments,
             settle_first: false,
         };
-        let path = match self.ledger_path_of_claudes(&path) {
+        let kept = self.ledger_path_of_claudes(&path);
+        for other in self.ledger.ledger.unsettled(turn) {
+            if kept.as_ref() != Ok(&other) {
+                self.request_read(now, turn, other, None);
+            }
+        }
+        let path = match kept {
             Ok(path) => path,
             Err(reason) => {
                 // Claude's call is answered as without the ledger; the file is not kept.
@@ -228,11 +234,6 @@ impl Engine {
             }
         };
         let settle_first = self.ledger.ledger.unsettled(turn).contains(&path);
-        for other in self.ledger.ledger.unsettled(turn) {
-            if other != path {
-                self.request_read(now, turn, other, None);
-            }
-        }
         let held = HeldCall {
             settle_first,
             ..held

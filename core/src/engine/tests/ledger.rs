@@ -488,9 +488,21 @@ fn a_pre_edit_path_outside_every_mapping_is_answered_and_left_out() {
         &mut engine,
         2,
         conn,
+        &call(
+            9,
+            "getDiagnostics",
+            r#"{"uri":"file:///home/me/proj/a.rs"}"#,
+        ),
+    );
+    answer(&mut engine, 3, reads(&asked)[0].0, text_of("a\n"));
+    // The next pre-edit call ends a.rs's edit, even when its own file is left out.
+    let asked = feed(
+        &mut engine,
+        4,
+        conn,
         &call(11, "getDiagnostics", r#"{"uri":"file:///etc/hosts"}"#),
     );
-    assert_eq!(reads(&asked), []);
+    assert_eq!(reads(&asked), [(2, "/Users/me/proj/a.rs".to_owned())]);
     assert_eq!(
         replies_of(&asked, conn),
         [
@@ -507,7 +519,8 @@ fn a_pre_edit_path_outside_every_mapping_is_answered_and_left_out() {
                 .into()
         }]
     );
-    assert_eq!(engine.ledger().turn(TurnId::from_u64(1)).unwrap().files, []);
+    let files = &engine.ledger().turn(TurnId::from_u64(1)).unwrap().files;
+    assert_eq!(files.len(), 1, "only a.rs");
 }
 
 #[test]
