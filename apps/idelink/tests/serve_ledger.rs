@@ -104,8 +104,8 @@ fn a_file_changed_on_disk_during_a_turn_is_listed_as_seen_on_disk() {
     wait_for_line(&out, "  +y = 3");
 }
 
-/// A file claude's Bash removed (`rm`) is listed as deleted, seen on disk; undoing it writes
-/// its text back.
+/// A file claude's Bash removed (`rm`) is listed as deleted, seen on disk: one hunk of every
+/// line removed; undoing that hunk writes its text back.
 #[test]
 fn a_file_deleted_on_disk_during_a_turn_is_recreated_by_its_undo() {
     let dir = temp_dir("serve-ledger-deleted");
@@ -115,13 +115,202 @@ fn a_file_deleted_on_disk_during_a_turn_is_recreated_by_its_undo() {
     let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
     claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
     std::fs::remove_file(&gone).unwrap();
-    // Core counts no lines for a deletion (its hunks need a current text): the label says it.
-    list_until(&out, &mut stdin, "gone.txt +0 -0 (deleted) (seen on disk)");
-    type_line(&mut stdin, "u 1 gone.txt");
-    wait_for_line(&out, "type yes to confirm");
+    list_until(&out, &mut stdin, "gone.txt +0 -2 (deleted) (seen on disk)");
+    type_line(&mut stdin, "t 1");
+    wait_for_line(&out, "hunk 1 @@ -1,2 +1,0 @@");
+    wait_for_line(&out, "  -kept");
+    wait_for_line(&out, "  -lines");
+    type_line(&mut stdin, "u 1 gone.txt 1");
+    wait_for_line(
+        &out,
+        "undo hunk 1 of gone.txt in turn 1? type yes to confirm",
+    );
     type_line(&mut stdin, "yes");
     wait_for_line(&out, "undone:");
     assert_eq!(std::fs::read_to_string(&gone).unwrap(), "kept\nlines\n");
+}
+
+/// Folders made after serve started are watched too: a file claude's Bash writes in a new
+/// top folder, and one in a folder made inside that, are "seen on disk".
+#[test]
+fn a_file_in_a_folder_made_after_start_is_seen_on_disk() {
+    let dir = temp_dir("serve-ledger-new-folder");
+    let work = dir.join("work").canonicalize().unwrap();
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    std::fs::create_dir(work.join("fresh")).unwrap();
+    std::fs::write(work.join("fresh").join("a.txt"), "a\n").unwrap();
+    list_until(
+        &out,
+        &mut stdin,
+        "1 files · fresh/a.txt +1 -0 (created) (seen on disk)",
+    );
+    std::fs::create_dir_all(work.join("fresh").join("deep")).unwrap();
+    std::fs::write(work.join("fresh").join("deep").join("b.txt"), "b\n").unwrap();
+    list_until(
+        &out,
+        &mut stdin,
+        "2 files · fresh/a.txt +1 -0 (created) (seen on disk) · fresh/deep/b.txt +1 -0 (created) \
+         (seen on disk)",
+    );
+}
+
+/// The ledger reads only inside the workspace: a pre-edit call naming a file outside it, or
+/// a link inside pointing outside, is answered to claude as ever, left out of the ledger with
+/// the reason shown, and never read or written by an undo.
+#[test]
+fn a_file_outside_the_workspace_or_behind_a_link_out_is_left_out() {
+    let dir = temp_dir("serve-ledger-outside");
+    let work = dir.join("work").canonicalize().unwrap();
+    let away = dir.join("away");
+    std::fs::create_dir_all(&away).unwrap();
+    let away = away.canonicalize().unwrap();
+    std::fs::write(away.join("secret.txt"), "secret\n").unwrap();
+    std::os::unix::fs::symlink(away.join("secret.txt"), work.join("link.txt")).unwrap();
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    let uri = |path: &Path| format!("file://{}", path.to_str().unwrap());
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    let answered = claude
+        .call_tool(
+            "getDiagnostics",
+            json!({"uri": uri(&away.join("secret.txt"))}),
+        )
+        .unwrap();
+    assert!(answered.to_string().contains("secret.txt"), "{answered}");
+    wait_for_line(&out, "secret.txt is outside the workspace folders");
+    claude
+        .call_tool(
+            "getDiagnostics",
+            json!({"uri": uri(&work.join("link.txt"))}),
+        )
+        .unwrap();
+    std::fs::write(away.join("secret.txt"), "changed through the link\n").unwrap();
+    claude.call_tool("getDiagnostics", json!({})).unwrap();
+    let left_out = wait_for_line(&out, "link.txt left out of the ledger:");
+    assert!(
+        left_out.contains("secret.txt, outside the workspace"),
+        "{left_out}"
+    );
+    type_line(&mut stdin, "t");
+    wait_for_line(&out, "no turn changed a file yet");
+}
+
+/// Claude on another machine (`serve --remote` with `idelink bridge` as its far end, `--map
+/// /far/proj=WORK`): claude names `/far/proj/…`, the ledger reads, lists and undoes the
+/// editor's files under WORK, and a path outside the mapping is left out.
+#[test]
+fn through_serve_remote_the_ledger_names_the_editors_paths() {
+    let dir = temp_dir("serve-ledger-remote");
+    let work = dir.join("work").canonicalize().unwrap();
+    let edited = work.join("main.rs");
+    std::fs::write(&edited, "a\nb\n").unwrap();
+    let bridge = format!(
+        "exec '{}' bridge --lock-dir '{}'",
+        env!("CARGO_BIN_EXE_idelink"),
+        dir.join("far-ide").display()
+    );
+    let mut child = idelink(&["serve", "--lock-dir"])
+        .arg(dir.join("near-ide"))
+        .args(["--remote", &bridge, "--map"])
+        .arg(format!("/far/proj={}", work.display()))
+        .arg(&work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let err = lines(std::process::ChildStdout::from(std::os::fd::OwnedFd::from(
+        child.stderr.take().unwrap(),
+    )));
+    let mut stdin = child.stdin.take().unwrap();
+    let _serve = Killed(child);
+    let up = wait_for_line(&err, "idelink bridge: listening on 127.0.0.1:");
+    let lock = std::path::PathBuf::from(up.rsplit("lock ").next().unwrap());
+    let body: Value = serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
+    let port = lock.file_stem().unwrap().to_str().unwrap().parse().unwrap();
+    let mut claude =
+        Client::connect_initialized(port, body["authToken"].as_str().unwrap()).unwrap();
+    wait_for_line(&out, "session ready");
+
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    let answered = claude
+        .call_tool("getDiagnostics", json!({"uri": "file:///far/proj/main.rs"}))
+        .unwrap();
+    assert!(
+        answered.to_string().contains("file:///far/proj/main.rs"),
+        "claude's answer names claude's path: {answered}"
+    );
+    // Claude's write lands in the editor's file (the same file, seen from the other side).
+    std::fs::write(&edited, "a\nB\n").unwrap();
+    claude
+        .call_tool("getDiagnostics", json!({"uri": "file:///elsewhere/x.rs"}))
+        .unwrap();
+    wait_for_line(&out, "/elsewhere/x.rs left out of the ledger:");
+    claude.call_tool("getDiagnostics", json!({})).unwrap();
+    type_line(&mut stdin, "t");
+    wait_for_line(&out, "turn 1 (current, auto): 1 files · main.rs +1 -1");
+    type_line(&mut stdin, "u 1 main.rs 1");
+    wait_for_line(
+        &out,
+        "undo hunk 1 of main.rs in turn 1? type yes to confirm",
+    );
+    type_line(&mut stdin, "yes");
+    let undone = wait_for_line(&out, "undone:");
+    assert!(
+        undone.ends_with(&format!("undone: {}", edited.display())),
+        "{undone}"
+    );
+    assert_eq!(std::fs::read_to_string(&edited).unwrap(), "a\nb\n");
+}
+
+/// Someone changes a file after claude's pre-edit call took its baseline and before claude's
+/// edit of it ended: serve's watcher sees a version the edit did not end with, the file is
+/// marked, and undoing it whole is refused (it would drop that change unseen); its hunk is
+/// undone after being shown.
+#[test]
+fn an_outside_change_during_claudes_edit_is_marked_and_never_undone_blind() {
+    let dir = temp_dir("serve-ledger-outside-change");
+    let work = dir.join("work").canonicalize().unwrap();
+    let edited = work.join("a.txt");
+    std::fs::write(&edited, "1\n2\n3\n").unwrap();
+    let (out, mut stdin, _serve, mut claude) = serve_with_claude(&dir, &work);
+    let uri = format!("file://{}", edited.to_str().unwrap());
+    claude.call_tool("closeAllDiffTabs", json!({})).unwrap();
+    claude
+        .call_tool("getDiagnostics", json!({"uri": uri}))
+        .unwrap();
+    std::fs::write(&edited, "1\nmine\n3\n").unwrap();
+    // The watcher reports paths in the order their quiet time ends: once this later file is
+    // listed, the change to a.txt was delivered too.
+    std::fs::write(work.join("marker.txt"), "m\n").unwrap();
+    list_until(
+        &out,
+        &mut stdin,
+        "marker.txt +1 -0 (created) (seen on disk)",
+    );
+    // Claude's write, then the end of its edit.
+    std::fs::write(&edited, "claude\nmine\n3\n").unwrap();
+    claude.call_tool("getDiagnostics", json!({})).unwrap();
+    list_until(
+        &out,
+        &mut stdin,
+        "a.txt +2 -2 (also changed outside claude) · marker.txt +1 -0 (created) (seen on disk)",
+    );
+    type_line(&mut stdin, "u 1 a.txt");
+    wait_for_line(
+        &out,
+        "also changed outside claude during turn 1: undoing the whole file",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&edited).unwrap(),
+        "claude\nmine\n3\n"
+    );
+    type_line(&mut stdin, "u 1 a.txt 1");
+    wait_for_line(&out, "type yes to confirm");
+    type_line(&mut stdin, "yes");
+    wait_for_line(&out, "undone:");
+    assert_eq!(std::fs::read_to_string(&edited).unwrap(), "1\n2\n3\n");
 }
 
 /// Starts `idelink serve` on `work` (its lock in `dir`/ide) and connects a test client as

@@ -39,8 +39,9 @@ pub unsafe extern "C" fn idelink_engine_ledger(
 /// The host's answer to a `ledgerRead` event (`{"event":"ledgerRead","read":1,"path":"…"}`):
 /// what the file holds now, from the editor's buffer when it is open there, else from disk:
 /// `{"kind":"text","text":"…"}`, `{"kind":"binary","bytes":2048,"digest":"…"}`,
-/// `{"kind":"missing"}`, `{"kind":"unread","reason":"…"}`. The claude call waiting for it is
-/// answered then. `IDELINK_ERROR_MISUSE` for an unknown read (never asked, answered, or past
+/// `{"kind":"missing"}`, `{"kind":"unread","reason":"…"}`; `{"kind":"outside","reason":"…"}` when
+/// it will not read it (outside the workspace once links are resolved: the file is left out
+/// of the ledger). The claude call waiting for it is answered then. `IDELINK_ERROR_MISUSE` for an unknown read (never asked, answered, or past
 /// `ledgerReadDeadlineMs`).
 ///
 /// # Safety

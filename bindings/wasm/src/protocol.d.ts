@@ -451,7 +451,8 @@ export type Hunk = {
  * ```json {"kind":"text","text":"fn main() {}\n"}
  * {"kind":"binary","bytes":2048,"digest":"9a0364b9e99bb480dd25e1f0284c8555"}
  * {"kind":"large","bytes":52428800,"digest":"…"} {"kind":"missing"}
- * {"kind":"unread","reason":"permission denied"} ```
+ * {"kind":"unread","reason":"permission denied"} {"kind":"outside","reason":"/w/link resolves to
+ * /etc/passwd, outside the workspace"} ```
  *
  * `digest` is any text that changes when the bytes change (a hash of them); the ledger only
  * compares it. A text over the ledger's per-file limit is kept as `large` with its SHA-1.
@@ -480,6 +481,11 @@ export type FileContent =
   | {
       kind: "unread";
       /** Why. */
+      reason: string;
+    }
+  | {
+      kind: "outside";
+      /** Why, for a person. */
       reason: string;
     };
 
@@ -565,6 +571,18 @@ export type TurnChange =
       change: "closed";
       /** The turn. */
       turn: TurnId;
+    }
+  | {
+      change: "leftOut";
+      /** The turn. */
+      turn: TurnId;
+      /**
+       * The file as claude named it (or as the ledger spells it, when the host refused it): a
+       * report, never a path to act on.
+       */
+      path: string;
+      /** Why, for a person. */
+      reason: string;
     }
   | {
       change: "dropped";
@@ -1138,8 +1156,9 @@ export type Config = {
    * Keep the turn ledger (docs/protocol.md, "A turn's signals"): before answering the CLI's
    * pre-edit `getDiagnostics {uri}` the engine asks the host for the file's content
    * (`EngineEvent::LedgerRead`) and waits up to `ledgerReadDeadlineMs`. Default off: a host that
-   * turns it on answers those reads. Off whatever this says while `pathMap` is set: its reads and
-   * writes would name claude's paths (not mapped yet).
+   * turns it on answers those reads. The ledger names the editor's paths (mapped back through
+   * `pathMap` when one is set) and keeps only files inside the workspace folders: a file outside
+   * either is left out (reported as `leftOut`), its call answered as without the ledger.
    */
   ledger?: boolean;
   /**

@@ -209,8 +209,9 @@ pub struct Config {
     /// CLI's pre-edit `getDiagnostics {uri}` the engine asks the host for the file's content
     /// ([`EngineEvent::LedgerRead`](crate::EngineEvent::LedgerRead)) and waits up to
     /// `ledger_read_deadline_ms`. Default off: a host that turns it on answers those reads.
-    /// Off whatever this says while [`path_map`](Self::path_map) is set: its reads and writes
-    /// would name claude's paths (not mapped yet).
+    /// The ledger names the editor's paths (mapped back through [`path_map`](Self::path_map)
+    /// when one is set) and keeps only files inside the workspace folders: a file outside
+    /// either is left out (reported as `leftOut`), its call answered as without the ledger.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub ledger: bool,
     /// The most bytes of file text the ledger keeps over all turns; past it the oldest ended

@@ -27,6 +27,7 @@ use crate::token::AuthToken;
 use crate::ws::close_code;
 
 mod ledger;
+mod ledger_paths;
 mod push;
 mod route;
 mod snapshot;
@@ -111,9 +112,7 @@ pub struct Engine {
 
 impl Engine {
     /// An engine for `config`, admitting clients that present `token`.
-    pub fn new(mut config: Config, token: AuthToken) -> Self {
-        // The ledger's reads and writes would name claude's paths: not with a path map yet.
-        config.ledger &= config.path_map.is_empty();
+    pub fn new(config: Config, token: AuthToken) -> Self {
         let limits = StateLimits {
             max_documents: config.max_documents,
             max_diagnostics: config.max_diagnostics,

@@ -34,6 +34,11 @@ const CONTENTS: &[Variant<FileContent>] = &[
             reason: o.string("reason")?,
         })
     }),
+    ("outside", |o| {
+        Ok(FileContent::Outside {
+            reason: o.string("reason")?,
+        })
+    }),
 ];
 
 /// A `FileContent` in its JSON form (`{"kind":"text","text":"…"}`, `{"kind":"missing"}`, …).

@@ -269,6 +269,7 @@ pub(super) fn file_content(out: &mut Vec<u8>, content: &FileContent) {
             .str("digest", digest),
         FileContent::Missing => o.str("kind", "missing"),
         FileContent::Unread { reason } => o.str("kind", "unread").str("reason", reason),
+        FileContent::Outside { reason } => o.str("kind", "outside").str("reason", reason),
     }
     .end();
 }
@@ -320,6 +321,11 @@ fn turn_change(out: &mut Vec<u8>, change: &TurnChange) {
             .u64("added", *added)
             .u64("removed", *removed),
         TurnChange::Closed { turn } => o.str("change", "closed").u64("turn", turn.as_u64()),
+        TurnChange::LeftOut { turn, path, reason } => o
+            .str("change", "leftOut")
+            .u64("turn", turn.as_u64())
+            .str("path", path)
+            .str("reason", reason),
         TurnChange::Dropped { turns } => o.str("change", "dropped").with("turns", |out| {
             out.push(b'[');
             for (i, turn) in turns.iter().enumerate() {

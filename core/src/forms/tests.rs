@@ -599,6 +599,7 @@ fn file_content() -> impl Strategy<Value = FileContent> {
         (any::<u64>(), text()).prop_map(|(bytes, digest)| FileContent::Large { bytes, digest }),
         Just(FileContent::Missing),
         text().prop_map(|reason| FileContent::Unread { reason }),
+        text().prop_map(|reason| FileContent::Outside { reason }),
     ]
 }
 
@@ -609,7 +610,8 @@ fn _every_variant_of_file_content(content: &FileContent) {
         | FileContent::Binary { .. }
         | FileContent::Large { .. }
         | FileContent::Missing
-        | FileContent::Unread { .. } => {}
+        | FileContent::Unread { .. }
+        | FileContent::Outside { .. } => {}
     }
 }
 
@@ -686,6 +688,7 @@ fn turn() -> impl Strategy<Value = Turn> {
             files,
             reviewed_next: Vec::new(),
             expected: Vec::new(),
+            seen_editing: Vec::new(),
         })
 }
 
@@ -713,6 +716,11 @@ fn turn_change() -> impl Strategy<Value = TurnChange> {
             }
         }),
         turn().prop_map(|turn| TurnChange::Closed { turn }),
+        (turn(), text(), text()).prop_map(|(turn, path, reason)| TurnChange::LeftOut {
+            turn,
+            path,
+            reason
+        }),
         proptest::collection::vec(turn(), 0..4).prop_map(|turns| TurnChange::Dropped { turns }),
     ]
 }
@@ -724,6 +732,7 @@ fn _every_variant_of_turn_change(change: &TurnChange) {
         | TurnChange::FileAdded { .. }
         | TurnChange::FileChanged { .. }
         | TurnChange::Closed { .. }
+        | TurnChange::LeftOut { .. }
         | TurnChange::Dropped { .. } => {}
     }
 }

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::content::{FileContent, sha1_hex};
-use super::turn::{ChangedBy, FileChange, Turn, TurnId};
+use super::turn::{ChangedBy, FileChange, MAX_SEEN_EDITING, Turn, TurnId};
 use crate::engine::ConnId;
 use crate::time::Timestamp;
 
@@ -66,6 +66,18 @@ pub enum TurnChange {
     Closed {
         /// The turn.
         turn: TurnId,
+    },
+    /// Claude announced an edit of a file the ledger does not keep: outside every path
+    /// mapping, outside the workspace folders, or one the host would not read there
+    /// ([`FileContent::Outside`]). Its call was answered as without the ledger.
+    LeftOut {
+        /// The turn.
+        turn: TurnId,
+        /// The file as claude named it (or as the ledger spells it, when the host refused
+        /// it): a report, never a path to act on.
+        path: String,
+        /// Why, for a person.
+        reason: String,
     },
     /// These turns were dropped to stay within `max_ledger_bytes`, oldest first.
     Dropped {
@@ -136,6 +148,7 @@ impl Ledger {
             files: Vec::new(),
             reviewed_next: Vec::new(),
             expected: Vec::new(),
+            seen_editing: Vec::new(),
         });
         self.changes.push(TurnChange::Started { turn: id, conn });
         id
@@ -163,6 +176,9 @@ impl Ledger {
     /// file that changed since claude's last edit of it in this turn is marked
     /// `outside_change` and its current content updated first.
     pub fn baseline(&mut self, turn: TurnId, path: &str, content: FileContent) {
+        if let FileContent::Outside { reason } = content {
+            return self.left_out(turn, path, reason);
+        }
         let content = self.fit(content);
         let Some(t) = self.turn_mut(turn) else {
             return;
@@ -193,6 +209,15 @@ impl Ledger {
         self.enforce_budget();
     }
 
+    /// Claude's edit of `path` in turn `turn` is not kept, for `reason`.
+    pub fn left_out(&mut self, turn: TurnId, path: &str, reason: String) {
+        self.changes.push(TurnChange::LeftOut {
+            turn,
+            path: path.to_owned(),
+            reason,
+        });
+    }
+
     /// The files of turn `turn` claude is editing (baseline taken, edit not ended).
     pub fn unsettled(&self, turn: TurnId) -> Vec<String> {
         self.turn(turn).map_or_else(Vec::new, |t| {
@@ -207,11 +232,7 @@ impl Ledger {
     /// The content of `path` once claude's edit of it in turn `turn` ended.
     pub fn settle(&mut self, turn: TurnId, path: &str, content: FileContent) {
         let content = self.fit(content);
-        let written = match &content {
-            FileContent::Text { text } => Some(sha1_hex(text.as_bytes())),
-            FileContent::Large { digest, .. } => Some(digest.clone()),
-            _ => None,
-        };
+        let written = content.version();
         let Some(t) = self.turn_mut(turn) else {
             return;
         };
@@ -220,6 +241,11 @@ impl Ledger {
             .iter()
             .position(|(p, _)| p == path)
             .map(|at| t.expected.remove(at).1);
+        let seen = t
+            .seen_editing
+            .iter()
+            .position(|(p, _)| p == path)
+            .map_or_else(Vec::new, |at| t.seen_editing.remove(at).1);
         let Some(file) = t.file_mut(path) else {
             return;
         };
@@ -227,6 +253,9 @@ impl Ledger {
         if let Some(digest) = expected {
             file.outside_change |= written.as_deref() != Some(digest.as_str());
         }
+        // The watcher saw a version after the baseline that the edit did not end with: two
+        // writers (claude's one write, and someone else's before or after it).
+        file.outside_change |= seen.iter().any(|v| Some(v) != written.as_ref());
         let change = file.set_current(content).then(|| file_changed(turn, file));
         self.changes.extend(change);
         self.enforce_budget();
@@ -249,6 +278,9 @@ impl Ledger {
     /// `previous` (the editor's buffer or the last content the ledger saw). Outside any open
     /// turn it is the user's change, not the ledger's.
     pub fn seen_on_disk(&mut self, path: &str, content: FileContent, previous: FileContent) {
+        if matches!(content, FileContent::Outside { .. }) {
+            return;
+        }
         let content = self.fit(content);
         let Some(at) = self.turns.iter().rposition(|turn| !turn.closed) else {
             return;
@@ -263,7 +295,15 @@ impl Ledger {
             let Some(file) = turn.file_mut(path) else {
                 return;
             };
-            if file.settled && file.set_current(content) {
+            if !file.settled {
+                // Claude is editing it: the version is kept for the edit's end to compare.
+                let baseline = file.baseline.version();
+                if let Some(version) = content.version().filter(|v| Some(v) != baseline.as_ref()) {
+                    seen_while_editing(&mut turn.seen_editing, path, version);
+                }
+                return;
+            }
+            if file.set_current(content) {
                 file.outside_change |= file.changed_by == ChangedBy::Claude;
                 let change = file_changed(id, file);
                 self.changes.push(change);
@@ -353,6 +393,22 @@ impl Ledger {
         if !dropped.is_empty() {
             self.changes.push(TurnChange::Dropped { turns: dropped });
         }
+    }
+}
+
+/// Keeps `version` among those seen of `path` during its edit, up to [`MAX_SEEN_EDITING`]
+/// distinct ones.
+fn seen_while_editing(seen: &mut Vec<(String, Vec<String>)>, path: &str, version: String) {
+    let at = match seen.iter().position(|(p, _)| p == path) {
+        Some(at) => at,
+        None => {
+            seen.push((path.to_owned(), Vec::new()));
+            seen.len() - 1
+        }
+    };
+    let versions = &mut seen[at].1;
+    if versions.len() < MAX_SEEN_EDITING && !versions.contains(&version) {
+        versions.push(version);
     }
 }
 

@@ -13,6 +13,7 @@ use sha1::{Digest, Sha1};
 /// {"kind":"large","bytes":52428800,"digest":"…"}
 /// {"kind":"missing"}
 /// {"kind":"unread","reason":"permission denied"}
+/// {"kind":"outside","reason":"/w/link resolves to /etc/passwd, outside the workspace"}
 /// ```
 ///
 /// `digest` is any text that changes when the bytes change (a hash of them); the ledger only
@@ -49,6 +50,13 @@ pub enum FileContent {
         /// Why.
         reason: String,
     },
+    /// The host will not read it for the ledger: it lies outside the workspace once its
+    /// links are resolved (a link inside pointing outside). As a baseline the file is left
+    /// out of the ledger ([`TurnChange::LeftOut`](super::TurnChange::LeftOut)).
+    Outside {
+        /// Why, for a person.
+        reason: String,
+    },
 }
 
 impl FileContent {
@@ -57,6 +65,19 @@ impl FileContent {
         match self {
             FileContent::Text { text } => Some(text),
             _ => None,
+        }
+    }
+
+    /// What tells this version of the file from another (`None`: not known, it was not
+    /// read).
+    pub(crate) fn version(&self) -> Option<String> {
+        match self {
+            FileContent::Text { text } => Some(sha1_hex(text.as_bytes())),
+            FileContent::Binary { digest, .. } | FileContent::Large { digest, .. } => {
+                Some(digest.clone())
+            }
+            FileContent::Missing => Some(String::from("missing")),
+            FileContent::Unread { .. } | FileContent::Outside { .. } => None,
         }
     }
 
@@ -85,7 +106,9 @@ impl FileContent {
                 format!("{bytes} bytes, over the ledger's file limit (summary only)")
             }
             FileContent::Missing => String::from("no file"),
-            FileContent::Unread { reason } => format!("not read: {reason}"),
+            FileContent::Unread { reason } | FileContent::Outside { reason } => {
+                format!("not read: {reason}")
+            }
         }
     }
 }

@@ -181,6 +181,57 @@ fn a_file_deleted_by_claude_is_written_again_on_undo() {
 }
 
 #[test]
+fn a_deleted_file_is_one_hunk_of_every_line_and_undoing_it_writes_the_file_again() {
+    let mut ledger = Ledger::new(LIMITS);
+    let turn = ledger.start_turn(Timestamp::ZERO, conn());
+    edit(
+        &mut ledger,
+        turn,
+        "/w/gone",
+        text("one\ntwo\nno newline"),
+        FileContent::Missing,
+    );
+    edit(
+        &mut ledger,
+        turn,
+        "/w/n",
+        FileContent::Missing,
+        text("new\n"),
+    );
+    let gone = ledger.turn(turn).and_then(|t| t.file("/w/gone")).cloned();
+    let gone = gone.expect("deleted in the turn");
+    assert_eq!(
+        gone.hunks,
+        [Hunk {
+            old_start: 0,
+            old_lines: 3,
+            new_start: 0,
+            new_lines: 0
+        }]
+    );
+    assert_eq!(gone.added_removed(), (0, 3));
+    let hunk = |path: &str| UndoTarget::Hunk {
+        turn,
+        path: path.into(),
+        revision: 1,
+        hunk: 0,
+    };
+    let writes = ledger.plan_undo(&hunk("/w/gone")).expect("undoable");
+    assert_eq!(
+        writes,
+        [FileWrite {
+            turn,
+            path: "/w/gone".into(),
+            expected: FileContent::Missing,
+            text: Some("one\ntwo\nno newline".into()),
+        }]
+    );
+    // The one hunk of a created file deletes it again, no empty file left behind.
+    let writes = ledger.plan_undo(&hunk("/w/n")).expect("undoable");
+    assert_eq!(writes[0].text, None);
+}
+
+#[test]
 fn a_hunk_shown_before_claude_changed_the_file_again_is_refused() {
     let mut ledger = Ledger::new(LIMITS);
     let turn = ledger.start_turn(Timestamp::ZERO, conn());
@@ -270,6 +321,46 @@ fn a_change_between_two_edits_or_to_other_text_than_accepted_is_marked() {
     ledger.settle(turn, "/w/c", text("c2\n"));
     let c = ledger.turn(turn).and_then(|t| t.file("/w/c"));
     assert_eq!(c.map(|f| f.outside_change), Some(false));
+}
+
+#[test]
+fn a_version_seen_during_claudes_edit_that_the_edit_did_not_end_with_is_an_outside_change() {
+    let mut ledger = Ledger::new(LIMITS);
+    let turn = ledger.start_turn(Timestamp::ZERO, conn());
+    // Claude's own write seen by the watcher before the edit ends: no outside change.
+    ledger.baseline(turn, "/w/a", text("a\n"));
+    ledger.seen_on_disk("/w/a", text("claude\n"), text("a\n"));
+    ledger.settle(turn, "/w/a", text("claude\n"));
+    // Someone's "mine" between the baseline and claude's write, which then landed.
+    ledger.baseline(turn, "/w/b", text("1\n2\n3\n"));
+    ledger.seen_on_disk("/w/b", text("1\nmine\n3\n"), text("1\n2\n3\n"));
+    ledger.settle(turn, "/w/b", text("claude\nmine\n3\n"));
+    let t = ledger.turn(turn).expect("open");
+    let marks: Vec<_> = t.files.iter().map(|f| f.outside_change).collect();
+    assert_eq!(marks, [false, true]);
+    assert!(t.seen_editing.is_empty(), "kept only while editing");
+    // The whole file back would drop "mine" unseen: refused, its hunks are undone one by one.
+    let whole = UndoTarget::File {
+        turn,
+        path: "/w/b".into(),
+    };
+    let reason = "/w/b also changed outside claude during turn 1: undoing the whole file would \
+                  drop that change too; undo its hunks one by one (t shows them)";
+    assert_eq!(ledger.plan_undo(&whole), Err(UndoRefused(reason.into())));
+    assert_eq!(
+        ledger.plan_undo(&UndoTarget::Turn { turn }),
+        Err(UndoRefused(reason.into()))
+    );
+    let hunk = UndoTarget::Hunk {
+        turn,
+        path: "/w/b".into(),
+        revision: 1,
+        hunk: 0,
+    };
+    let writes = ledger
+        .plan_undo(&hunk)
+        .expect("a hunk is shown before it is undone");
+    assert_eq!(writes[0].text.as_deref(), Some("1\n2\n3\n"));
 }
 
 #[test]

@@ -94,7 +94,7 @@ impl FileChange {
         }
         self.current = content;
         self.revision += 1;
-        self.hunks = match (self.baseline_text(), self.current.text()) {
+        self.hunks = match (self.baseline_text(), self.current_text()) {
             (Some(old), Some(new)) => diff::hunks(old, new),
             _ => Vec::new(),
         };
@@ -104,6 +104,15 @@ impl FileChange {
     /// The baseline as text: a missing file is the empty text (a creation is one hunk).
     pub(crate) fn baseline_text(&self) -> Option<&str> {
         match &self.baseline {
+            FileContent::Missing => Some(""),
+            other => other.text(),
+        }
+    }
+
+    /// The current content as text: a missing file is the empty text (a deletion is one hunk,
+    /// every line removed, so undoing that hunk writes the file again).
+    pub(crate) fn current_text(&self) -> Option<&str> {
+        match &self.current {
             FileContent::Missing => Some(""),
             other => other.text(),
         }
@@ -145,7 +154,15 @@ pub struct Turn {
     /// ends.
     #[serde(skip)]
     pub(crate) expected: Vec<(String, String)>,
+    /// Paths claude is editing with the digests of the versions the host's watcher saw of
+    /// them since their baseline (at most [`MAX_SEEN_EDITING`] each), until their edit ends.
+    #[serde(skip)]
+    pub(crate) seen_editing: Vec<(String, Vec<String>)>,
 }
+
+/// The versions of one file kept from the watcher during one edit of claude's: two that
+/// differ already prove a second writer (one Edit or Write of the CLI writes the file once).
+pub const MAX_SEEN_EDITING: usize = 2;
 
 impl Turn {
     /// The file `path` of this turn.

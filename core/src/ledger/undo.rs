@@ -124,10 +124,15 @@ impl Ledger {
                         file.hunks.len()
                     ));
                 };
-                let (Some(old), Some(new)) = (file.baseline_text(), file.current.text()) else {
+                let (Some(old), Some(new)) = (file.baseline_text(), file.current_text()) else {
                     return refuse(format!("{path}: its text is not kept, undo the whole file"));
                 };
                 let text = diff::undo_hunk(old, new, *found);
+                // The hunk was the whole change: the file is put back as it was (a created
+                // file deleted again, a deleted one written again), not as an empty text.
+                if text == old {
+                    return Ok(vec![restore(turn_id, file)?]);
+                }
                 Ok(vec![write(turn_id, file, Some(text))])
             }
             UndoTarget::File { path, .. } => Ok(vec![self.file_undo(turn_id, file_of(path)?)?]),
@@ -155,21 +160,22 @@ impl Ledger {
         }
     }
 
-    /// The write that puts `file` back to its baseline, or why not.
+    /// The write that puts `file` back to its baseline, or why not. A file that also changed
+    /// outside claude during the turn is not put back whole: that would drop the outside
+    /// change with claude's, unseen; its hunks are undone one by one, each shown first.
     fn file_undo(&self, turn: TurnId, file: &FileChange) -> Result<FileWrite, UndoRefused> {
         self.undoable(turn, file)?;
         let path = &file.path;
         if file.current == file.baseline {
             return refuse(format!("{path} is already as it was before {turn}"));
         }
-        match &file.baseline {
-            FileContent::Text { text } => Ok(write(turn, file, Some(text.clone()))),
-            FileContent::Missing => Ok(write(turn, file, None)),
-            other => refuse(format!(
-                "{path}: its content before {turn} was not kept ({}), so it cannot be restored",
-                other.summary()
-            )),
+        if file.outside_change {
+            return refuse(format!(
+                "{path} also changed outside claude during {turn}: undoing the whole file \
+                 would drop that change too; undo its hunks one by one (t shows them)"
+            ));
         }
+        restore(turn, file)
     }
 
     /// Refuses an undo of `file` that would overwrite a change the ledger cannot vouch for.
@@ -192,6 +198,19 @@ impl Ledger {
                 other.summary()
             )),
         }
+    }
+}
+
+/// The write that puts `file` back to its baseline, or why it cannot.
+fn restore(turn: TurnId, file: &FileChange) -> Result<FileWrite, UndoRefused> {
+    match &file.baseline {
+        FileContent::Text { text } => Ok(write(turn, file, Some(text.clone()))),
+        FileContent::Missing => Ok(write(turn, file, None)),
+        other => refuse(format!(
+            "{}: its content before {turn} was not kept ({}), so it cannot be restored",
+            file.path,
+            other.summary()
+        )),
     }
 }
 

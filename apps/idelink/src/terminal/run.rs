@@ -56,6 +56,8 @@ pub fn run(
     let mut closes = HandshakeCloses::default();
     let mut bind = host.lock_path().map(BindWatch::new);
     let max = host.engine().config().max_ledger_file_bytes;
+    // The ledger reads and writes only here, links resolved (ledger_files::outside).
+    let root = Path::new(&options.workspace).canonicalize()?;
     let mut watcher = match Watcher::start(Path::new(&options.workspace), host.waker(), max) {
         Ok(watcher) => Some(watcher),
         Err(e) => {
@@ -126,13 +128,13 @@ pub fn run(
                 }
                 EngineEvent::LedgerRead { read, path } => {
                     let max = host.engine().config().max_ledger_file_bytes;
-                    let content = ledger_files::read_content(std::path::Path::new(&path), max);
+                    let content = ledger_files::read_within(Path::new(&path), &root, max);
                     // Past its deadline the engine answered for it: nothing more to do.
                     let _ = host.handle_ledger_read(read, &content);
                 }
                 EngineEvent::LedgerWrite { write, file } => {
                     let max = host.engine().config().max_ledger_file_bytes;
-                    let (holds, conflict) = ledger_files::compare_and_write(&file, max);
+                    let (holds, conflict) = ledger_files::compare_and_write(&file, &root, max);
                     let label = inert::line(&file.path, usize::MAX);
                     match conflict {
                         None => screen.say(&format!("undone: {label}")),

@@ -1,5 +1,6 @@
 //! One status line per engine event.
 
+use idelink_core::ledger::TurnChange;
 use idelink_core::{EngineEvent, ToolRequest};
 
 /// The status line for `event`, or None for events not worth a line.
@@ -70,6 +71,12 @@ pub fn line(event: &EngineEvent, workspace: &str) -> Option<String> {
                 names.join(", ")
             )
         }
+        EngineEvent::TurnChanged {
+            change: TurnChange::LeftOut { turn, path, reason },
+        } => format!(
+            "{turn}: {} left out of the ledger: {reason}",
+            relative(path, workspace)
+        ),
         _ => return None,
     })
 }

@@ -123,7 +123,7 @@ pub fn show(ledger: &Ledger, turn: TurnId, workspace: &str) -> Vec<String> {
     let mut out = vec![turn_line(t, workspace)];
     for file in t.files.iter().filter(|f| changed(f)) {
         out.push(format!("--- {}", file_label(file, workspace)));
-        let (Some(old), Some(new)) = (text_of(&file.baseline), file.current.text()) else {
+        let (Some(old), Some(new)) = (text_of(&file.baseline), text_of(&file.current)) else {
             out.push(format!(
                 "    not shown: before {}, now {}",
                 file.baseline.summary(),

@@ -3,7 +3,8 @@
 //! ([`Host::handle_file_seen`]); their baseline is the watcher's last snapshot of the file.
 //! Files the open turn holds as claude's own edits are not reported (see [`claudes_own`]).
 //!
-//! What it watches: the workspace, debounced ([`DEBOUNCE`]), except the folders in
+//! What it watches: the workspace, debounced ([`DEBOUNCE`]), its folders made after start
+//! included (each watched when it appears, see `Watcher::folder_made`), except the folders in
 //! [`SKIPPED_DIRS`] (`.git/`, build output, dependencies: many files no turn reviews, whose
 //! churn during a build would flood the ledger). The context policy's deny rules do not apply:
 //! they decide what reaches claude, and the ledger only shows the user their own files (a
@@ -40,7 +41,11 @@ pub const MAX_PENDING_PATHS: usize = 4096;
 
 /// The watcher and its snapshot.
 pub struct Watcher {
-    _debouncer: Debouncer<RecommendedWatcher>,
+    debouncer: Debouncer<RecommendedWatcher>,
+    /// The workspace (canonical): a folder made in it after start is watched when it comes.
+    workspace: PathBuf,
+    /// Its top folders under a recursive watch.
+    watched: BTreeSet<PathBuf>,
     pending: Arc<Mutex<Pending>>,
     snapshot: Snapshot,
     max_bytes: usize,
@@ -119,10 +124,12 @@ impl Watcher {
         })?;
         let watcher = debouncer.watcher();
         watcher.watch(workspace, RecursiveMode::NonRecursive)?;
+        let mut watched = BTreeSet::new();
         for entry in std::fs::read_dir(workspace)?.flatten() {
             let path = entry.path();
             if entry.file_type().is_ok_and(|t| t.is_dir()) && !skipped(&path) {
                 watcher.watch(&path, RecursiveMode::Recursive)?;
+                watched.insert(path);
             }
         }
         let mut snapshot = Snapshot::default();
@@ -131,7 +138,9 @@ impl Watcher {
             snapshot.keep(path.to_owned(), content)
         });
         Ok(Watcher {
-            _debouncer: debouncer,
+            debouncer,
+            workspace: workspace.to_owned(),
+            watched,
             pending,
             snapshot,
             max_bytes,
@@ -146,36 +155,77 @@ impl Watcher {
             std::mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner));
         for path in paths {
             if path.is_dir() {
-                continue;
+                self.folder_made(host, &path);
+            } else if !self.watched.remove(&path) {
+                // (A watched folder that went away is watched again if it comes back.)
+                self.changed(host, path);
             }
-            let content = ledger_files::read_content(&path, self.max_bytes);
-            let previous = self.snapshot.previous(&path);
-            // A file that came and went between two looks (`sed -i`'s temporary) is no change.
-            if content == FileContent::Missing && previous == FileContent::Missing {
-                continue;
-            }
-            if let Some(text) = path.to_str().map(|p| p.replace('\\', "/"))
-                && !claudes_own(host, &text)
-            {
-                host.handle_file_seen(&text, &content, &previous);
-            }
-            self.snapshot.keep(path, content);
         }
         dropped
     }
+
+    /// A folder appeared (or changed) at `path`. One made in the workspace itself after start
+    /// has no watch yet (the workspace is watched non-recursively, its folders each
+    /// recursively, so the skipped ones cost nothing): it gets one. Deeper folders come under
+    /// their top folder's recursive watch by themselves. Either way the files made in it
+    /// before its watch came are taken as changes (a walk; files seen as they were are no
+    /// change).
+    fn folder_made(&mut self, host: &mut Host, path: &Path) {
+        if skipped(path) {
+            return;
+        }
+        if path.parent() == Some(self.workspace.as_path()) && !self.watched.contains(path) {
+            if self
+                .debouncer
+                .watcher()
+                .watch(path, RecursiveMode::Recursive)
+                .is_err()
+            {
+                return;
+            }
+            self.watched.insert(path.to_owned());
+        }
+        let mut found = Vec::new();
+        walk(path, &mut |file| {
+            found.push(file.to_owned());
+            found.len() < MAX_PENDING_PATHS
+        });
+        for file in found {
+            self.changed(host, file);
+        }
+    }
+
+    /// `path` (a file, or no file any more) may have changed: a change is reported and kept.
+    fn changed(&mut self, host: &mut Host, path: PathBuf) {
+        let content = ledger_files::read_content(&path, self.max_bytes);
+        let previous = self.snapshot.previous(&path);
+        // A file that came and went between two looks (`sed -i`'s temporary), or one seen
+        // again as it was (a folder's walk after its events), is no change.
+        if content == previous {
+            return;
+        }
+        if let Some(text) = path.to_str().map(|p| p.replace('\\', "/"))
+            && !claudes_own(host, &text)
+        {
+            host.handle_file_seen(&text, &content, &previous);
+        }
+        self.snapshot.keep(path, content);
+    }
 }
 
-/// True when an open turn holds `path` as a file claude's own edit tools changed: the engine
-/// reads those itself at each edit's end, and a change on disk since is left to the undo's
-/// compare-and-write, which refuses it ("changed since the ledger last saw it") rather than
-/// take it into the turn, where an undo would silently discard it.
+/// True when an open turn holds `path` as a file claude's own edit tools changed, and that
+/// edit has ended: the engine reads those itself at each edit's end, and a change on disk
+/// since is left to the undo's compare-and-write, which refuses it ("changed since the ledger
+/// last saw it") rather than take it into the turn. A change while claude's edit is still
+/// open is reported: the engine compares it with the edit's end (an outside change between
+/// the baseline and claude's write is marked, and the whole file is then not undone).
 fn claudes_own(host: &Host, path: &str) -> bool {
     host.engine()
         .ledger()
         .turns()
         .filter(|turn| !turn.closed)
         .filter_map(|turn| turn.file(path))
-        .any(|file| file.changed_by == ChangedBy::Claude)
+        .any(|file| file.changed_by == ChangedBy::Claude && file.settled)
 }
 
 /// True when `path` lies in a [`SKIPPED_DIRS`] folder.

@@ -96,7 +96,11 @@ impl Engine {
         previous: &FileContent,
     ) {
         self.advance(now);
-        let path = crate::ide::normalize_path(path, self.config.path_style);
+        // A path the ledger does not keep (outside the map or the workspace) is not its
+        // change: left out, quietly (the host chose to watch it).
+        let Ok(path) = self.ledger_path_of_editors(path) else {
+            return;
+        };
         self.ledger
             .ledger
             .seen_on_disk(&path, content.clone(), previous.clone());
@@ -109,7 +113,13 @@ impl Engine {
     /// the file changed since (a newer revision, a later turn) or its text is not kept.
     pub fn ledger_undo(&mut self, now: Timestamp, target: &UndoTarget) -> Result<(), UndoRefused> {
         self.advance(now);
-        for write in self.ledger.ledger.plan_undo(target)? {
+        let writes = self.ledger.ledger.plan_undo(target)?;
+        // The folders may have changed since the file joined the ledger.
+        for write in &writes {
+            self.ledger_path_of_editors(&write.path)
+                .map_err(UndoRefused)?;
+        }
+        for write in writes {
             let id = self.ledger.next_id();
             self.conns.event(EngineEvent::LedgerWrite {
                 write: id,
@@ -202,17 +212,31 @@ impl Engine {
             // A session whose prompt started before the engine did.
             None => self.ledger.ledger.start_turn(now, conn),
         };
-        let settle_first = self.ledger.ledger.unsettled(turn).contains(&path);
-        for other in self.ledger.ledger.unsettled(turn) {
-            if other != path {
-                self.request_read(now, turn, other, None);
-            }
-        }
         let held = HeldCall {
             conn,
             rpc_id,
             arguments,
+            settle_first: false,
+        };
+        let kept = self.ledger_path_of_claudes(&path);
+        for other in self.ledger.ledger.unsettled(turn) {
+            if kept.as_ref() != Ok(&other) {
+                self.request_read(now, turn, other, None);
+            }
+        }
+        let path = match kept {
+            Ok(path) => path,
+            Err(reason) => {
+                // Claude's call is answered as without the ledger; the file is not kept.
+                self.ledger.ledger.left_out(turn, &path, reason);
+                self.report_turn_changes();
+                return self.answer_held(held);
+            }
+        };
+        let settle_first = self.ledger.ledger.unsettled(turn).contains(&path);
+        let held = HeldCall {
             settle_first,
+            ..held
         };
         self.request_read(now, turn, path, Some(held));
         self.report_turn_changes();
@@ -224,6 +248,10 @@ impl Engine {
         if !self.config.ledger {
             return;
         }
+        let Ok(path) = self.ledger_path_of_claudes(path) else {
+            return;
+        };
+        let path = path.as_str();
         self.ledger.ledger.diff_answered(conn, path);
         if let Some(text) = text {
             self.ledger.ledger.accepted(conn, path, text);
@@ -275,26 +303,32 @@ impl Engine {
                 }
                 ledger.baseline(read.turn, &read.path, content);
                 self.report_turn_changes();
-                if self.conns.is_live(held.conn) {
-                    self.writer.clear();
-                    let now = self.now;
-                    self.service.held_diagnostics(
-                        now,
-                        held.conn,
-                        &held.rpc_id,
-                        &held.arguments,
-                        &self.config,
-                        &mut self.writer,
-                    );
-                    self.send_written(held.conn);
-                    self.report_too_large(Some(held.conn));
-                }
+                self.answer_held(held);
             }
             None => {
                 ledger.settle(read.turn, &read.path, content);
                 self.report_turn_changes();
             }
         }
+    }
+
+    /// Answers a held pre-edit call from the state as it is now (its client still there).
+    fn answer_held(&mut self, held: HeldCall) {
+        if !self.conns.is_live(held.conn) {
+            return;
+        }
+        self.writer.clear();
+        let now = self.now;
+        self.service.held_diagnostics(
+            now,
+            held.conn,
+            &held.rpc_id,
+            &held.arguments,
+            &self.config,
+            &mut self.writer,
+        );
+        self.send_written(held.conn);
+        self.report_too_large(Some(held.conn));
     }
 
     /// Reports what the ledger changed as events.

@@ -376,3 +376,210 @@ fn a_client_leaving_mid_edit_has_its_file_read_and_its_turn_closed() {
         "a deleted file is written again"
     );
 }
+
+/// Claude on another machine: `/home/me/proj` there is `/Users/me/proj` here.
+fn mapped() -> (Engine, ConnId) {
+    let (engine, conn, _) = connected(|c| {
+        c.ledger = true;
+        c.path_map = vec!["/home/me/proj=/Users/me/proj".into()];
+        c.workspace_folders = vec!["/Users/me/proj".into()];
+    });
+    (engine, conn)
+}
+
+#[test]
+fn with_a_path_map_the_ledger_reads_writes_and_lists_the_editors_paths() {
+    let (mut engine, conn) = mapped();
+    feed(&mut engine, 1, conn, &call(10, "closeAllDiffTabs", "{}"));
+    let asked = feed(
+        &mut engine,
+        2,
+        conn,
+        &call(
+            11,
+            "getDiagnostics",
+            r#"{"uri":"file:///home/me/proj/a.rs"}"#,
+        ),
+    );
+    assert_eq!(reads(&asked), [(1, "/Users/me/proj/a.rs".to_owned())]);
+    let taken = answer(&mut engine, 3, 1, text_of("one\n"));
+    // Claude's answer names claude's path.
+    assert_eq!(
+        replies_of(&taken, conn),
+        [
+            r#"{"jsonrpc":"2.0","id":11,"result":{"content":[{"type":"text","text":"[{\"uri\":\"file:///home/me/proj/a.rs\",\"diagnostics\":[]}]"}]}}"#
+        ]
+    );
+    assert_eq!(
+        changes(&taken),
+        [TurnChange::FileAdded {
+            turn: TurnId::from_u64(1),
+            path: "/Users/me/proj/a.rs".into(),
+            changed_by: ChangedBy::Claude
+        }]
+    );
+    let after = feed(&mut engine, 4, conn, &call(12, "getDiagnostics", "{}"));
+    assert_eq!(reads(&after), [(2, "/Users/me/proj/a.rs".to_owned())]);
+    answer(&mut engine, 5, 2, text_of("two\n"));
+    // The watcher names the editor's paths; one outside every mapping is left out.
+    engine.handle_file_seen(
+        at(6),
+        "/Users/me/proj/b.rs",
+        &text_of("b2\n"),
+        &text_of("b\n"),
+    );
+    engine.handle_file_seen(
+        at(6),
+        "/Users/me/other/c.rs",
+        &text_of("c2\n"),
+        &text_of("c\n"),
+    );
+    let mut seen = Drained::default();
+    drain(&mut engine, &mut seen);
+    assert_eq!(
+        changes(&seen)[0],
+        TurnChange::FileAdded {
+            turn: TurnId::from_u64(1),
+            path: "/Users/me/proj/b.rs".into(),
+            changed_by: ChangedBy::SeenOnDisk
+        }
+    );
+    assert_eq!(changes(&seen).len(), 2, "c.rs is left out: {seen:?}");
+    let turn = TurnId::from_u64(1);
+    let paths: Vec<_> = engine
+        .ledger()
+        .turn(turn)
+        .unwrap()
+        .files
+        .iter()
+        .map(|f| f.path.clone())
+        .collect();
+    assert_eq!(paths, ["/Users/me/proj/a.rs", "/Users/me/proj/b.rs"]);
+    engine
+        .ledger_undo(
+            at(7),
+            &UndoTarget::File {
+                turn,
+                path: "/Users/me/proj/a.rs".into(),
+            },
+        )
+        .unwrap();
+    let mut undo = Drained::default();
+    drain(&mut engine, &mut undo);
+    assert_eq!(
+        undo.events,
+        [EngineEvent::LedgerWrite {
+            write: 3,
+            file: FileWrite {
+                turn,
+                path: "/Users/me/proj/a.rs".into(),
+                expected: text_of("two\n"),
+                text: Some("one\n".into()),
+            }
+        }]
+    );
+}
+
+#[test]
+fn a_pre_edit_path_outside_every_mapping_is_answered_and_left_out() {
+    let (mut engine, conn) = mapped();
+    feed(&mut engine, 1, conn, &call(10, "closeAllDiffTabs", "{}"));
+    let asked = feed(
+        &mut engine,
+        2,
+        conn,
+        &call(
+            9,
+            "getDiagnostics",
+            r#"{"uri":"file:///home/me/proj/a.rs"}"#,
+        ),
+    );
+    answer(&mut engine, 3, reads(&asked)[0].0, text_of("a\n"));
+    // The next pre-edit call ends a.rs's edit, even when its own file is left out.
+    let asked = feed(
+        &mut engine,
+        4,
+        conn,
+        &call(11, "getDiagnostics", r#"{"uri":"file:///etc/hosts"}"#),
+    );
+    assert_eq!(reads(&asked), [(2, "/Users/me/proj/a.rs".to_owned())]);
+    assert_eq!(
+        replies_of(&asked, conn),
+        [
+            r#"{"jsonrpc":"2.0","id":11,"result":{"content":[{"type":"text","text":"[{\"uri\":\"file:///etc/hosts\",\"diagnostics\":[]}]"}]}}"#
+        ]
+    );
+    assert_eq!(
+        changes(&asked),
+        [TurnChange::LeftOut {
+            turn: TurnId::from_u64(1),
+            path: "/etc/hosts".into(),
+            reason: "/etc/hosts is outside every path mapping (/home/me/proj=/Users/me/proj): \
+                     the editor has no name for it"
+                .into()
+        }]
+    );
+    let files = &engine.ledger().turn(TurnId::from_u64(1)).unwrap().files;
+    assert_eq!(files.len(), 1, "only a.rs");
+}
+
+#[test]
+fn the_ledger_reads_only_inside_the_workspace_folders() {
+    let (mut engine, conn, _) = connected(|c| {
+        c.ledger = true;
+        c.workspace_folders = vec!["/w".into()];
+    });
+    feed(&mut engine, 1, conn, &call(10, "closeAllDiffTabs", "{}"));
+    let mut left_out = Vec::new();
+    for (id, uri) in [
+        (11, "file:///etc/passwd"),
+        (12, "file:///w/../etc/passwd"),
+        (13, "file:///wx/a"),
+    ] {
+        let args = format!(r#"{{"uri":"{uri}"}}"#);
+        let asked = feed(&mut engine, 2, conn, &call(id, "getDiagnostics", &args));
+        assert_eq!(reads(&asked), [], "{uri} is not read");
+        assert_eq!(replies_of(&asked, conn).len(), 1, "{uri} is answered");
+        left_out.extend(changes(&asked));
+    }
+    let reasons: Vec<_> = left_out
+        .iter()
+        .map(|c| match c {
+            TurnChange::LeftOut { reason, .. } => reason.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        reasons[0],
+        "/etc/passwd is outside the workspace folders (/w): the ledger neither reads nor writes it"
+    );
+    assert_eq!(reasons.len(), 3);
+    // A link inside resolving outside: the host answers `outside`, the file is left out.
+    let asked = feed(
+        &mut engine,
+        3,
+        conn,
+        &call(14, "getDiagnostics", r#"{"uri":"file:///w/link"}"#),
+    );
+    let reason = "/w/link resolves to /etc/passwd, outside the workspace".to_owned();
+    let outside = answer(
+        &mut engine,
+        4,
+        reads(&asked)[0].0,
+        FileContent::Outside {
+            reason: reason.clone(),
+        },
+    );
+    assert_eq!(replies_of(&outside, conn).len(), 1);
+    assert_eq!(
+        changes(&outside),
+        [TurnChange::LeftOut {
+            turn: TurnId::from_u64(1),
+            path: "/w/link".into(),
+            reason
+        }]
+    );
+    assert_eq!(engine.ledger().turn(TurnId::from_u64(1)).unwrap().files, []);
+    engine.handle_file_seen(at(5), "/etc/passwd", &text_of("x\n"), &text_of("y\n"));
+    assert_eq!(engine.ledger().turn(TurnId::from_u64(1)).unwrap().files, []);
+}
