@@ -65,7 +65,7 @@ impl Workspace {
             expected: write.expected,
             text: write.text,
         };
-        let (content, conflict) = compare_and_write(&file, MAX_LEDGER_FILE_BYTES);
+        let (content, conflict) = compare_and_write(&file, self.root(), MAX_LEDGER_FILE_BYTES);
         Ok(Written {
             path: shown,
             content,
