@@ -3,48 +3,6 @@
 //! moves the link's stream bytes and calls this adapter at its pump points; every rule of
 //! joining the two (accept, feed, credit, back-pressure, close, linger, keepalive, a dead link)
 //! is here, once for every host.
-//!
-//! ## Who calls what, in which order
-//!
-//! The host owns the engine and the link's byte stream (a spawned bridge's stdout and stdin, or
-//! any duplex stream). For every one of these inputs it calls the adapter, then drains the
-//! engine:
-//!
-//! - bytes read from the stream: [`LinkAttach::handle_stream_bytes`];
-//! - the stream's end (EOF, a read error): [`LinkAttach::handle_stream_end`];
-//! - the deadline of [`LinkAttach::poll_timeout`]: [`LinkAttach::handle_timeout`];
-//! - the host ends the link: [`LinkAttach::shutdown`].
-//!
-//! Draining the engine: every [`Engine::poll_output`] goes through [`LinkAttach::handle_output`]
-//! first, which performs the outputs of the link's connections (`Transmit`, `CloseTransport`)
-//! and hands back the others (events, and the outputs of the host's own sockets) for the host
-//! to perform as usual. The host's other engine calls (editor events, tool outcomes, its own
-//! sockets' bytes) drain the same way.
-//!
-//! After each of these, the host writes [`LinkAttach::outbound`] to the stream (as much as it
-//! takes) and reports it with [`LinkAttach::handle_sent`], reads [`LinkAttach::poll_event`]
-//! (the bridge's hello, the link's end), and sleeps until the next stream input or the
-//! earlier of [`LinkAttach::poll_timeout`] and the engine's own. The stream is read whenever
-//! it has bytes: back-pressure is per connection, by the link's credit.
-//!
-//! ## The rules
-//!
-//! - An `Open` from the bridge is [`Engine::handle_accept`]; the bridge's hello names its
-//!   loopback port, which the engine then accepts in `Host` ([`Config::bridge_port`]).
-//! - A connection's `Data` is fed to [`Engine::handle_bytes`] in pieces of the pump policy's
-//!   `read_chunk_bytes`, and credited back as it is fed. Like a socket host, the adapter stops
-//!   feeding a connection whose answers wait unsent at [`PumpPolicy::pause_reads_at_bytes`] and
-//!   resumes below [`PumpPolicy::resume_reads_below_bytes`]: its credit stops with it, so the
-//!   bridge stops reading that claude, and no other connection.
-//! - The engine's bytes for a connection go out as `Data` within its credit; the rest waits for
-//!   the bridge's `Credit`.
-//! - `CloseTransport`: the connection's input is dropped from then on, its last bytes go out,
-//!   then it is closed on the link and [`Engine::handle_closed`]; a connection whose bytes do not
-//!   go within the policy's `linger_ms` (a claude that does not read) is closed anyway.
-//! - The bridge's `Close` (claude closed its socket): what it sent before is fed, then
-//!   [`Engine::handle_closed`]. A dead link closes every engine connection it carried.
-//!
-//! [`Config::bridge_port`]: crate::Config::bridge_port
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -76,7 +34,50 @@ struct Carried {
     closing_since: Option<Timestamp>,
 }
 
-/// An editor-side [`Link`] joined to an [`Engine`] (see the [module docs](self)).
+/// An editor-side [`Link`] joined to an [`Engine`]: every connection the bridge opens on the
+/// link is an engine connection, as if the host had accepted a socket.
+///
+/// ## Who calls what, in which order
+///
+/// The host owns the engine and the link's byte stream (a spawned bridge's stdout and stdin, or
+/// any duplex stream). For every one of these inputs it calls the adapter, then drains the
+/// engine:
+///
+/// - bytes read from the stream: [`LinkAttach::handle_stream_bytes`];
+/// - the stream's end (EOF, a read error): [`LinkAttach::handle_stream_end`];
+/// - the deadline of [`LinkAttach::poll_timeout`]: [`LinkAttach::handle_timeout`];
+/// - the host ends the link: [`LinkAttach::shutdown`].
+///
+/// Draining the engine: every [`Engine::poll_output`] goes through [`LinkAttach::handle_output`]
+/// first, which performs the outputs of the link's connections (`Transmit`, `CloseTransport`)
+/// and hands back the others (events, and the outputs of the host's own sockets) for the host
+/// to perform as usual. The host's other engine calls (editor events, tool outcomes, its own
+/// sockets' bytes) drain the same way.
+///
+/// After each of these, the host writes [`LinkAttach::outbound`] to the stream (as much as it
+/// takes) and reports it with [`LinkAttach::handle_sent`], reads [`LinkAttach::poll_event`]
+/// (the bridge's hello, the link's end), and sleeps until the next stream input or the
+/// earlier of [`LinkAttach::poll_timeout`] and the engine's own. The stream is read whenever
+/// it has bytes: back-pressure is per connection, by the link's credit.
+///
+/// ## The rules
+///
+/// - An `Open` from the bridge is [`Engine::handle_accept`]; the bridge's hello names its
+///   loopback port, which the engine then accepts in `Host` ([`Config::bridge_port`]).
+/// - A connection's `Data` is fed to [`Engine::handle_bytes`] in pieces of the pump policy's
+///   `read_chunk_bytes`, and credited back as it is fed. Like a socket host, the adapter stops
+///   feeding a connection whose answers wait unsent at [`PumpPolicy::pause_reads_at_bytes`] and
+///   resumes below [`PumpPolicy::resume_reads_below_bytes`]: its credit stops with it, so the
+///   bridge stops reading that claude, and no other connection.
+/// - The engine's bytes for a connection go out as `Data` within its credit; the rest waits for
+///   the bridge's `Credit`.
+/// - `CloseTransport`: the connection's input is dropped from then on, its last bytes go out,
+///   then it is closed on the link and [`Engine::handle_closed`]; a connection whose bytes do not
+///   go within the policy's `linger_ms` (a claude that does not read) is closed anyway.
+/// - The bridge's `Close` (claude closed its socket): what it sent before is fed, then
+///   [`Engine::handle_closed`]. A dead link closes every engine connection it carried.
+///
+/// [`Config::bridge_port`]: crate::Config::bridge_port
 pub struct LinkAttach {
     link: Link,
     policy: PumpPolicy,
