@@ -36,6 +36,10 @@ struct Sidecar {
     stdin: ChildStdin,
     from_sidecar: Receiver<Value>,
     /// The ready frame's params.
+    #[cfg_attr(
+        not(unix),
+        expect(dead_code, reason = "read by the resume test, which is Unix-only")
+    )]
     ready: Value,
     port: u16,
     lock: PathBuf,
