@@ -16,6 +16,7 @@
 //! review needs it.
 
 use allocation_counter::measure;
+use idelink_benches::engine_ops::connect_client;
 use idelink_benches::measure::{ROUND, emit, time_op};
 use idelink_benches::wire;
 use idelink_core::ledger::FileContent;
@@ -62,15 +63,7 @@ impl Turns {
         let config = Config::from_json(&config.to_string()).expect("a config this engine reads");
         let token = AuthToken::parse(TOKEN).expect("TOKEN is 32 lowercase hex digits");
         let mut engine = Engine::new(config, token);
-        let now = Timestamp::from_millis(0);
-        let conn = engine.handle_accept(now);
-        let mut hello = wire::upgrade_request(PORT, TOKEN);
-        hello.extend(wire::client_frame(wire::initialize()));
-        hello.extend(wire::client_frame(wire::initialized()));
-        engine
-            .handle_bytes(now, conn, &hello)
-            .expect("a known connection");
-        engine.handle_timeout(now);
+        let conn = connect_client(&mut engine, PORT, TOKEN);
         let mut turns = Turns {
             engine,
             conn,

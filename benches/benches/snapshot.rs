@@ -8,8 +8,8 @@
 //! time, every output drained. `-- --quick` runs one short round of each (a smoke test).
 
 use allocation_counter::measure;
+use idelink_benches::engine_ops::connect_client;
 use idelink_benches::measure::{ROUND, emit, time_op};
-use idelink_benches::wire;
 use idelink_core::ide::{Position, Range, Severity};
 use idelink_core::snapshot::{
     ActiveView, DiagnosticCodeView, DiagnosticView, DocumentView, FileDiagnosticsView, Snapshot,
@@ -147,15 +147,8 @@ impl Editor {
         config.workspace_folders = vec!["/home/me/game".into()];
         let token = AuthToken::parse(TOKEN).expect("TOKEN is 32 lowercase hex digits");
         let mut engine = Engine::new(config, token);
+        connect_client(&mut engine, PORT, TOKEN);
         let now = Timestamp::from_millis(0);
-        let conn = engine.handle_accept(now);
-        let mut hello = wire::upgrade_request(PORT, TOKEN);
-        hello.extend(wire::client_frame(wire::initialize()));
-        hello.extend(wire::client_frame(wire::initialized()));
-        engine
-            .handle_bytes(now, conn, &hello)
-            .expect("the connection was just accepted");
-        engine.handle_timeout(now);
         let mut editor = Editor { engine, now };
         editor.drain();
         editor

@@ -17,6 +17,22 @@ const FRAME_RING: u64 = 64;
 /// The chunk size a host reads with (the mio host reads 64 KiB at a time).
 pub const READ_CHUNK: usize = 64 * 1024;
 
+/// Accepts one client on `engine` and takes it through the CLI's start — the upgrade with
+/// `token`, `initialize`, `notifications/initialized` — at time 0, then runs the engine's
+/// timers once so it is ready; the caller drains the outputs.
+pub fn connect_client(engine: &mut Engine, port: u16, token: &str) -> ConnId {
+    let now = Timestamp::from_millis(0);
+    let conn = engine.handle_accept(now);
+    let mut hello = wire::upgrade_request(port, token);
+    hello.extend(wire::client_frame(wire::initialize()));
+    hello.extend(wire::client_frame(wire::initialized()));
+    engine
+        .handle_bytes(now, conn, &hello)
+        .expect("the connection was just accepted");
+    engine.handle_timeout(now);
+    conn
+}
+
 /// A `selectionChanged` editor event on line `line` of the benchmark document.
 pub fn selection_event(line: u32) -> EditorEvent {
     EditorEvent::SelectionChanged {
