@@ -69,9 +69,13 @@ impl FormError {
     /// The error for an argument that has no JSON text at all (JS `undefined`, a function,
     /// a symbol: what `JSON.stringify` turns into nothing, or a value it throws on).
     pub fn no_json<T: InputForm>() -> FormError {
+        Self::no_json_named(T::ARGUMENT)
+    }
+
+    /// [`FormError::no_json`] for the argument named `argument` (one copy for every form).
+    fn no_json_named(argument: &str) -> FormError {
         FormError(format!(
-            "{} must be a plain object, got a value with no JSON form",
-            T::ARGUMENT
+            "{argument} must be a plain object, got a value with no JSON form"
         ))
     }
 }
