@@ -51,7 +51,9 @@ before=$(stat -c %s "$bg")
 # --low-memory-unused: Rust places its stack first, so the first KiB of memory is never used.
 # --flatten --rereloop between two -Oz runs rebuilds the control flow of the big functions
 # (the engine's pump, the export shims): about 3.5 KB smaller than -Oz alone, 10 s more.
+# --strip-target-features: the features section only tells tools what the module uses (151 bytes).
 "$wasm_opt" -Oz --flatten --rereloop -Oz --converge --low-memory-unused --strip-producers \
+  --strip-target-features \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue "$bg" -o "$bg"
 for target in bundler nodejs; do cp "$bg" "$here/pkg/$target/idelink_wasm_bg.wasm"; done

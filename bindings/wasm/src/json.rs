@@ -26,12 +26,21 @@ extern "C" {
 /// `value` read as form `T` (never inlined: one copy per form, whatever calls it).
 #[inline(never)]
 pub(crate) fn read<T: InputForm>(value: &JsValue) -> Result<T, JsError> {
-    let text = stringify(value).ok().and_then(|text| text.as_string());
-    let read = match text {
+    let read = match json_text(value) {
         Some(text) => forms::read(&text),
         None => Err(FormError::no_json::<T>()),
     };
-    read.map_err(|e| JsError::new(&e.to_string()))
+    read.map_err(form_error)
+}
+
+/// `value`'s JSON text, `None` where it has none (one copy for every form).
+fn json_text(value: &JsValue) -> Option<String> {
+    stringify(value).ok().and_then(|text| text.as_string())
+}
+
+/// A form's refusal as the JS `Error` thrown (one copy for every form).
+fn form_error(error: FormError) -> JsError {
+    JsError::new(&error.to_string())
 }
 
 /// `value` as the plain object of its form.

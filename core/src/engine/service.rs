@@ -18,6 +18,7 @@ use crate::policy::ContextPolicy;
 use crate::policy::gate::{Gate, SharedSelection};
 use crate::rpc::{OwnedRequestId, RequestId, RpcError};
 use crate::time::Timestamp;
+use serde_json::value::RawValue;
 
 /// What serving one client message leads to beyond its reply.
 pub(crate) enum Effect {
@@ -38,7 +39,8 @@ pub(crate) enum Effect {
     /// [`Service::held_diagnostics`].
     PreEdit {
         rpc_id: OwnedRequestId,
-        arguments: String,
+        /// The call's arguments as they came (served again once the baseline is read).
+        arguments: Option<Box<RawValue>>,
         path: String,
     },
     /// A request for the editor, replacing the pending diff of the same tab if any.
@@ -225,15 +227,14 @@ impl Service {
         now: Timestamp,
         conn: ConnId,
         rpc_id: &OwnedRequestId,
-        arguments: &str,
+        arguments: Option<&RawValue>,
         config: &Config,
         writer: &mut Writer,
     ) {
-        let raw = serde_json::value::RawValue::from_string(arguments.to_owned()).ok();
         let call = ToolCall {
             id: rpc_id.as_borrowed(),
             name: ToolName::GetDiagnostics.as_str().into(),
-            arguments: raw.as_deref(),
+            arguments,
             tool_use_id: None,
         };
         self.serve_call(now, conn, call, config, writer, false);
@@ -281,7 +282,7 @@ impl Service {
                 {
                     return Effect::PreEdit {
                         rpc_id: call.id.to_owned(),
-                        arguments: call.arguments.map_or("{}", |raw| raw.get()).to_owned(),
+                        arguments: call.arguments.map(ToOwned::to_owned),
                         path: path.to_owned(),
                     };
                 }

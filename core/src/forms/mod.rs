@@ -69,9 +69,13 @@ impl FormError {
     /// The error for an argument that has no JSON text at all (JS `undefined`, a function,
     /// a symbol: what `JSON.stringify` turns into nothing, or a value it throws on).
     pub fn no_json<T: InputForm>() -> FormError {
+        Self::no_json_named(T::ARGUMENT)
+    }
+
+    /// [`FormError::no_json`] for the argument named `argument` (one copy for every form).
+    fn no_json_named(argument: &str) -> FormError {
         FormError(format!(
-            "{} must be a plain object, got a value with no JSON form",
-            T::ARGUMENT
+            "{argument} must be a plain object, got a value with no JSON form"
         ))
     }
 }
@@ -104,12 +108,18 @@ pub trait OutputForm {
 /// several places, and one copy of each form's reader is enough (the wasm module's size).
 #[inline(never)]
 pub fn read<T: InputForm>(json: &str) -> Result<T, FormError> {
-    let root = Path::Root(T::ARGUMENT);
-    let value = read::root(json, &root, T::TAGGED)?;
-    if T::TAGGED {
+    T::read(root_of(json, T::ARGUMENT, T::TAGGED)?)
+}
+
+/// [`read`]'s checks of the whole text, one copy for every form: `json` is one JSON value
+/// and, for a `tagged` form, nests no deeper than serde reads and escapes no lone surrogate.
+fn root_of<'a>(json: &'a str, argument: &'static str, tagged: bool) -> Result<Val<'a>, FormError> {
+    let root = Path::Root(argument);
+    let value = read::root(json, &root, tagged)?;
+    if tagged {
         read::every_string_decodes(json, &root)?;
     }
-    T::read(value)
+    Ok(value)
 }
 
 /// The JSON text of `value`. Never inlined, as [`read`].
@@ -117,6 +127,11 @@ pub fn read<T: InputForm>(json: &str) -> Result<T, FormError> {
 pub fn write<T: OutputForm + ?Sized>(value: &T) -> String {
     let mut out = Vec::new();
     value.write_json(&mut out);
+    text_of(out)
+}
+
+/// [`write`]'s bytes as text, one copy for every form.
+fn text_of(out: Vec<u8>) -> String {
     // Only whole strings and ASCII structure were written.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }

@@ -148,10 +148,8 @@ fn trim_dir(dir: &str) -> String {
 /// The root a path outside every workspace folder is matched from: `/`, or `C:/`; empty for
 /// a relative path.
 fn root_of(path: &str) -> &str {
-    match path.find('/') {
-        Some(at) => &path[..=at],
-        None => "",
-    }
+    // `get`: `at` is a `/`, a char boundary, and no index panic is linked in.
+    path.find('/').and_then(|at| path.get(..=at)).unwrap_or("")
 }
 
 /// git's decision for the file `path`: `verdict` is asked of each folder on the way down
@@ -160,7 +158,7 @@ fn root_of(path: &str) -> &str {
 fn decided(path: &str, verdict: impl Fn(&str, bool) -> Option<bool>) -> bool {
     let folders = path
         .match_indices('/')
-        .map(|(at, _)| &path[..at])
+        .filter_map(|(at, _)| path.get(..at))
         .filter(|prefix| !prefix.is_empty() && !prefix.ends_with(':'));
     for folder in folders {
         if verdict(folder, true) == Some(true) {

@@ -31,7 +31,14 @@ pub fn write_result_with<E>(
     let start = out.len();
     push_head(out, Some(id));
     out.extend_from_slice(b",\"result\":");
-    if write_json(out).is_ok() {
+    let written = write_json(out).is_ok();
+    end_result(out, start, id, written);
+}
+
+/// Closes the reply [`write_result_with`] began at `start`, or replaces it with the error
+/// reply when its result was not `written` (one copy for every result writer).
+fn end_result(out: &mut Vec<u8>, start: usize, id: RequestId<'_>, written: bool) {
+    if written {
         out.push(b'}');
     } else {
         out.truncate(start);

@@ -8,6 +8,7 @@ use crate::ledger::{
 };
 use crate::rpc::OwnedRequestId;
 use crate::time::Timestamp;
+use serde_json::value::RawValue;
 
 use super::Engine;
 
@@ -33,7 +34,7 @@ struct PendingRead {
 struct HeldCall {
     conn: ConnId,
     rpc_id: OwnedRequestId,
-    arguments: String,
+    arguments: Option<Box<RawValue>>,
     /// The file's previous edit in this turn had not ended: this read ends it first.
     settle_first: bool,
 }
@@ -204,7 +205,7 @@ impl Engine {
         now: Timestamp,
         conn: ConnId,
         rpc_id: OwnedRequestId,
-        arguments: String,
+        arguments: Option<Box<RawValue>>,
         path: String,
     ) {
         let turn = match self.ledger.ledger.open_turn(conn) {
@@ -323,7 +324,7 @@ impl Engine {
             now,
             held.conn,
             &held.rpc_id,
-            &held.arguments,
+            held.arguments.as_deref(),
             &self.config,
             &mut self.writer,
         );
