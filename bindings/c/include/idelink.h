@@ -521,7 +521,8 @@ enum IdelinkStatus idelink_host_poll(struct IdelinkHost *host, int64_t timeout_m
 // (`{"event":"connected","conn":1,"userAgent":"…"}`, `sessionReady`, `toolCall`,
 // `toolCallCancelled`, `fileReplaced`, `toolServed`, `messageTooLarge`, `contextWithheld`, `closed`;
 // with the turn ledger on also `ledgerRead`, `ledgerWrite` and `turnChanged`: see
-// `idelink_host_ledger`), or NULL when the queue is empty.
+// `idelink_host_ledger`; with a remote link `linkHello` and `linkEnded`: see
+// `idelink_host_attach_link`), or NULL when the queue is empty.
 //
 // **Ownership:** the text is library-owned: free it with `idelink_string_free` (it outlives
 // the host).
@@ -666,6 +667,36 @@ enum IdelinkStatus idelink_host_handle_file_seen(struct IdelinkHost *host,
 // # Safety
 // `host` is a live handle not in use on another thread; `target_json` is NUL-terminated.
 enum IdelinkStatus idelink_host_ledger_undo(struct IdelinkHost *host, const char *target_json);
+
+// Attaches a remote link: `input` is the pipe end the bridge writes (a spawned `idelink
+// bridge`'s stdout, through `ssh`, `docker exec -i`, `wsl.exe`, …), `output` the one it reads
+// (its stdin). On Unix each is a file descriptor; on Windows a `HANDLE` (cast to `ptrdiff_t`,
+// which is as wide as a pointer).
+// `read`/`read_len` are bytes already read from `input` (a hello peeked to learn the bridge's
+// port), NULL and 0 for none. The bridge's lock gets this host's token and `ideName` and its
+// workspace folders as the far side spells them (through the engine's `pathMap`, when it has
+// one). Every claude connection the bridge opens is then served as if accepted on the host's
+// own port. `idelink_host_poll` pumps the link and queues its news: `{"event":"linkHello",
+// "binaryVersion":"0.9.0","port":41234,"pid":4242,"folders":["/w"],"runningInWindows":false}`
+// once the bridge said who it is, and at the end `{"event":"linkEnded","fault":"eof",
+// "message":"…"}` (`fault`: `eof`, `keepaliveTimeout`, `peerFault`, `shutdown`, `version`,
+// `protocol`; `message` holds the far side's words: render it inert); the host then closes
+// both pipes (the bridge removes its lock and exits; reap its process). One link at a time: a
+// second is refused with `IDELINK_ERROR_MISUSE`.
+//
+// **Ownership:** the host takes both pipe ends, whatever the result (a failed call closes
+// them): the caller must not close or use them afterwards. `read` is only read during the
+// call.
+//
+// # Safety
+// `host` is NULL or a live handle not in use on another thread; `input` and `output` are open
+// pipe ends owned by the caller (descriptors or handles) and no other code closes them; unless
+// `read_len` is 0, `read` points to `read_len` readable bytes.
+enum IdelinkStatus idelink_host_attach_link(struct IdelinkHost *host,
+                                            ptrdiff_t input,
+                                            ptrdiff_t output,
+                                            const uint8_t *read,
+                                            size_t read_len);
 
 // The session list: every ready session, oldest first, as JSON text
 // (`[{"conn":1,"pid":4242,"folders":["/w"],"connectedAt":0,"chosen":false}]`; `folders` is

@@ -9,9 +9,11 @@
 use crate::args::{form, owned_string, place, text};
 use crate::guard::{CallResult, Guarded, guard, invalid, misuse, with_handle};
 use crate::host_config;
+use crate::host_link::LinkState;
 use crate::snapshot::{IdelinkSnapshot, IdelinkSnapshotChanges};
 use crate::status::{IdelinkStatus, fail};
 use idelink_core::forms;
+use idelink_core::link::AttachEvent;
 use idelink_core::{EditorEvent, EngineEvent, ToolCallId, ToolOutcome};
 use idelink_mio::{Host, HostError, ResumeOutcome, Waker};
 use std::collections::VecDeque;
@@ -28,13 +30,24 @@ pub struct IdelinkHost(Guarded<HostState>);
 pub(crate) struct HostState {
     pub(crate) host: Host,
     /// Events served by `poll` and not yet taken by `idelink_host_next_event`.
-    queue: VecDeque<EngineEvent>,
+    queue: VecDeque<Queued>,
     scratch: Vec<EngineEvent>,
+    /// An attached remote link's name and news (`host_link.rs`).
+    pub(crate) link: LinkState,
+}
+
+/// A queued event: the engine's, or an attached link's (after the engine's of the same poll).
+enum Queued {
+    Engine(EngineEvent),
+    Link(AttachEvent),
 }
 
 impl HostState {
     fn park(&mut self) {
-        self.queue.extend(self.scratch.drain(..));
+        self.queue
+            .extend(self.scratch.drain(..).map(Queued::Engine));
+        self.queue
+            .extend(self.link.take().into_iter().map(Queued::Link));
     }
 }
 
@@ -99,11 +112,13 @@ pub unsafe extern "C" fn idelink_host_start(
         let config = unsafe { text(config_json, "config_json") }?;
         let config = host_config::parse(config)
             .map_err(|e| invalid(format_args!("invalid config_json: {e}")))?;
+        let link = LinkState::new(config.ide_name.clone());
         let host = Host::start(config).map_err(host_error)?;
         let state = HostState {
             host,
             queue: VecDeque::new(),
             scratch: Vec::new(),
+            link,
         };
         *out = Box::into_raw(Box::new(IdelinkHost(Guarded::new(state))));
         Ok(())
@@ -223,7 +238,8 @@ pub unsafe extern "C" fn idelink_host_poll(
 /// (`{"event":"connected","conn":1,"userAgent":"…"}`, `sessionReady`, `toolCall`,
 /// `toolCallCancelled`, `fileReplaced`, `toolServed`, `messageTooLarge`, `contextWithheld`, `closed`;
 /// with the turn ledger on also `ledgerRead`, `ledgerWrite` and `turnChanged`: see
-/// `idelink_host_ledger`), or NULL when the queue is empty.
+/// `idelink_host_ledger`; with a remote link `linkHello` and `linkEnded`: see
+/// `idelink_host_attach_link`), or NULL when the queue is empty.
 ///
 /// **Ownership:** the text is library-owned: free it with `idelink_string_free` (it outlives
 /// the host).
@@ -244,7 +260,10 @@ pub unsafe extern "C" fn idelink_host_next_event(
                 *out = std::ptr::null_mut();
                 return Ok(());
             };
-            let text = forms::write(event);
+            let text = match event {
+                Queued::Engine(event) => forms::write(event),
+                Queued::Link(event) => forms::write(event),
+            };
             s.queue.pop_front();
             *out = owned_string(text);
             Ok(())

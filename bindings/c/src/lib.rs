@@ -38,6 +38,7 @@ mod helpers;
 mod host;
 mod host_config;
 mod host_ledger;
+mod host_link;
 mod host_sessions;
 mod ledger;
 mod snapshot;
@@ -65,6 +66,7 @@ pub use host_ledger::{
     idelink_host_handle_file_seen, idelink_host_handle_ledger_read,
     idelink_host_handle_ledger_written, idelink_host_ledger, idelink_host_ledger_undo,
 };
+pub use host_link::idelink_host_attach_link;
 pub use host_sessions::{idelink_host_choose_session, idelink_host_sessions};
 pub use ledger::{
     idelink_engine_handle_file_seen, idelink_engine_handle_ledger_read,

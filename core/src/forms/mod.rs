@@ -4,7 +4,7 @@
 //! In: [`Config`], [`EditorEvent`], [`EditorSnapshot`], [`ToolOutcome`], for the JS faces'
 //! host helpers [`LockFields`] and [`Inherited`], discovery's [`ClaudeStart`], the ledger's [`FileContent`] and [`UndoTarget`], and the JS numbers they pass ([`timestamp`],
 //! [`conn_id`], [`tool_call_id`], [`byte_count`], [`whole_number`]). Out: [`Output`], [`EngineEvent`],
-//! [`SnapshotChanges`], the [`Ledger`]'s turns, [`FileContent`], [`LockFields`], [`Variables`] and [`Verdict`]. The rules are exactly those of
+//! [`SnapshotChanges`], the [`Ledger`]'s turns, an attached link's [`AttachEvent`], [`FileContent`], [`LockFields`], [`Variables`] and [`Verdict`]. The rules are exactly those of
 //! core's serde forms (the property tests hold this codec to serde_json on random values and
 //! on broken ones):
 //!
@@ -36,6 +36,7 @@ mod discovery;
 mod event;
 mod host;
 mod ledger;
+mod link;
 mod number;
 mod outcome;
 mod output;
@@ -50,6 +51,7 @@ pub use number::{Shown, byte_count, conn_id, timestamp, tool_call_id, whole_numb
 use crate::discovery::{ClaudeStart, Verdict};
 use crate::engine::{EngineEvent, Output, SessionChoice, SessionInfo};
 use crate::ledger::{FileContent, Ledger, UndoTarget};
+use crate::link::AttachEvent;
 use crate::{Config, EditorEvent, EditorSnapshot, SnapshotChanges, ToolOutcome};
 use read::{Path, Val};
 
@@ -184,6 +186,7 @@ output_forms! {
     SessionChoice => output::session_choice;
     FileContent => output::file_content;
     Ledger => ledger::ledger;
+    AttachEvent => link::attach_event;
 }
 
 #[cfg(test)]

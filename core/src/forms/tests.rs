@@ -1376,3 +1376,39 @@ fn lock_fields_read_back_and_inherited_variables_are_read() {
     let variables = Variables(vec![("B", "1".into()), ("A", "\"".into())]);
     assert_eq!(write(&variables), r#"{"B":"1","A":"\""}"#);
 }
+
+#[test]
+fn an_attached_links_news_is_written_byte_exact_without_its_token() {
+    use crate::link::{AttachEvent, Hello, LinkFault};
+    let hello = AttachEvent::Hello(Hello {
+        binary_version: "0.9.0".into(),
+        token: Some("secret".into()),
+        folders: vec!["/home/me/\"proj\"".into()],
+        port: Some(41234),
+        pid: Some(7),
+        ..Hello::default()
+    });
+    assert_eq!(
+        write(&hello),
+        r#"{"event":"linkHello","binaryVersion":"0.9.0","port":41234,"pid":7,"folders":["/home/me/\"proj\""],"runningInWindows":false}"#
+    );
+    let bare = AttachEvent::Hello(Hello::default());
+    assert_eq!(
+        write(&bare),
+        r#"{"event":"linkHello","binaryVersion":"","port":null,"pid":null,"folders":[],"runningInWindows":false}"#
+    );
+    assert_eq!(
+        write(&AttachEvent::Dead(LinkFault::Eof)),
+        r#"{"event":"linkEnded","fault":"eof","message":"the link's stream ended"}"#
+    );
+    assert_eq!(
+        write(&AttachEvent::Dead(LinkFault::PeerFault(
+            "no \"lock\"".into()
+        ))),
+        r#"{"event":"linkEnded","fault":"peerFault","message":"the link's peer ended it: no \"lock\""}"#
+    );
+    assert_eq!(
+        write(&AttachEvent::Dead(LinkFault::HelloOrder)),
+        r#"{"event":"linkEnded","fault":"protocol","message":"a hello must be the first frame, and only once"}"#
+    );
+}
