@@ -93,8 +93,16 @@ pub unsafe extern "C" fn idelink_host_attach_link(
                 folders,
                 ..Hello::default()
             };
-            let heard = Arc::clone(&s.link.heard);
             let pipes = LinkPipes::new(input, output).already_read(read);
+            if s.host.has_link() {
+                // The pipe ends are the host's: dropping them here closes them.
+                drop(pipes);
+                return Err((
+                    IdelinkStatus::IdelinkErrorMisuse,
+                    "a link is attached already".to_owned(),
+                ));
+            }
+            let heard = Arc::clone(&s.link.heard);
             attached(s.host.attach_link(
                 &hello,
                 pipes,
@@ -110,7 +118,6 @@ pub unsafe extern "C" fn idelink_host_attach_link(
 
 fn attached(result: std::io::Result<()>) -> CallResult {
     result.map_err(|e| match e.kind() {
-        std::io::ErrorKind::Other => (IdelinkStatus::IdelinkErrorMisuse, e.to_string()),
         std::io::ErrorKind::InvalidInput => invalid(format_args!("cannot attach the link: {e}")),
         _ => (
             IdelinkStatus::IdelinkErrorIo,

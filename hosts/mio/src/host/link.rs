@@ -25,6 +25,11 @@ pub(super) struct Attached {
 }
 
 impl Host {
+    /// Whether a remote link is attached (a second [`Host::attach_link`] is refused).
+    pub fn has_link(&self) -> bool {
+        self.link.is_some()
+    }
+
     /// Attaches a remote link: `pipes` is the bridge's stream (its stdout to read, its stdin
     /// to write, and any bytes read from it already, such as a hello peeked to learn the
     /// bridge's port); `hello` is what the bridge writes into its lock (this host's token and
