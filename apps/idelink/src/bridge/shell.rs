@@ -191,7 +191,12 @@ fn run(command: &str, script: &str, payload: Option<&[u8]>) -> Result<Vec<String
     let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err("the remote shell has no stdin/stdout".into());
     };
-    stdin.write_all(script.as_bytes())?;
+    // A prefix that runs no shell there may end before it reads the script: a broken pipe is
+    // then no error of ours; what the far side said (nothing) names the failed step.
+    match stdin.write_all(script.as_bytes()) {
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => {}
+    }
     let mut lines = BufReader::new(stdout).lines();
     let mut said = Vec::new();
     if let Some(payload) = payload {
