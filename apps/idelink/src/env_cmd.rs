@@ -73,7 +73,7 @@ pub fn render(shell: Shell, vars: &[(&str, String)]) -> String {
 
 /// POSIX sh (bash, zsh, dash): inside single quotes every character is literal and a single
 /// quote cannot occur (POSIX.1-2017 XCU §2.2.2), so each `'` closes, is escaped, reopens.
-fn sh_quoted(value: &str) -> String {
+pub(crate) fn sh_quoted(value: &str) -> String {
     format!("'{}'", value.replace('\'', r"'\''"))
 }
 

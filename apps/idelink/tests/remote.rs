@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{idelink, lines, temp_dir, texts, wait_for_line};
+use support::{
+    alive, all_lines, idelink, lines, pid_in, temp_dir, texts, wait_exit, wait_for_line,
+};
 
 /// The far side's name for the workspace.
 const FAR: &str = "/far/proj";
@@ -224,4 +226,76 @@ fn a_slow_link_keeps_every_connections_bytes_in_order() {
     }
     support::stop(&mut remote.serve);
     gone_within(&remote.lock, Duration::from_secs(2));
+}
+
+/// `idelink serve --remote COMMAND --remote-timeout SECS`: its exit status and stderr.
+fn serve_failing(dir: &Path, command: &str, secs: &str) -> (std::process::ExitStatus, String) {
+    let (mut serve, _out, err) = support::spawn_piped(
+        idelink(&["serve", "--diff", "accept", "--lock-dir"])
+            .arg(dir.join("near-ide"))
+            .args(["--remote", command, "--remote-timeout", secs])
+            .arg(dir.join("work"))
+            .stdin(Stdio::null()),
+    );
+    let status = wait_exit(&mut serve.0);
+    (status, all_lines(&err).join("\n"))
+}
+
+#[test]
+fn a_remote_command_that_never_speaks_is_told_then_ended_at_the_deadline() {
+    let dir = temp_dir("remote-silent");
+    let pid_file = dir.join("transport.pid");
+    // The peer: a transport that neither says hello nor ends (ssh at a prompt, say), one
+    // simple command that `sh -c` would otherwise run as its own child.
+    let command = format!(
+        "sh -c 'echo $$ > \"{}\"; exec sleep 1000'",
+        pid_file.display()
+    );
+    let started = Instant::now();
+    let (status, said) = serve_failing(&dir, &command, "3");
+    let took = started.elapsed();
+    assert_eq!(status.code(), Some(1), "{said}");
+    for part in [
+        "idelink: waiting for the bridge's hello from",
+        "(2 s so far; ending it after 3 s (--remote-timeout))",
+        "ssh-agent",
+        "-o BatchMode=yes",
+        "said nothing for 3 s while idelink waited for the bridge's hello, so it was ended",
+        "runs `idelink bridge` on the far side",
+    ] {
+        assert!(said.contains(part), "{part:?} in {said}");
+    }
+    assert!(
+        said.contains(&format!("from `{command}`")),
+        "the command is named: {said}"
+    );
+    assert!(took >= Duration::from_secs(3), "ended early: {took:?}");
+    let transport = pid_in(&pid_file);
+    assert!(
+        !alive(transport),
+        "the transport (pid {transport}) still runs"
+    );
+}
+
+#[test]
+fn a_deadline_shorter_than_the_notice_ends_without_one() {
+    let dir = temp_dir("remote-silent-short");
+    let (status, said) = serve_failing(&dir, "exec sleep 1000", "1");
+    assert_eq!(status.code(), Some(1), "{said}");
+    assert!(said.contains("said nothing for 1 s"), "{said}");
+    assert!(
+        !said.contains("so far"),
+        "no notice before the deadline: {said}"
+    );
+}
+
+#[test]
+fn a_bad_remote_timeout_is_refused_with_what_it_takes() {
+    let dir = temp_dir("remote-timeout-arg");
+    for bad in ["30s", "1.5", "3601"] {
+        let (status, said) = serve_failing(&dir, "exec sleep 1000", bad);
+        assert_eq!(status.code(), Some(2), "{bad}: {said}");
+        assert!(said.contains("from 1 to 3600"), "{bad}: {said}");
+        assert!(said.contains("or 0 to wait without limit"), "{bad}: {said}");
+    }
 }

@@ -18,7 +18,9 @@ use std::sync::mpsc::Receiver;
 mod support;
 
 use support::sshd::Sshd;
-use support::{Running, idelink, skip, temp_dir, texts, wait_exit, wait_for_line};
+use support::{
+    Running, alive, all_lines, idelink, pid_in, skip, temp_dir, texts, wait_exit, wait_for_line,
+};
 
 /// Where the far side keeps the copy, under its `XDG_CACHE_HOME`.
 fn copy_in(cache: &Path) -> PathBuf {
@@ -27,10 +29,20 @@ fn copy_in(cache: &Path) -> PathBuf {
 
 /// `idelink serve --remote-shell PREFIX WORK`, its stdout and stderr as lines.
 fn serve(dir: &Path, prefix: &str) -> (Running, Receiver<String>, Receiver<String>) {
+    serve_with(dir, prefix, &[])
+}
+
+/// [`serve`] with more options.
+fn serve_with(
+    dir: &Path,
+    prefix: &str,
+    options: &[&str],
+) -> (Running, Receiver<String>, Receiver<String>) {
     support::spawn_piped(
         idelink(&["serve", "--diff", "accept", "--lock-dir"])
             .arg(dir.join("near-ide"))
             .args(["--remote-shell", prefix])
+            .args(options)
             .arg(dir.join("work"))
             .stdin(Stdio::null()),
     )
@@ -83,10 +95,43 @@ fn assert_private_copy(cache: &Path) {
 
 /// Serves through `prefix` expecting it to fail at start; returns its stderr.
 fn refused(dir: &Path, prefix: &str) -> String {
-    let (mut child, _out, err) = serve(dir, prefix);
+    refused_with(dir, prefix, &[])
+}
+
+/// [`refused`] with more options.
+fn refused_with(dir: &Path, prefix: &str, options: &[&str]) -> String {
+    let (mut child, _out, err) = serve_with(dir, prefix, options);
     let status = wait_exit(&mut child.0);
     assert!(!status.success(), "{status}");
-    err.try_iter().collect::<Vec<_>>().join("\n")
+    all_lines(&err).join("\n")
+}
+
+/// An executable `name` in `dir` (made) with the text `script`.
+fn script_in(dir: &Path, name: &str, script: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A far side whose PATH starts with `bin` (beside [`far_env`]'s cache and config).
+fn far_env_with_path(dir: &Path, bin: &Path) -> String {
+    format!("{} PATH=\"{}:$PATH\"", far_env(dir), bin.display())
+}
+
+/// A `uname` that says Linux and the architecture this build is not.
+fn other_machine(bin: &Path) -> &'static str {
+    let other = if cfg!(target_arch = "aarch64") {
+        "x86_64"
+    } else {
+        "aarch64"
+    };
+    script_in(
+        bin,
+        "uname",
+        &format!("#!/bin/sh\n[ \"$1\" = -m ] && echo {other} || echo Linux\n"),
+    );
+    other
 }
 
 #[test]
@@ -106,21 +151,10 @@ fn a_far_side_without_idelink_gets_a_private_copy_once() {
 fn a_far_side_of_another_architecture_is_refused_and_nothing_is_copied() {
     let dir = temp_dir("remote-install-arch");
     let fake = dir.join("fake-bin");
-    std::fs::create_dir_all(&fake).unwrap();
-    let other = if cfg!(target_arch = "aarch64") {
-        "x86_64"
-    } else {
-        "aarch64"
-    };
-    let uname = fake.join("uname");
-    std::fs::write(
-        &uname,
-        format!("#!/bin/sh\n[ \"$1\" = -m ] && echo {other} || echo Linux\n"),
-    )
-    .unwrap();
-    std::fs::set_permissions(&uname, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let prefix = format!("{} PATH=\"{}:$PATH\"", far_env(&dir), fake.display());
-    let said = refused(&dir, &prefix);
+    let other = other_machine(&fake);
+    // An idelink of another version there is no way out either.
+    script_in(&fake, "idelink", "#!/bin/sh\necho 'idelink 0.0.1'\n");
+    let said = refused(&dir, &far_env_with_path(&dir, &fake));
     assert!(
         said.contains(&format!(
             "the far side is Linux {other} and this idelink is a linux"
@@ -128,7 +162,78 @@ fn a_far_side_of_another_architecture_is_refused_and_nothing_is_copied() {
         "{said}"
     );
     assert!(said.contains("it cannot run there"), "{said}");
+    assert!(
+        said.contains("/fake-bin/idelink (idelink 0.0.1) is another version"),
+        "{said}"
+    );
     assert!(!dir.join("far-cache").exists(), "something was copied");
+}
+
+#[test]
+fn a_far_idelink_that_is_this_very_build_runs_as_it_is() {
+    let dir = temp_dir("remote-install-same");
+    let far_bin = dir.join("far-bin");
+    std::fs::create_dir_all(&far_bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_idelink"), far_bin.join("idelink")).unwrap();
+    let prefix = far_env_with_path(&dir, &far_bin);
+    served_through(&dir, &prefix, "/far-bin/idelink is this very idelink");
+    assert!(!dir.join("far-cache").exists(), "something was copied");
+}
+
+#[test]
+fn a_far_idelink_of_another_build_gets_this_one_copied_beside_it() {
+    let dir = temp_dir("remote-install-other");
+    let far_bin = dir.join("far-bin");
+    script_in(&far_bin, "idelink", "#!/bin/sh\necho 'idelink 0.0.1'\n");
+    let prefix = far_env_with_path(&dir, &far_bin);
+    served_through(
+        &dir,
+        &prefix,
+        "/far-bin/idelink (idelink 0.0.1) is another build than this idelink",
+    );
+    assert_private_copy(&dir.join("far-cache"));
+}
+
+#[test]
+fn where_this_build_cannot_run_a_far_idelink_of_this_version_is_used() {
+    let dir = temp_dir("remote-install-cross");
+    let fake = dir.join("fake-bin");
+    other_machine(&fake);
+    // Another build of this version (a wrapper around this one stands in for it).
+    script_in(
+        &fake,
+        "idelink",
+        &format!(
+            "#!/bin/sh\n[ \"$1\" = --version ] && {{ echo 'idelink {}'; exit 0; }}\n\
+             exec '{}' \"$@\"\n",
+            env!("CARGO_PKG_VERSION"),
+            env!("CARGO_BIN_EXE_idelink")
+        ),
+    );
+    let prefix = far_env_with_path(&dir, &fake);
+    served_through(&dir, &prefix, "(another build): using it");
+    assert!(!dir.join("far-cache").exists(), "something was copied");
+}
+
+#[test]
+fn a_far_shell_that_never_answers_is_ended_at_the_deadline() {
+    let dir = temp_dir("remote-install-silent");
+    let pid_file = dir.join("far.pid");
+    // idelink appends `sh`: here it is only $0 of a shell that never reads its script.
+    let prefix = format!(
+        "sh -c 'echo $$ > \"{}\"; exec sleep 1000'",
+        pid_file.display()
+    );
+    let said = refused_with(&dir, &prefix, &["--remote-timeout", "1"]);
+    assert!(
+        said.contains(
+            "said nothing for 1 s while idelink waited for the far shell's answer to the probe"
+        ),
+        "{said}"
+    );
+    assert!(said.contains("runs `sh` on the far side"), "{said}");
+    let far = pid_in(&pid_file);
+    assert!(!alive(far), "the far shell (pid {far}) still runs");
 }
 
 /// A far shell whose `XDG_CACHE_HOME` is a fresh tmpfs mounted with `options`, in a mount

@@ -4,12 +4,14 @@
 //! host's engine directly, with no loopback hop of its own.
 
 use super::BINARY_VERSION;
+use super::command::shell;
+use super::wait::{Awaited, Heard, Patience, end, hear};
 use crate::terminal::inert;
 use idelink_core::link::{AttachEvent, Hello, LinkFault, peek_hello};
 use idelink_mio::{Host, LinkPipes};
 use std::error::Error;
-use std::io::{Read, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::io::Write;
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,22 +27,32 @@ pub struct Bridge {
 }
 
 /// Starts `command` (through the shell: `sh -c`, `cmd /C` on Windows) and reads the bridge's
-/// hello. Fails with what to check when the command ends first or says something else.
-pub fn spawn_bridge(command: &str) -> Result<Bridge, Box<dyn Error>> {
+/// hello, waiting as `patience` says. Fails with what to check when the command ends first,
+/// says something else or stays silent past the deadline (then it is ended).
+pub fn spawn_bridge(command: &str, patience: Patience) -> Result<Bridge, Box<dyn Error>> {
     start_bridge(
         command,
         b"",
         "is idelink installed there (`idelink bridge`)? With --remote-shell, idelink copies \
          itself over",
+        &Awaited {
+            command,
+            what: "the bridge's hello",
+            runs: "idelink bridge",
+        },
+        patience,
     )
 }
 
 /// Starts `command`, writes `script` to its stdin (for a far shell: the line that starts the
-/// bridge) and reads the bridge's hello; `hint` says what to check when none comes.
+/// bridge) and reads the bridge's hello within `patience`; `hint` says what to check when the
+/// command ends first.
 pub(super) fn start_bridge(
     command: &str,
     script: &[u8],
     hint: &str,
+    awaited: &Awaited<'_>,
+    patience: Patience,
 ) -> Result<Bridge, Box<dyn Error>> {
     let mut child = shell(command)
         .stdin(Stdio::piped())
@@ -48,33 +60,30 @@ pub(super) fn start_bridge(
         .stderr(Stdio::inherit())
         .spawn()
         .map_err(|e| format!("cannot start the remote command {command:?}: {e}"))?;
-    let (Some(mut input), Some(mut output)) = (child.stdout.take(), child.stdin.take()) else {
+    let (Some(input), Some(mut output)) = (child.stdout.take(), child.stdin.take()) else {
         return Err("the remote command has no stdin/stdout".into());
     };
     output.write_all(script)?;
-    let mut read = Vec::new();
-    let mut buf = [0u8; 4096];
-    let hello = loop {
-        match peek_hello(&read) {
-            Ok(Some((hello, _))) => break hello,
-            Ok(None) => {}
-            Err(fault) => {
-                let _ = child.kill();
-                return Err(format!(
-                    "the remote command {command:?} is not an idelink bridge ({fault})"
-                )
-                .into());
-            }
-        }
-        let n = input.read(&mut buf)?;
-        if n == 0 {
-            let _ = child.wait();
+    let named = command.to_owned();
+    let said_hello = move |read: &[u8]| match peek_hello(read) {
+        Ok(found) => Ok(found.is_some()),
+        Err(fault) => Err(format!(
+            "the remote command {named:?} is not an idelink bridge ({fault})"
+        )),
+    };
+    let (input, read) = match hear(&mut child, input, Vec::new(), said_hello, awaited, patience)? {
+        Heard::Enough(input, read) => (input, read),
+        Heard::Ended(_) => {
+            settle(&mut child);
             return Err(format!(
                 "the remote command {command:?} ended before the bridge said hello: {hint}"
             )
             .into());
         }
-        read.extend_from_slice(&buf[..n]);
+    };
+    let Ok(Some((hello, _))) = peek_hello(&read) else {
+        end(&mut child);
+        return Err(format!("the remote command {command:?} said no whole hello").into());
     };
     Ok(Bridge {
         child,
@@ -155,9 +164,14 @@ pub fn start_remote(
 /// Waits for the bridge's process (its stdin is closed now: it exits by itself), killing it
 /// after [`BRIDGE_EXIT_MS`]; reaped either way, so its pid is free and its lock is stale.
 fn reap(child: &Mutex<Option<Child>>) {
-    let Some(mut child) = child.lock().ok().and_then(|mut held| held.take()) else {
-        return;
-    };
+    if let Some(mut child) = child.lock().ok().and_then(|mut held| held.take()) {
+        settle(&mut child);
+    }
+}
+
+/// Lets `child`, whose stream ended, exit by itself within [`BRIDGE_EXIT_MS`] (so its last
+/// words on stderr are out), then kills it; reaped either way.
+pub(super) fn settle(child: &mut Child) {
     let started = Instant::now();
     while started.elapsed() < Duration::from_millis(BRIDGE_EXIT_MS) {
         match child.try_wait() {
@@ -165,8 +179,7 @@ fn reap(child: &Mutex<Option<Child>>) {
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    end(child);
 }
 
 fn report(peer: &Hello) {
@@ -191,18 +204,4 @@ fn shown(fault: &LinkFault) -> String {
         other => other.to_string(),
     };
     inert::line(&text, 400)
-}
-
-#[cfg(unix)]
-pub(super) fn shell(command: &str) -> Command {
-    let mut shell = Command::new("sh");
-    shell.arg("-c").arg(command);
-    shell
-}
-
-#[cfg(windows)]
-pub(super) fn shell(command: &str) -> Command {
-    let mut shell = Command::new("cmd");
-    shell.arg("/C").arg(command);
-    shell
 }

@@ -1,35 +1,35 @@
 //! `idelink serve --remote-shell PREFIX`: PREFIX runs a shell on the far side (`ssh -T dev`,
 //! `docker exec -i box`, `wsl.exe -d Ubuntu`, `kubectl exec -i pod --`; idelink appends `sh`
 //! and writes each script to that shell's stdin, so no command line is quoted twice). idelink
-//! asks the far side what it runs (`uname -s`, `uname -m`) and whether it holds this very
-//! binary (POSIX `cksum` of `~/.cache/idelink/bin/idelink-<version>`); copies it there when not
-//! (a private folder, mode 0700, written to a temporary name, checked, then renamed); then
-//! starts that copy as the bridge. A far side of another system or architecture is refused:
-//! this binary cannot run there.
+//! asks the far side what it runs and which idelinks it has ([`super::probe`]); starts one that
+//! is this very binary (the `idelink` on its PATH, or the copy in
+//! `~/.cache/idelink/bin/idelink-<version>`); else copies this binary there (a private folder,
+//! mode 0700, written to a temporary name, checked with POSIX `cksum`, then renamed) and starts
+//! the copy. A far side of another system or architecture gets a PATH idelink of this same
+//! version, or a refusal: this binary cannot run there. Every wait for the far side's words is
+//! bounded ([`super::wait`]).
 
 use super::BINARY_VERSION;
 use super::cksum::cksum_line;
-use super::near::{Bridge, shell, start_bridge};
+use super::command::shell;
+use super::near::{Bridge, settle, start_bridge};
+use super::probe::{
+    FAR_DIR, MARK, Plan, Probe, described, exec_cached, exec_path, plan, platform_matches,
+    probe_script,
+};
+use super::wait::{Awaited, Heard, Patience, hear};
 use crate::terminal::inert;
 use std::error::Error;
-use std::io::{BufRead, BufReader, ErrorKind, Write};
+use std::io::{ErrorKind, Write};
 use std::process::{ChildStdout, Stdio};
-
-/// The far side's folder for idelink's copies: the user's own cache (XDG's rule), never a
-/// shared folder such as /tmp.
-const FAR_DIR: &str = "\"${XDG_CACHE_HOME:-$HOME/.cache}/idelink/bin\"";
-
-/// The prefix of every line the scripts print (anything else on stdout, say a login
-/// script's greeting, is not theirs and is skipped).
-const MARK: &str = "idelink-remote ";
 
 /// The largest binary copied: idelink's release builds are a few MiB, a debug build some
 /// tens; anything bigger is not this program.
 const MAX_BINARY_BYTES: usize = 512 << 20;
 
 /// Starts the bridge through `prefix`'s far shell, copying this binary over first when the far
-/// side lacks it.
-pub fn spawn_through_shell(prefix: &str) -> Result<Bridge, Box<dyn Error>> {
+/// side has no idelink that is this very build; each wait for the far side as `patience` says.
+pub fn spawn_through_shell(prefix: &str, patience: Patience) -> Result<Bridge, Box<dyn Error>> {
     let command = format!("{prefix} sh");
     let own = std::env::current_exe()
         .map_err(|e| format!("cannot find this idelink's own binary to copy: {e}"))?;
@@ -39,98 +39,106 @@ pub fn spawn_through_shell(prefix: &str) -> Result<Bridge, Box<dyn Error>> {
         return Err(format!("{} is not an idelink binary (too large)", own.display()).into());
     }
     let sum = cksum_line(&binary);
-    let far = Probe::parse(&run(&command, &probe_script(), None)?)?;
-    if !platform_matches(
-        std::env::consts::OS,
-        std::env::consts::ARCH,
-        &far.os,
-        &far.machine,
-    ) {
-        return Err(format!(
-            "the far side is {} {} and this idelink is a {} {} build: it cannot run there. \
-             Install idelink there (the release archives cover Linux x86_64 and aarch64) and \
-             use --remote '{prefix} idelink bridge'",
-            inert::line(&far.os, 40),
-            inert::line(&far.machine, 40),
-            std::env::consts::OS,
-            std::env::consts::ARCH
-        )
-        .into());
-    }
-    if far.have.as_deref() == Some(sum.as_str()) {
-        eprintln!("idelink: the far side has this idelink {BINARY_VERSION} already");
-    } else {
-        let lines = run(&command, &copy_script(&sum), Some(&binary))?;
-        copied(&lines, &sum)?;
-        eprintln!(
-            "idelink: copied idelink {BINARY_VERSION} to the far side ({} bytes)",
-            binary.len()
-        );
-    }
+    let lines = run(
+        &command,
+        &probe_script(&sum),
+        None,
+        &far_shell(&command, "the far shell's answer to the probe"),
+        patience,
+    )?;
+    let far = Probe::parse(&lines)?;
+    let (os, arch) = (std::env::consts::OS, std::env::consts::ARCH);
+    let runs = platform_matches(os, arch, &far.os, &far.machine);
+    let start = match plan(&far, &sum, runs) {
+        Plan::ThisOnPath(path) => {
+            eprintln!(
+                "idelink: the far side's {} is this very idelink {BINARY_VERSION}: using it",
+                inert::line(&path, 200)
+            );
+            exec_path(&path)
+        }
+        Plan::Cached => {
+            eprintln!("idelink: the far side has this idelink {BINARY_VERSION} already");
+            exec_cached()
+        }
+        Plan::Copy => {
+            if let Some(far_idelink) = &far.path {
+                eprintln!(
+                    "idelink: the far side's {} is another build than this idelink \
+                     {BINARY_VERSION}: copying this one to its cache",
+                    described(far_idelink)
+                );
+            }
+            let lines = copy(&command, &sum, &binary, patience)?;
+            copied(&lines, &sum)?;
+            eprintln!(
+                "idelink: copied idelink {BINARY_VERSION} to the far side ({} bytes)",
+                binary.len()
+            );
+            exec_cached()
+        }
+        Plan::SameVersionOnPath(path) => {
+            eprintln!(
+                "idelink: the far side is {} {}, where this {os} {arch} build cannot run; its {} \
+                 is idelink {BINARY_VERSION} too (another build): using it",
+                inert::line(&far.os, 40),
+                inert::line(&far.machine, 40),
+                inert::line(&path, 200)
+            );
+            exec_path(&path)
+        }
+        Plan::Refuse => {
+            let theirs = far.path.as_ref().map_or_else(
+                || "it has no idelink on its PATH".to_owned(),
+                |f| format!("its {} is another version", described(f)),
+            );
+            return Err(format!(
+                "the far side is {} {} and this idelink is a {os} {arch} build: it cannot run \
+                 there, and {theirs}. Install idelink {BINARY_VERSION} there (the release \
+                 archives cover Linux x86_64 and aarch64) and use --remote-shell again, or \
+                 --remote '{prefix} idelink bridge'",
+                inert::line(&far.os, 40),
+                inert::line(&far.machine, 40),
+            )
+            .into());
+        }
+    };
     start_bridge(
         &command,
-        format!("exec {FAR_DIR}/idelink-{BINARY_VERSION} bridge\n").as_bytes(),
-        "did its copy of idelink start?",
+        start.as_bytes(),
+        "did its idelink start?",
+        &far_shell(&command, "the bridge's hello"),
+        patience,
     )
 }
 
-/// What the far side said about itself.
-#[derive(Debug, PartialEq, Eq)]
-struct Probe {
-    os: String,
-    machine: String,
-    /// `cksum` of its copy of this version, when it has one.
-    have: Option<String>,
+/// Copies `binary` (whose `cksum` is `sum`) into the far side's cache through `command`;
+/// returns the copy script's lines.
+fn copy(
+    command: &str,
+    sum: &str,
+    binary: &[u8],
+    patience: Patience,
+) -> Result<Vec<String>, Box<dyn Error>> {
+    run(
+        command,
+        &copy_script(sum),
+        Some((
+            binary,
+            &far_shell(command, "the far shell's check of the copy"),
+        )),
+        &far_shell(command, "the far shell's go-ahead for the copy"),
+        patience,
+    )
 }
 
-impl Probe {
-    fn parse(lines: &[String]) -> Result<Probe, Box<dyn Error>> {
-        let field = |key: &str| {
-            lines
-                .iter()
-                .find_map(|l| l.strip_prefix(key))
-                .map(str::trim)
-                .map(str::to_owned)
-        };
-        let (Some(os), Some(machine)) = (field("os "), field("machine ")) else {
-            return Err(
-                "the far shell did not answer `uname`: is PREFIX a command that runs \
-                        `sh` there (`ssh -T host`, `docker exec -i box`)?"
-                    .into(),
-            );
-        };
-        Ok(Probe {
-            os,
-            machine,
-            have: field("have ").filter(|have| have != "none"),
-        })
+/// `what` from the far shell that `command` runs.
+fn far_shell<'a>(command: &'a str, what: &'a str) -> Awaited<'a> {
+    Awaited {
+        command,
+        what,
+        runs: "sh",
     }
-}
-
-/// Whether this build (`os`, `arch` as Rust names them) runs where `uname -s` says
-/// `their_os` and `uname -m` says `their_machine`.
-fn platform_matches(os: &str, arch: &str, their_os: &str, their_machine: &str) -> bool {
-    let os_matches = match os {
-        "linux" => their_os == "Linux",
-        "macos" => their_os == "Darwin",
-        "freebsd" => their_os == "FreeBSD",
-        _ => false,
-    };
-    let arch_matches = match arch {
-        "x86_64" => matches!(their_machine, "x86_64" | "amd64"),
-        "aarch64" => matches!(their_machine, "aarch64" | "arm64"),
-        other => their_machine == other,
-    };
-    os_matches && arch_matches
-}
-
-fn probe_script() -> String {
-    format!(
-        "{{ b={FAR_DIR}/idelink-{BINARY_VERSION}; \
-         printf '{MARK}os %s\\n{MARK}machine %s\\n' \"$(uname -s)\" \"$(uname -m)\"; \
-         if [ -f \"$b\" ]; then printf '{MARK}have %s\\n' \"$(cksum < \"$b\")\"; \
-         else echo '{MARK}have none'; fi; }}\n"
-    )
 }
 
 /// Receives the binary on stdin once it said `ready` (so no shell can have read ahead into
@@ -179,9 +187,17 @@ fn copied(lines: &[String], sum: &str) -> Result<(), Box<dyn Error>> {
     .into())
 }
 
-/// Runs `script` in the far shell of `command`; with `payload`, sends it once the script
-/// said `ready`, then ends its stdin. Returns the script's own lines, without [`MARK`].
-fn run(command: &str, script: &str, payload: Option<&[u8]>) -> Result<Vec<String>, Box<dyn Error>> {
+/// Runs `script` in the far shell of `command` and returns the script's own lines, without
+/// [`MARK`]; with `payload`, sends its bytes once the script said `ready`, then ends its stdin.
+/// Each wait for the far shell's words (`awaited`, then the payload's own) is kept to
+/// `patience`.
+fn run(
+    command: &str,
+    script: &str,
+    payload: Option<(&[u8], &Awaited<'_>)>,
+    awaited: &Awaited<'_>,
+    patience: Patience,
+) -> Result<Vec<String>, Box<dyn Error>> {
     let mut child = shell(command)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -193,45 +209,68 @@ fn run(command: &str, script: &str, payload: Option<&[u8]>) -> Result<Vec<String
     };
     // A prefix that runs no shell there may end before it reads the script: a broken pipe is
     // then no error of ours; what the far side said (nothing) names the failed step.
-    match stdin.write_all(script.as_bytes()) {
-        Err(e) if e.kind() != ErrorKind::BrokenPipe => return Err(e.into()),
-        _ => {}
-    }
-    let mut lines = BufReader::new(stdout).lines();
-    let mut said = Vec::new();
-    if let Some(payload) = payload {
-        said.extend(until_ready(&mut lines));
-        if said.last().map(String::as_str) == Some("ready") {
-            // A far side that stopped reading (its disk is full) says why on its stdout.
-            match stdin.write_all(payload) {
-                Err(e) if e.kind() != ErrorKind::BrokenPipe => return Err(e.into()),
-                _ => {}
+    sent(stdin.write_all(script.as_bytes()))?;
+    let read = match payload {
+        None => {
+            drop(stdin);
+            to_end(&mut child, stdout, Vec::new(), awaited, patience)?
+        }
+        Some((payload, after)) => {
+            match hear(&mut child, stdout, Vec::new(), ready, awaited, patience)? {
+                Heard::Enough(stdout, read) => {
+                    // A far side that stopped reading (its disk is full) says why on its stdout.
+                    if ours(&read).last().map(String::as_str) == Some("ready") {
+                        sent(stdin.write_all(payload))?;
+                    }
+                    drop(stdin);
+                    to_end(&mut child, stdout, read, after, patience)?
+                }
+                Heard::Ended(read) => read,
             }
         }
-    }
-    drop(stdin);
-    said.extend(ours(lines));
-    let _ = child.wait();
-    Ok(said)
+    };
+    settle(&mut child);
+    Ok(ours(&read))
 }
 
-/// The script's lines up to and with `ready` (or all of them when it never says it).
-fn until_ready(lines: &mut std::io::Lines<BufReader<ChildStdout>>) -> Vec<String> {
-    let mut said = Vec::new();
-    for line in lines.map_while(Result::ok) {
-        if let Some(ours) = line.strip_prefix(MARK) {
-            said.push(ours.to_owned());
-            if ours == "ready" || ours.starts_with("failed ") {
-                break;
-            }
-        }
-    }
-    said
+/// The rest of `stdout` after `read`, within `patience`.
+fn to_end(
+    child: &mut std::process::Child,
+    stdout: ChildStdout,
+    read: Vec<u8>,
+    awaited: &Awaited<'_>,
+    patience: Patience,
+) -> Result<Vec<u8>, Box<dyn Error>> {
+    Ok(
+        match hear(child, stdout, read, |_| Ok(false), awaited, patience)? {
+            Heard::Ended(read) | Heard::Enough(_, read) => read,
+        },
+    )
 }
 
-fn ours(lines: std::io::Lines<BufReader<ChildStdout>>) -> Vec<String> {
-    lines
-        .map_while(Result::ok)
+/// A write to the far shell: a broken pipe (it stopped reading) is said by its own lines.
+fn sent(written: std::io::Result<()>) -> std::io::Result<()> {
+    match written {
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Whether the copy script's whole lines so far end in `ready` or a failure.
+fn ready(read: &[u8]) -> Result<bool, String> {
+    let whole = read
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(&read[..0], |end| &read[..=end]);
+    Ok(ours(whole)
+        .iter()
+        .any(|l| l == "ready" || l.starts_with("failed ")))
+}
+
+/// The scripts' lines in `read` (every line starting with [`MARK`], without it).
+fn ours(read: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(read)
+        .lines()
         .filter_map(|l| l.strip_prefix(MARK).map(str::to_owned))
         .collect()
 }
@@ -239,33 +278,6 @@ fn ours(lines: std::io::Lines<BufReader<ChildStdout>>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_build_runs_only_on_its_own_system_and_architecture() {
-        assert!(platform_matches("linux", "x86_64", "Linux", "x86_64"));
-        assert!(platform_matches("linux", "aarch64", "Linux", "aarch64"));
-        assert!(platform_matches("macos", "aarch64", "Darwin", "arm64"));
-        assert!(!platform_matches("linux", "x86_64", "Linux", "aarch64"));
-        assert!(!platform_matches("linux", "x86_64", "Darwin", "x86_64"));
-        assert!(!platform_matches("windows", "x86_64", "Linux", "x86_64"));
-    }
-
-    #[test]
-    fn the_probe_answer_is_read_by_its_keys() {
-        let lines = ["os Linux", "machine x86_64", "have 12 34"].map(str::to_owned);
-        let probe = Probe::parse(&lines).map_err(|e| e.to_string());
-        assert_eq!(
-            probe,
-            Ok(Probe {
-                os: "Linux".into(),
-                machine: "x86_64".into(),
-                have: Some("12 34".into())
-            })
-        );
-        let none = ["machine x86_64", "os Linux", "have none"].map(str::to_owned);
-        assert_eq!(Probe::parse(&none).ok().and_then(|p| p.have), None);
-        assert!(Probe::parse(&[]).is_err());
-    }
 
     #[test]
     fn each_failed_step_is_named_for_a_person() {
@@ -280,5 +292,17 @@ mod tests {
         assert!(said("failed mkdir /ro/idelink/bin").contains("cannot make /ro/idelink/bin"));
         assert!(said("failed checksum 9 9").contains("damaged (cksum 9 9, sent 1 2)"));
         assert!(said("ready").contains("ended before the copy was done"));
+    }
+
+    #[test]
+    fn the_copy_waits_for_a_whole_ready_or_failed_line_of_its_own() {
+        assert_eq!(ready(b"Welcome!\nidelink-remote ready\n"), Ok(true));
+        assert_eq!(ready(b"idelink-remote failed mkdir /x\n"), Ok(true));
+        assert_eq!(ready(b"idelink-remote ready"), Ok(false), "half a line");
+        assert_eq!(ready(b"ready\nidelink-remote readyish\n"), Ok(false));
+        assert_eq!(
+            ours(b"motd\nidelink-remote os Linux\r\nidelink-remote have none"),
+            ["os Linux", "have none"]
+        );
     }
 }

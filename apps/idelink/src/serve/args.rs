@@ -81,6 +81,14 @@ pub struct ServeArgs {
     /// With --remote or --remote-shell: also write the lock here, so a local claude can connect too.
     #[arg(long, requires = "remote_side")]
     pub local_lock: bool,
+    /// With --remote, --remote-shell or --wsl: how long the remote command may stay silent
+    /// before the bridge's hello (and each answer of the far shell) before it is ended and
+    /// serve fails saying what to check, in seconds (1 to 3600, or 0 for no limit). The wait
+    /// is told on stderr after 2 s.
+    #[arg(long, value_name = "SECS", requires = "remote_side",
+          default_value_t = crate::bridge::DEFAULT_DEADLINE_SECS,
+          value_parser = parse_remote_timeout)]
+    pub remote_timeout: u64,
     /// Answer for an editor that leaves a tool call (other than a diff) unanswered this long,
     /// in milliseconds (default 60000). With --pull, keep it near claude's own budget for
     /// getDiagnostics (500 ms before an edit).
@@ -232,6 +240,18 @@ fn parse_max_connections(text: &str) -> Result<usize, String> {
     }
 }
 
+/// `--remote-timeout SECS`: whole seconds up to [`crate::bridge::MAX_DEADLINE_SECS`], 0 for none.
+fn parse_remote_timeout(text: &str) -> Result<u64, String> {
+    let max = crate::bridge::MAX_DEADLINE_SECS;
+    match text.parse::<u64>() {
+        Ok(secs) if secs <= max => Ok(secs),
+        _ => Err(format!(
+            "expected whole seconds from 1 to {max} that the remote command may take to start \
+             the bridge (e.g. --remote-timeout 90 for a slow login), or 0 to wait without limit"
+        )),
+    }
+}
+
 /// One `--map` entry, checked as the engine will read it.
 fn parse_mapping(text: &str) -> Result<String, String> {
     idelink_core::path_map::PathMap::parse(&[text])
@@ -250,6 +270,21 @@ mod tests {
         for bad in ["0", "4097", "-3", "many", ""] {
             let message = parse_max_connections(bad).err().unwrap_or_default();
             assert!(message.contains("from 1 to 4096"), "{bad}: {message}");
+        }
+    }
+
+    #[test]
+    fn remote_timeout_takes_whole_seconds_up_to_an_hour_or_zero() {
+        assert_eq!(parse_remote_timeout("0"), Ok(0));
+        assert_eq!(parse_remote_timeout("90"), Ok(90));
+        assert_eq!(parse_remote_timeout("3600"), Ok(3600));
+        for bad in ["3601", "-1", "1.5", "30s", ""] {
+            let message = parse_remote_timeout(bad).err().unwrap_or_default();
+            assert!(message.contains("from 1 to 3600"), "{bad}: {message}");
+            assert!(
+                message.contains("or 0 to wait without limit"),
+                "{bad}: {message}"
+            );
         }
     }
 

@@ -55,9 +55,12 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn Error>> {
     }
     // The bridge first: the engine accepts its port in `Host`.
     let wsl = args.wsl.as_deref().map(bridge::wsl_command);
+    let patience = bridge::Patience::secs(args.remote_timeout);
     let bridge = match (&args.remote, &args.remote_shell, &wsl) {
-        (Some(command), _, _) | (None, None, Some(command)) => Some(bridge::spawn_bridge(command)?),
-        (None, Some(prefix), _) => Some(bridge::spawn_through_shell(prefix)?),
+        (Some(command), _, _) | (None, None, Some(command)) => {
+            Some(bridge::spawn_bridge(command, patience)?)
+        }
+        (None, Some(prefix), _) => Some(bridge::spawn_through_shell(prefix, patience)?),
         (None, None, None) => None,
     };
     let remote_command = [&args.remote, &args.remote_shell, &wsl]

@@ -70,6 +70,35 @@ pub fn wait_for_line(lines: &Receiver<String>, needle: &str) -> String {
     }
 }
 
+/// Every line until the stream ends (its writers all exited), waiting at most [`DEADLINE`]
+/// for each.
+pub fn all_lines(lines: &Receiver<String>) -> Vec<String> {
+    let mut all = Vec::new();
+    loop {
+        match lines.recv_timeout(DEADLINE) {
+            Ok(line) => all.push(line),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return all,
+            Err(mpsc::RecvTimeoutError::Timeout) => panic!("the stream did not end: {all:?}"),
+        }
+    }
+}
+
+/// The pid written (as text) in the file `path`.
+pub fn pid_in(path: &std::path::Path) -> u32 {
+    let text = std::fs::read_to_string(path).expect("read the pid file");
+    text.trim().parse().expect("a pid")
+}
+
+/// Whether process `pid` is alive (a zombie counts: it is not reaped).
+#[cfg(unix)]
+pub fn alive(pid: u32) -> bool {
+    let pid = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .expect("a pid");
+    rustix::process::test_kill_process(pid).is_ok()
+}
+
 /// Ends `child` the way a user's stop request does: SIGTERM, after which idelink removes its
 /// lock and exits 0.
 #[cfg(unix)]
