@@ -9,8 +9,9 @@
 //!   whether its bridge (its child, the transport) is still there, and whether the folder is
 //!   inside one of its `--map` pairs.
 //!
-//! Processes are read from Linux's `/proc` (`cmdline`, `task/<tid>/children`); elsewhere these
-//! checks find nothing and say nothing.
+//! Processes are read from Linux's `/proc` (`cmdline`, `task/<tid>/children`), from `ps` on
+//! the other Unix systems (macOS, the BSDs: [`super::ps`]); on Windows these checks find
+//! nothing and say nothing.
 
 use super::locks::FoundLock;
 use super::report::{Finding, Level};
@@ -187,8 +188,14 @@ pub fn processes() -> Vec<Process> {
         .collect()
 }
 
-/// Elsewhere the OS is not asked.
-#[cfg(not(target_os = "linux"))]
+/// This user's processes, as `ps` lists them.
+#[cfg(all(unix, not(target_os = "linux")))]
+pub fn processes() -> Vec<Process> {
+    super::ps::processes()
+}
+
+/// On Windows the OS is not asked.
+#[cfg(windows)]
 pub fn processes() -> Vec<Process> {
     Vec::new()
 }
@@ -221,8 +228,14 @@ pub fn process(pid: u32) -> Option<Process> {
     })
 }
 
-/// Elsewhere the OS is not asked.
-#[cfg(not(target_os = "linux"))]
+/// One process of this user, from `ps`'s list.
+#[cfg(all(unix, not(target_os = "linux")))]
+pub fn process(pid: u32) -> Option<Process> {
+    processes().into_iter().find(|p| p.pid == pid)
+}
+
+/// On Windows the OS is not asked.
+#[cfg(windows)]
 pub fn process(_pid: u32) -> Option<Process> {
     None
 }
