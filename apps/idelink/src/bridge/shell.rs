@@ -47,9 +47,29 @@ pub fn spawn_through_shell(prefix: &str, patience: Patience) -> Result<Bridge, B
         patience,
     )?;
     let far = Probe::parse(&lines)?;
+    let start = start_line(prefix, &command, &far, (&binary, &sum), patience)?;
+    start_bridge(
+        &command,
+        start.as_bytes(),
+        "did its idelink start?",
+        &far_shell(&command, "the bridge's hello"),
+        patience,
+    )
+}
+
+/// The line that starts the bridge on the far side that `far` describes, copying `binary`
+/// (whose `cksum` is `sum`) there through `command` first when the plan says so; each step
+/// said on stderr.
+fn start_line(
+    prefix: &str,
+    command: &str,
+    far: &Probe,
+    (binary, sum): (&[u8], &str),
+    patience: Patience,
+) -> Result<String, Box<dyn Error>> {
     let (os, arch) = (std::env::consts::OS, std::env::consts::ARCH);
     let runs = platform_matches(os, arch, &far.os, &far.machine);
-    let start = match plan(&far, &sum, runs) {
+    Ok(match plan(far, sum, runs) {
         Plan::ThisOnPath(path) => {
             eprintln!(
                 "idelink: the far side's {} is this very idelink {BINARY_VERSION}: using it",
@@ -69,8 +89,17 @@ pub fn spawn_through_shell(prefix: &str, patience: Patience) -> Result<Bridge, B
                     described(far_idelink)
                 );
             }
-            let lines = copy(&command, &sum, &binary, patience)?;
-            copied(&lines, &sum)?;
+            let lines = run(
+                command,
+                &copy_script(sum),
+                Some((
+                    binary,
+                    &far_shell(command, "the far shell's check of the copy"),
+                )),
+                &far_shell(command, "the far shell's go-ahead for the copy"),
+                patience,
+            )?;
+            copied(&lines, sum)?;
             eprintln!(
                 "idelink: copied idelink {BINARY_VERSION} to the far side ({} bytes)",
                 binary.len()
@@ -102,34 +131,7 @@ pub fn spawn_through_shell(prefix: &str, patience: Patience) -> Result<Bridge, B
             )
             .into());
         }
-    };
-    start_bridge(
-        &command,
-        start.as_bytes(),
-        "did its idelink start?",
-        &far_shell(&command, "the bridge's hello"),
-        patience,
-    )
-}
-
-/// Copies `binary` (whose `cksum` is `sum`) into the far side's cache through `command`;
-/// returns the copy script's lines.
-fn copy(
-    command: &str,
-    sum: &str,
-    binary: &[u8],
-    patience: Patience,
-) -> Result<Vec<String>, Box<dyn Error>> {
-    run(
-        command,
-        &copy_script(sum),
-        Some((
-            binary,
-            &far_shell(command, "the far shell's check of the copy"),
-        )),
-        &far_shell(command, "the far shell's go-ahead for the copy"),
-        patience,
-    )
+    })
 }
 
 /// `what` from the far shell that `command` runs.
