@@ -81,10 +81,10 @@ pub struct ServeArgs {
     /// With --remote or --remote-shell: also write the lock here, so a local claude can connect too.
     #[arg(long, requires = "remote_side")]
     pub local_lock: bool,
-    /// With --remote, --remote-shell or --wsl: how long the remote command may stay silent
-    /// before the bridge's hello (and each answer of the far shell) before it is ended and
-    /// serve fails saying what to check, in seconds (1 to 3600, or 0 for no limit). The wait
-    /// is told on stderr after 2 s.
+    /// With --remote, --remote-shell or --wsl: the seconds the remote command may keep
+    /// idelink waiting for the bridge's hello (or for an answer of the far shell) before it is
+    /// ended and serve fails saying what to check (1 to 3600, or 0 for no limit; a password
+    /// prompt counts). The wait is told on stderr after 2 s. See docs/remote.md.
     #[arg(long, value_name = "SECS", requires = "remote_side",
           default_value_t = crate::bridge::DEFAULT_DEADLINE_SECS,
           value_parser = parse_remote_timeout)]
