@@ -139,26 +139,42 @@ pub fn start_remote(
             let AttachEvent::Dead(fault) = event else {
                 return;
             };
-            // A bridge that is gone already (killed) is reaped before this is said, so its pid
-            // is free (and its lock stale) for whoever acts on it.
+            // The bridge is reaped before the end is said, so its pid is free (and its lock
+            // stale) for whoever acts on it: at once when it is gone already (killed), else
+            // once it exits (or is killed) on a thread of its own.
             let exited = reaped.lock().ok().is_some_and(|mut held| {
                 let gone = held
                     .as_mut()
                     .is_some_and(|c| matches!(c.try_wait(), Ok(Some(_))));
                 gone && held.take().is_some()
             });
-            if *fault != LinkFault::Shutdown {
-                eprintln!("idelink: the remote link ended: {}", shown(fault));
+            let said = (*fault != LinkFault::Shutdown)
+                .then(|| format!("idelink: the remote link ended: {}", shown(fault)));
+            if exited {
+                return tell(said.as_deref());
             }
-            if !exited {
-                let child = Arc::clone(&reaped);
-                let _ = std::thread::Builder::new()
-                    .name("idelink-reap".into())
-                    .spawn(move || reap(&child));
+            let child = Arc::clone(&reaped);
+            let told = said.clone();
+            let reaper = std::thread::Builder::new()
+                .name("idelink-reap".into())
+                .spawn(move || {
+                    reap(&child);
+                    tell(told.as_deref());
+                });
+            // Without a thread the bridge is reaped when serve ends (RemoteLink's drop).
+            if reaper.is_err() {
+                tell(said.as_deref());
             }
         }),
     )?;
     Ok(RemoteLink { child })
+}
+
+/// Says the link's end, when there is something to say.
+fn tell(said: Option<&str>) {
+    if let Some(said) = said {
+        eprintln!("{said}");
+    }
 }
 
 /// Waits for the bridge's process (its stdin is closed now: it exits by itself), killing it
