@@ -7,8 +7,7 @@ use crate::args::bytes;
 use crate::guard::{CallResult, invalid};
 use crate::host::{IdelinkHost, on};
 use crate::status::{IdelinkStatus, fail};
-use idelink_core::link::{AttachEvent, Hello};
-use idelink_core::path_map::PathMap;
+use idelink_core::link::{AttachEvent, editor_hello};
 use idelink_mio::{LinkPipes, PipeEnd};
 use std::sync::{Arc, Mutex};
 
@@ -78,21 +77,9 @@ pub unsafe extern "C" fn idelink_host_attach_link(
     unsafe {
         on(host, move |s| {
             let read = bytes(read, read_len)?.to_vec();
-            let config = s.host.engine().config();
-            let folders = match config.path_map.is_empty() {
-                true => config.workspace_folders.clone(),
-                false => PathMap::parse(&config.path_map)
-                    .map_err(|e| invalid(format_args!("the engine's pathMap: {e}")))?
-                    .folders(&config.workspace_folders),
-            };
-            let hello = Hello {
-                // The bridge names a version other than its own on stderr.
-                binary_version: env!("CARGO_PKG_VERSION").to_owned(),
-                token: Some(s.host.auth_token().as_str().to_owned()),
-                ide_name: Some(s.link.ide_name.clone()),
-                folders,
-                ..Hello::default()
-            };
+            let token = s.host.auth_token().as_str().to_owned();
+            let hello = editor_hello(s.host.engine().config(), &token, &s.link.ide_name)
+                .map_err(|e| invalid(format_args!("the engine's pathMap: {e}")))?;
             let pipes = LinkPipes::new(input, output).already_read(read);
             if s.host.has_link() {
                 // The pipe ends are the host's: dropping them here closes them.

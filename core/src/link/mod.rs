@@ -33,7 +33,8 @@
 //!
 //! [`LinkAttach`] joins the editor end to an [`Engine`](crate::Engine) directly: each
 //! connection the bridge opens is an engine connection, so a host serves claude's remote
-//! sockets without a loopback hop of its own (see its module for who calls what).
+//! sockets without a loopback hop of its own (see its module for who calls what). A face that
+//! owns a bare engine (the napi and wasm engines) keeps one in a [`LinkSlot`].
 //!
 //! ## Limits
 //!
@@ -52,6 +53,7 @@ mod end;
 mod error;
 mod frame;
 mod hello;
+mod slot;
 #[cfg(test)]
 mod tests;
 
@@ -60,3 +62,4 @@ pub use end::{Link, LinkConfig, LinkConnId, LinkEvent, LinkRole};
 pub use error::{LinkError, LinkFault};
 pub use frame::{FrameKind, HEADER_BYTES, MAX_DATA_FRAME_BYTES, MAX_FAULT_BYTES, MAX_HELLO_BYTES};
 pub use hello::{Hello, LINK_VERSION, MAX_HELLO_FOLDERS, peek_hello};
+pub use slot::{AttachRefusal, LinkSlot, editor_hello};
