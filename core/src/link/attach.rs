@@ -4,11 +4,12 @@
 //! joining the two (accept, feed, credit, back-pressure, close, linger, keepalive, a dead link)
 //! is here, once for every host.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::end::{Link, LinkConfig, LinkConnId, LinkEvent, LinkRole};
 use super::error::{LinkError, LinkFault};
 use super::hello::Hello;
+use super::ids::IdMap;
 use crate::engine::{ConnId, Engine, Output};
 use crate::host_rules::PumpPolicy;
 use crate::time::Timestamp;
@@ -81,8 +82,8 @@ struct Carried {
 pub struct LinkAttach {
     link: Link,
     policy: PumpPolicy,
-    by_link: BTreeMap<LinkConnId, ConnId>,
-    carried: BTreeMap<ConnId, Carried>,
+    by_link: IdMap<LinkConnId, ConnId>,
+    carried: IdMap<ConnId, Carried>,
     events: VecDeque<AttachEvent>,
 }
 
@@ -99,8 +100,8 @@ impl LinkAttach {
         Ok(LinkAttach {
             link: Link::new(LinkRole::Editor, config, hello, now)?,
             policy,
-            by_link: BTreeMap::new(),
-            carried: BTreeMap::new(),
+            by_link: IdMap::default(),
+            carried: IdMap::default(),
             events: VecDeque::new(),
         })
     }

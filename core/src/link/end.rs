@@ -1,12 +1,13 @@
 //! One end of a link, its state machine: one per stdin/stdout stream between the editor side
 //! and a bridge.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 
 use super::error::{LinkError, LinkFault};
 use super::frame::{self, FrameKind, HEADER_BYTES, Header, MAX_DATA_FRAME_BYTES, MAX_FAULT_BYTES};
 use super::hello::Hello;
+use super::ids::IdMap;
 use crate::time::Timestamp;
 
 /// Which end of the link this is. Only the bridge opens connections (it owns the listener
@@ -142,7 +143,7 @@ pub struct Link {
     queued_total: u64,
     sent_total: u64,
     pong_queued_until: u64,
-    conns: BTreeMap<u32, Conn>,
+    conns: IdMap<u32, Conn>,
     last_opened: u32,
     events: VecDeque<LinkEvent>,
     dead: Option<LinkFault>,
@@ -170,7 +171,7 @@ impl Link {
             queued_total: 0,
             sent_total: 0,
             pong_queued_until: 0,
-            conns: BTreeMap::new(),
+            conns: IdMap::default(),
             last_opened: 0,
             events: VecDeque::new(),
             dead: None,
@@ -553,7 +554,7 @@ impl Link {
             self.queue_fault(&fault.to_string());
         }
         self.partial = Vec::new();
-        for id in std::mem::take(&mut self.conns).into_keys() {
+        for id in self.conns.take_keys() {
             self.events.push_back(LinkEvent::Closed(LinkConnId(id)));
         }
         self.events.push_back(LinkEvent::Dead(fault.clone()));

@@ -53,6 +53,7 @@ mod end;
 mod error;
 mod frame;
 mod hello;
+mod ids;
 mod slot;
 #[cfg(test)]
 mod tests;
