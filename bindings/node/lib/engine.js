@@ -98,8 +98,8 @@ class Engine {
     native.engineLedgerUndo(this.#handle, now, target);
   }
 
-  pollOutput() {
-    const out = native.enginePollOutput(this.#handle);
+  pollOutput(now) {
+    const out = native.enginePollOutput(this.#handle, now);
     // A number is a transmit (conn) or a closeTransport (-conn); anything else is the JSON
     // text of the output's serde form (src/engine.rs, engine_poll_output).
     if (typeof out === 'number') {
@@ -126,6 +126,43 @@ class Engine {
   handleSent(conn, n) {
     native.engineHandleSent(this.#handle, conn, n);
   }
+
+  // The remote link (src/link.rs): one at a time, its outputs inside pollOutput(now).
+
+  attachLink(now, authToken, ideName, pauseReadsAtBytes) {
+    native.engineLinkAttach(this.#handle, now, authToken, ideName, pauseReadsAtBytes ?? undefined);
+  }
+
+  handleLinkBytes(now, bytes) {
+    if (!(bytes instanceof Uint8Array)) {
+      throw new TypeError(`bytes must be a Uint8Array or a Buffer, got ${describe(bytes)}`);
+    }
+    native.engineLinkBytes(this.#handle, now, bytes);
+  }
+
+  handleLinkEnd(now) {
+    native.engineLinkEnd(this.#handle, now);
+  }
+
+  shutdownLink(now) {
+    native.engineLinkShutdown(this.#handle, now);
+  }
+
+  linkOutbound() {
+    const bytes = Buffer.allocUnsafe(native.engineLinkOutboundLength(this.#handle));
+    native.engineLinkOutboundInto(this.#handle, bytes);
+    return bytes;
+  }
+
+  handleLinkSent(n) {
+    native.engineLinkSent(this.#handle, n);
+  }
+
+  pollLinkEvent() {
+    const event = native.engineLinkPollEvent(this.#handle);
+    // The WebAssembly engine (lib/wasm.js) hands out the parsed object itself.
+    return typeof event === 'string' ? JSON.parse(event) : event;
+  }
 }
 
-module.exports = { Engine };
+module.exports = { Engine, describe };

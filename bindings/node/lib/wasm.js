@@ -53,7 +53,7 @@ function wasmBinding(w) {
       engine(h).handleFileSeen(now, path, content, previous),
     engineLedgerUndo: (h, now, target) => engine(h).ledgerUndo(now, target),
     // Already an object (lib/engine.js passes objects through).
-    enginePollOutput: (h) => engine(h).pollOutput(),
+    enginePollOutput: (h, now) => engine(h).pollOutput(now),
     enginePollTimeout: (h) => engine(h).pollTimeout() ?? null,
     engineOutboundLength: (h, c) => engine(h).outboundLength(c),
     // As the addon's: copies the start of the unsent bytes into `target`, returns the count.
@@ -64,6 +64,20 @@ function wasmBinding(w) {
       return n;
     },
     engineHandleSent: (h, c, n) => engine(h).handleSent(c, n),
+    engineLinkAttach: (h, now, token, ideName, pause) => engine(h).attachLink(now, token, ideName, pause),
+    engineLinkBytes: (h, now, bytes) => engine(h).handleLinkBytes(now, bytes),
+    engineLinkEnd: (h, now) => engine(h).handleLinkEnd(now),
+    engineLinkShutdown: (h, now) => engine(h).shutdownLink(now),
+    engineLinkOutboundLength: (h) => engine(h).linkOutboundLength(),
+    // As engineOutboundInto, for the link's stream.
+    engineLinkOutboundInto(h, target) {
+      const bytes = engine(h).linkOutbound();
+      const n = Math.min(bytes.length, target.length);
+      target.set(bytes.subarray(0, n));
+      return n;
+    },
+    engineLinkSent: (h, n) => engine(h).handleLinkSent(n),
+    engineLinkPollEvent: (h) => engine(h).pollLinkEvent(),
 
     terminalEnvPairs: (port, noProxy, noProxyUpper, force) =>
       Object.entries(w.terminalEnv(port, { no_proxy: noProxy, NO_PROXY: noProxyUpper }, force)),

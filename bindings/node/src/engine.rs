@@ -7,7 +7,7 @@ use crate::convert::{
     byte_count, conn_id, from_js_json, id_number, json_text, timestamp, tool_call_id,
 };
 use crate::error::{guard, throw};
-use crate::registry::{insert, remove, with};
+use crate::registry::{insert, remove, with, with_link};
 use idelink_core::{AuthToken, Config, EditorEvent, Engine, Output, SessionChoice, ToolOutcome};
 use napi::bindgen_prelude::{BufferSlice, Either, Uint8ArraySlice, Unknown};
 use napi::{Env, ValueType};
@@ -110,12 +110,12 @@ pub fn engine_handle_tool_outcome(
     })
 }
 
-/// `Engine::handle_timeout`.
+/// `Engine::handle_timeout`, and the link's timers (`LinkSlot::handle_timeout`).
 #[napi]
 pub fn engine_handle_timeout(handle: f64, now: f64) -> napi::Result<()> {
     let now = timestamp(now)?;
-    with(handle, |e| {
-        e.handle_timeout(now);
+    with_link(handle, |e, link| {
+        link.handle_timeout(e, now);
         Ok(())
     })
 }
@@ -148,10 +148,26 @@ pub fn engine_choose_session(
 /// come as a number, which `lib/engine.js` turns into their JSON form without parsing:
 /// `Transmit { conn }` as `conn` and `CloseTransport { conn }` as `-conn` (ids start at 1).
 /// Every other output (the events) comes as the JSON text of its form, for `JSON.parse`.
+/// The outputs of an attached link's connections are performed on the way
+/// (`LinkSlot::poll_output`), at `now`: required while a link is live.
 #[napi]
-pub fn engine_poll_output(handle: f64) -> napi::Result<Option<Either<f64, String>>> {
-    with(handle, |e| Ok(e.poll_output().map(encode_output)))
+pub fn engine_poll_output(
+    handle: f64,
+    now: Option<f64>,
+) -> napi::Result<Option<Either<f64, String>>> {
+    let now = now.map(timestamp).transpose()?;
+    with_link(handle, |e, link| {
+        let output = match now {
+            Some(now) => link.poll_output(e, now),
+            None if link.is_live() => return Err(throw(NEEDS_NOW)),
+            None => e.poll_output(),
+        };
+        Ok(output.map(encode_output))
+    })
 }
+
+/// Why `pollOutput()` without the time is refused while a link is live.
+const NEEDS_NOW: &str = "pollOutput(now) needs the time while a link is attached";
 
 /// The compact form of one output (see [`engine_poll_output`]).
 fn encode_output(output: Output) -> Either<f64, String> {
@@ -162,11 +178,12 @@ fn encode_output(output: Output) -> Either<f64, String> {
     }
 }
 
-/// `Engine::poll_timeout` in host milliseconds, or `null`.
+/// `Engine::poll_timeout` in host milliseconds, or `null`: the earlier of it and an attached
+/// link's (`LinkSlot::poll_timeout`).
 #[napi]
 pub fn engine_poll_timeout(handle: f64) -> napi::Result<Option<f64>> {
-    with(handle, |e| {
-        Ok(e.poll_timeout().map(|t| t.as_millis() as f64))
+    with_link(handle, |e, link| {
+        Ok(link.poll_timeout(e).map(|t| t.as_millis() as f64))
     })
 }
 

@@ -151,17 +151,22 @@ pub struct PumpPolicyJs {
 /// the resume mark with it (half).
 #[napi]
 pub fn pump_policy(pause_reads_at_bytes: Option<f64>) -> napi::Result<PumpPolicyJs> {
-    let policy = match pause_reads_at_bytes {
-        None => PumpPolicy::DEFAULT,
-        Some(n) => {
-            let n = crate::convert::whole_number(n, "pauseReadsAtBytes")?;
-            PumpPolicy::pausing_at(usize::try_from(n).map_err(throw)?)
-        }
-    };
+    let policy = policy(pause_reads_at_bytes)?;
     Ok(PumpPolicyJs {
         pause_reads_at_bytes: policy.pause_reads_at_bytes as f64,
         resume_reads_below_bytes: policy.resume_reads_below_bytes as f64,
         linger_ms: policy.linger_ms as f64,
         lock_check_interval_ms: policy.lock_check_interval_ms as f64,
+    })
+}
+
+/// The default pump policy, or one pausing at `pauseReadsAtBytes` (resuming below half).
+pub fn policy(pause_reads_at_bytes: Option<f64>) -> napi::Result<PumpPolicy> {
+    Ok(match pause_reads_at_bytes {
+        None => PumpPolicy::DEFAULT,
+        Some(n) => {
+            let n = crate::convert::whole_number(n, "pauseReadsAtBytes")?;
+            PumpPolicy::pausing_at(usize::try_from(n).map_err(throw)?)
+        }
     })
 }

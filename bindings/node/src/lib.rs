@@ -4,8 +4,9 @@
 //! the lock-file JSON model and core's host rules (lock names, stale rule, directory rules,
 //! pump policy: [`host_rules`]), for the npm package `idelink` (this folder). It converts
 //! types and holds no protocol logic. The JS `Engine` class (`lib/engine.js`) wraps the
-//! `engine_*` functions here around a handle ([`registry`] says why); `lib/host.js` adds
-//! the sockets, timers and lock file.
+//! `engine_*` functions here around a handle ([`registry`] says why), each engine with at
+//! most one remote link beside it ([`link`]); `lib/host.js` adds the sockets, timers, lock
+//! file and the link's stream.
 //!
 //! Conversions, in one place each:
 //! - time: a JS number of milliseconds from a monotonic clock (`performance.now()`);
@@ -31,6 +32,7 @@ pub mod error;
 pub mod helpers;
 pub mod host_rules;
 pub mod ledger;
+pub mod link;
 pub mod lockfile;
 pub mod registry;
 pub mod resume;

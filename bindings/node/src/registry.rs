@@ -9,12 +9,14 @@
 use crate::convert::whole_number;
 use crate::error::{guard, throw};
 use idelink_core::Engine;
+use idelink_core::link::LinkSlot;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-/// One engine and whether it panicked before.
+/// One engine, its remote link (if one is attached), and whether it panicked before.
 struct Slot {
     engine: Engine,
+    link: LinkSlot,
     /// Set when a call panicked: the engine's invariants may be broken, so every later call
     /// is refused with this message.
     poisoned: Option<String>,
@@ -45,6 +47,7 @@ pub fn insert(engine: Engine) -> napi::Result<f64> {
             handle,
             Slot {
                 engine,
+                link: LinkSlot::default(),
                 poisoned: None,
             },
         );
@@ -69,6 +72,14 @@ pub fn remove(handle: f64) -> napi::Result<()> {
 /// Runs `f` on the engine behind `handle` under the panic guard. Errors when the handle is
 /// unknown, the engine panicked before (it stays refused), or the call is re-entrant.
 pub fn with<T>(handle: f64, f: impl FnOnce(&mut Engine) -> napi::Result<T>) -> napi::Result<T> {
+    with_link(handle, |engine, _| f(engine))
+}
+
+/// [`with`], for a call that also reaches the engine's link slot (`src/link.rs`).
+pub fn with_link<T>(
+    handle: f64,
+    f: impl FnOnce(&mut Engine, &mut LinkSlot) -> napi::Result<T>,
+) -> napi::Result<T> {
     let handle = whole_number(handle, "handle")?;
     ENGINES.with(|registry| {
         let mut registry = registry
@@ -83,8 +94,8 @@ pub fn with<T>(handle: f64, f: impl FnOnce(&mut Engine) -> napi::Result<T>) -> n
                 "this Engine is unusable after an earlier panic; create a new one ({why})"
             )));
         }
-        let engine = &mut slot.engine;
-        guard(|| f(engine)).unwrap_or_else(|why| {
+        let (engine, link) = (&mut slot.engine, &mut slot.link);
+        guard(|| f(engine, link)).unwrap_or_else(|why| {
             slot.poisoned = Some(why.clone());
             Err(throw(why))
         })

@@ -7,6 +7,7 @@ use crate::convert::{
 use crate::json;
 use idelink_core::AuthToken;
 use idelink_core::ledger::{FileContent, UndoTarget};
+use idelink_core::link::LinkSlot;
 use idelink_core::{Config, EditorEvent, EditorSnapshot, SessionChoice, ToolOutcome};
 use wasm_bindgen::prelude::*;
 
@@ -15,7 +16,9 @@ use wasm_bindgen::prelude::*;
 /// at `pollTimeout()`; see `idelink_core::Engine` for the run loop.
 #[wasm_bindgen]
 pub struct Engine {
-    inner: idelink_core::Engine,
+    pub(crate) inner: idelink_core::Engine,
+    /// The remote link beside the engine, if one is attached (`link.rs`).
+    pub(crate) link: LinkSlot,
 }
 
 #[wasm_bindgen]
@@ -33,6 +36,7 @@ impl Engine {
             .map_err(|e| host_error(format_args!("invalid authToken: {e}")))?;
         Ok(Engine {
             inner: idelink_core::Engine::new(config, token),
+            link: LinkSlot::default(),
         })
     }
 
@@ -121,10 +125,11 @@ impl Engine {
             .map_err(host_error)
     }
 
-    /// The deadline from `pollTimeout()` came (early or repeated calls are harmless).
+    /// The deadline from `pollTimeout()` came (early or repeated calls are harmless); an
+    /// attached link's timers too.
     #[wasm_bindgen(js_name = handleTimeout)]
     pub fn handle_timeout(&mut self, now: f64) -> Result<(), JsError> {
-        self.inner.handle_timeout(timestamp(now)?);
+        self.link.handle_timeout(&mut self.inner, timestamp(now)?);
         Ok(())
     }
 
@@ -226,19 +231,27 @@ impl Engine {
     }
 
     /// The next output (`{kind: "transmit", conn}`, `{kind: "closeTransport", conn}` or
-    /// `{kind: "event", event: ..., ...}`), or `null` when there is nothing more.
+    /// `{kind: "event", event: ..., ...}`), or `null` when there is nothing more. An attached
+    /// link's own outputs are performed on the way, at `now`: required while a link is live.
     #[wasm_bindgen(js_name = pollOutput, unchecked_return_type = "Output | null")]
-    pub fn poll_output(&mut self) -> JsValue {
-        match self.inner.poll_output() {
-            Some(out) => json::write(&out),
-            None => JsValue::NULL,
-        }
+    pub fn poll_output(&mut self, now: Option<f64>) -> Result<JsValue, JsError> {
+        let output = match now {
+            Some(now) => self.link.poll_output(&mut self.inner, timestamp(now)?),
+            None if self.link.is_live() => {
+                return Err(host_error(
+                    "pollOutput(now) needs the time while a link is attached",
+                ));
+            }
+            None => self.inner.poll_output(),
+        };
+        Ok(output.map_or(JsValue::NULL, |out| json::write(&out)))
     }
 
-    /// When `handleTimeout` is next due, in the same milliseconds as `now`, if ever.
+    /// When `handleTimeout` is next due, in the same milliseconds as `now`, if ever (the
+    /// engine's deadline or an attached link's, the earlier).
     #[wasm_bindgen(js_name = pollTimeout)]
     pub fn poll_timeout(&self) -> Option<f64> {
-        self.inner.poll_timeout().map(millis_number)
+        self.link.poll_timeout(&self.inner).map(millis_number)
     }
 
     /// A copy of `conn`'s unsent bytes (empty for an unknown connection). Send a prefix, then

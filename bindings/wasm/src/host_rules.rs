@@ -38,13 +38,7 @@ impl PumpPolicyJs {
     pub fn new(
         #[wasm_bindgen(js_name = pauseReadsAtBytes)] pause: Option<f64>,
     ) -> Result<PumpPolicyJs, JsError> {
-        Ok(PumpPolicyJs(match pause {
-            None => PumpPolicy::DEFAULT,
-            // A mark past the address space is one that is never reached.
-            Some(n) => PumpPolicy::pausing_at(
-                usize::try_from(whole_number(n, "pauseReadsAtBytes")?).unwrap_or(usize::MAX),
-            ),
-        }))
+        policy(pause).map(PumpPolicyJs)
     }
 
     /// Stop reading a socket with this many unsent answer bytes.
@@ -82,6 +76,17 @@ impl PumpPolicyJs {
     pub fn may_resume(&self, unsent: f64) -> bool {
         self.0.may_resume(unsent as usize)
     }
+}
+
+/// The default pump policy, or one pausing at `pause` (resuming below half).
+pub(crate) fn policy(pause: Option<f64>) -> Result<PumpPolicy, JsError> {
+    Ok(match pause {
+        None => PumpPolicy::DEFAULT,
+        // A mark past the address space is one that is never reached.
+        Some(n) => PumpPolicy::pausing_at(
+            usize::try_from(whole_number(n, "pauseReadsAtBytes")?).unwrap_or(usize::MAX),
+        ),
+    })
 }
 
 #[cfg(test)]

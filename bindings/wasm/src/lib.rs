@@ -46,6 +46,7 @@ mod engine;
 mod helpers;
 mod host_rules;
 mod json;
+mod link;
 mod lock_rules;
 mod resume;
 mod types;
