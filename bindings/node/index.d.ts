@@ -102,9 +102,13 @@ export class Engine {
    * the reason when it is refused (the file changed since).
    */
   ledgerUndo(now: number, target: UndoTarget): void;
-  /** The next output, or `null` when there is nothing more until the next input. */
-  pollOutput(): Output | null;
-  /** When `handleTimeout` is next due (ms on the host clock), or `null`. */
+  /**
+   * The next output, or `null` when there is nothing more until the next input. With a link
+   * attached, the outputs of its connections are performed on the way at `now`, which is then
+   * required.
+   */
+  pollOutput(now?: number): Output | null;
+  /** When `handleTimeout` is next due (ms on the host clock; an attached link's timers too), or `null`. */
   pollTimeout(): number | null;
   /** A copy of `conn`'s unsent bytes; write them, then report with `handleSent`. */
   outbound(conn: number): Buffer;
@@ -112,6 +116,69 @@ export class Engine {
   outboundLength(conn: number): number;
   /** The host wrote the first `n` bytes of `outbound(conn)`. */
   handleSent(conn: number, n: number): void;
+  /**
+   * Attaches a remote link (an `idelink bridge`'s byte stream; one at a time: throws while a
+   * live one is attached). Its hello gives the bridge `authToken` (this engine's), `ideName`
+   * and the config's folders as the far side spells them (through `pathMap`, which must
+   * parse); its connections pause at `pauseReadsAtBytes` (default 8 MiB). Each connection the
+   * bridge opens is then an engine connection whose outputs `pollOutput(now)` performs.
+   * {@link Host.attachLink} does all of this.
+   */
+  attachLink(now: number, authToken: string, ideName: string, pauseReadsAtBytes?: number): void;
+  /** Bytes read from the link's stream. */
+  handleLinkBytes(now: number, bytes: Uint8Array): void;
+  /** The link's stream ended (EOF, a read error). */
+  handleLinkEnd(now: number): void;
+  /** Ends the link (the bridge hears it and removes its lock). */
+  shutdownLink(now: number): void;
+  /** A copy of the bytes the link has for its stream; write them, then report with `handleLinkSent`. */
+  linkOutbound(): Buffer;
+  /** The host wrote the first `n` bytes of `linkOutbound()`. */
+  handleLinkSent(n: number): void;
+  /** The link's next news (`linkHello`, then `linkEnded`), or `null`. */
+  pollLinkEvent(): LinkEvent | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The remote link (docs/remote.md)
+
+/** The bridge said who it is: its idelink version, its loopback port and pid, the far lock's folders. */
+export interface LinkHelloEvent {
+  event: 'linkHello';
+  binaryVersion: string;
+  port: number | null;
+  pid: number | null;
+  folders: string[];
+  runningInWindows: boolean;
+}
+
+/**
+ * The link ended. `fault`: `eof` (the bridge exited or its stream closed), `keepaliveTimeout`,
+ * `peerFault` (the bridge said why: see `message`), `shutdown` (this side ended it), `version`
+ * (another link version: install the same idelink on both sides), `protocol` (the peer broke
+ * the framing). `message` is for a person and holds the far side's words: render it inert.
+ */
+export interface LinkEndedEvent {
+  event: 'linkEnded';
+  fault: 'eof' | 'keepaliveTimeout' | 'peerFault' | 'shutdown' | 'version' | 'protocol';
+  message: string;
+}
+
+/** The news of an attached link, as {@link Engine.pollLinkEvent} returns it. */
+export type LinkEvent = LinkHelloEvent | LinkEndedEvent;
+
+/**
+ * What {@link Host.attachLink} takes: a spawned bridge (a `ChildProcess` whose stdin and stdout
+ * are pipes), or any stream pair carrying one.
+ */
+export type LinkTarget =
+  | import('node:child_process').ChildProcess
+  | { readable: NodeJS.ReadableStream; writable: NodeJS.WritableStream };
+
+/** Options of {@link Host.attachLink}. */
+export interface AttachLinkOptions {
+  /** The far lock's `ideName`. Default: the host's {@link HostConfig.ideName}. */
+  ideName?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,8 +305,11 @@ export interface HostConfig {
    * path}` → `{outcome: 'diagnostics', files}`, ...): answer them within `engine.toolDeadlineMs`.
    */
   onToolCall?: (request: ToolRequest, call: ToolCallContext) => ToolOutcome | Promise<ToolOutcome>;
-  /** Every engine event (connected, sessionReady, toolCall, toolCallCancelled, closed...). */
-  onEvent?: (event: { kind: 'event' } & EngineEvent) => void;
+  /**
+   * Every engine event (connected, sessionReady, toolCall, toolCallCancelled, closed...), and an
+   * attached link's news (linkHello, linkEnded: {@link Host.attachLink}).
+   */
+  onEvent?: (event: { kind: 'event' } & (EngineEvent | LinkEvent)) => void;
   /** Errors the host cannot throw to a caller (a refused outcome). Default: a process warning. */
   onError?: (error: Error) => void;
   /**
@@ -325,8 +395,24 @@ export interface Host {
   /** Undoes a hunk, a file or a turn (writes as `ledgerWrite` events); throws the refusal's reason. */
   ledgerUndo(target: UndoTarget): void;
   /**
-   * Removes the lock file, stops listening, closes every client (code 1001) and resolves when
-   * the sockets are gone (destroying those still open after `graceMs`, default 1000).
+   * Attaches a remote link: a spawned `idelink bridge` (`ssh dev idelink bridge`, `docker exec
+   * -i box idelink bridge`, spawned with piped stdin and stdout) or any stream pair carrying
+   * one. The bridge's lock gets this host's token, its `ideName` and the workspace folders as
+   * the far side spells them (through `engine.pathMap`); every claude connection the bridge
+   * opens is served as if accepted on {@link Host.port}. The stream is always read; writes wait
+   * for `'drain'` when `write()` returns false. `onEvent` hears `linkHello` and, at the end,
+   * `linkEnded`; the stream is then closed (the bridge removes its lock and exits; a child
+   * still running after 2 s is killed). Resolves with the bridge's hello (its port and pid);
+   * rejects when the link ends before it. One link at a time: a second throws until the first
+   * ended (the streams it was given are left alone).
+   */
+  attachLink(target: LinkTarget, options?: AttachLinkOptions): Promise<LinkHelloEvent>;
+  /** Ends the attached link, if any; resolves once its stream is closed (the bridge removes its lock). */
+  endLink(): Promise<void>;
+  /**
+   * Removes the lock file, stops listening, closes every client (code 1001), ends an attached
+   * link, and resolves when the sockets are gone (destroying those still open after `graceMs`,
+   * default 1000).
    */
   shutdown(graceMs?: number): Promise<void>;
 }

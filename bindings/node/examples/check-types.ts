@@ -2,6 +2,7 @@
 // declaration the way an extension would, so a declaration that drifts from the JS breaks the
 // build. It is not run.
 
+import { spawn } from 'node:child_process';
 import {
   Engine,
   binding,
@@ -16,6 +17,8 @@ import {
   type EditorEvent,
   type EngineEvent,
   type Host,
+  type LinkEvent,
+  type LinkHelloEvent,
   type Output,
   type Verdict,
   type ToolOutcome,
@@ -38,6 +41,7 @@ async function extension(): Promise<Host> {
       if (event.event === 'sessionReady') console.log(event.client.name, event.clientPid);
       if (event.event === 'closed' && event.reason.kind === 'peerClosed') console.log(event.reason.code);
       if (event.event === 'fileReplaced') console.log(event.id, event.path, event.text.length);
+      if (event.event === 'linkEnded') console.log(event.fault, event.message);
     },
     async onToolCall(request: ToolRequest, call): Promise<ToolOutcome> {
       call.signal.addEventListener('abort', () => console.log('cancelled', call.signal.reason));
@@ -85,6 +89,29 @@ async function extension(): Promise<Host> {
   return server;
 }
 
+async function remote(server: Host): Promise<void> {
+  const bridge = spawn('ssh', ['dev', 'idelink', 'bridge'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const hello: LinkHelloEvent = await server.attachLink(bridge, { ideName: 'My Editor (remote)' });
+  console.log(hello.port, hello.pid, hello.folders);
+  await server.endLink();
+}
+
+function rawLink(engine: Engine, streamWrite: (bytes: Buffer) => void): void {
+  const now = performance.now();
+  engine.attachLink(now, '00112233445566778899aabbccddeeff', 'My Editor', 1 << 20);
+  engine.handleLinkBytes(now, new Uint8Array([0x00]));
+  for (let out: Output | null = engine.pollOutput(now); out !== null; out = engine.pollOutput(now)) {
+    console.log(out.kind);
+  }
+  const bytes: Buffer = engine.linkOutbound();
+  streamWrite(bytes);
+  engine.handleLinkSent(bytes.length);
+  const news: LinkEvent | null = engine.pollLinkEvent();
+  if (news?.event === 'linkHello') console.log(news.port);
+  engine.handleLinkEnd(now);
+  engine.shutdownLink(now);
+}
+
 function rawEngine(socketWrite: (bytes: Buffer) => void): void {
   const engine = new Engine({ port: 40000, readyDelayMs: 0 }, '00112233445566778899aabbccddeeff');
   const now = performance.now();
@@ -128,6 +155,8 @@ const language: string | null = languageId('/w/a.rs');
 
 void extension;
 void rawEngine;
+void remote;
+void rawLink;
 void back;
 void engine;
 void terminal;

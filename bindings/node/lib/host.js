@@ -3,7 +3,8 @@
 // loopback listener (`net`), the token (`crypto`), the lock file (./lock.js), with `resume` the
 // resume record (./resume.js), the clock
 // (`performance.now()`) and the timer; it pumps sockets into the engine and drains the engine's
-// outputs after every input. All protocol decisions are the engine's; the pump's (when to stop
+// outputs after every input; with attachLink, it also moves a remote link's stream (./link.js).
+// All protocol decisions are the engine's; the pump's (when to stop
 // and resume reading a client, the linger, the lock check period) are core's pump policy, as
 // in the mio host: before each read, the bytes held for a client and not yet taken by the
 // kernel (the engine's queue plus the socket's own write buffer) are measured; at or above the
@@ -17,6 +18,7 @@ const util = require('node:util');
 const { lockRewrittenFor, lockRewrittenForSnapshot, pumpPolicy } = require('./addon.js');
 const { Engine } = require('./engine.js');
 const { LockFileGuard, defaultLockDir, prepareDir } = require('./lock.js');
+const { LinkPump, linkStreams } = require('./link.js');
 const { ResumeRecordKeeper, findResumable } = require('./resume.js');
 
 function now() {
@@ -138,6 +140,8 @@ class Host {
   #config;
   /** Core's pump policy (pause and resume marks, linger, lock check period). */
   #pump;
+  /** The attached remote link's stream (./link.js), or null. */
+  #link = null;
 
   constructor(config, lockDir, listener, authToken, resume) {
     this.#config = config;
@@ -307,6 +311,63 @@ class Host {
     this.#call((at) => this.#engine.ledgerUndo(at, target));
   }
 
+  /**
+   * Attaches a remote link: a spawned `idelink bridge` (a `ChildProcess` with piped stdin and
+   * stdout: `ssh dev idelink bridge`, `docker exec -i box idelink bridge`) or any stream pair
+   * `{ readable, writable }` carrying one. The bridge's lock gets this host's token, its
+   * `ideName` (or `options.ideName`) and the workspace folders as the far side spells them
+   * (through `engine.pathMap`); every claude connection the bridge opens is then served as if
+   * accepted on this host's port. `onEvent` hears `linkHello` when the bridge said who it is,
+   * and `linkEnded` when the link ended; the stream is then closed (the bridge removes its lock
+   * and exits; a child still running after 2 s is killed). One link at a time: a second throws
+   * until the first has ended.
+   * @param {import('../index').LinkTarget} target
+   * @param {import('../index').AttachLinkOptions} [options]
+   * @returns {Promise<import('../index').LinkHelloEvent>} the bridge's hello (its port, its
+   *   pid); rejected when the link ends before it
+   */
+  attachLink(target, options = {}) {
+    if (this.#closed) throw new Error('idelink: the host is shut down');
+    const streams = linkStreams(target);
+    const ideName = options?.ideName ?? this.#config.ideName;
+    if (typeof ideName !== 'string' || ideName === '') {
+      throw new TypeError('options.ideName must be a non-empty string (the far lock\'s ideName)');
+    }
+    this.#engine.attachLink(now(), this.#authToken, ideName, this.#config.pauseReadsAtBytes);
+    const link = new LinkPump(this.#engine, streams, {
+      input: (input) => this.#safely(() => this.#linkInput(link, input)),
+      event: (event) => this.#dispatch({ kind: 'event', ...event }),
+      ended: () => {
+        if (this.#link === link) this.#link = null;
+      },
+    });
+    this.#link = link;
+    this.#drain();
+    return link.hello;
+  }
+
+  /**
+   * Ends the attached link, if any: the bridge hears it, removes its lock and exits. Resolves
+   * once the link's stream is closed.
+   * @returns {Promise<void>}
+   */
+  endLink() {
+    const link = this.#link;
+    if (link === null) return Promise.resolve();
+    this.#linkInput(link, (at) => this.#engine.shutdownLink(at));
+    return link.closed;
+  }
+
+  /** One input of the link's stream (`call` at `now()`), unless `link` is no longer attached. */
+  #linkInput(link, call) {
+    if (this.#link !== link) return;
+    try {
+      call(now());
+    } finally {
+      this.#drain();
+    }
+  }
+
   /** Runs one call of the engine's at `now()`, then pumps what it led to. */
   #call(call) {
     if (this.#closed) throw new Error('idelink: the host is shut down');
@@ -336,6 +397,7 @@ class Host {
     const listening = new Promise((resolve) => this.#listener.close(() => resolve()));
     this.#engine.shutdown(now());
     this.#drain();
+    const link = this.endLink();
     if (this.#sockets.size > 0) {
       const idle = new Promise((resolve) => {
         this.#idle = resolve;
@@ -346,7 +408,7 @@ class Host {
       await idle;
       clearTimeout(force);
     }
-    await listening;
+    await Promise.all([listening, link]);
     clearTimeout(this.#timer);
     this.#timer = null;
   }
@@ -436,14 +498,19 @@ class Host {
     s.linger.unref();
   }
 
-  /** Drains the engine's outputs; called after every input. */
+  /**
+   * Drains the engine's outputs (those of the link's connections go to the link on the way),
+   * then the link's bytes and news; called after every input.
+   */
   #drain() {
     const engine = this.#engine;
-    for (let out = engine.pollOutput(); out !== null; out = engine.pollOutput()) {
+    const at = now();
+    for (let out = engine.pollOutput(at); out !== null; out = engine.pollOutput(at)) {
       if (out.kind === 'transmit') this.#flush(out.conn);
       else if (out.kind === 'closeTransport') this.#closeTransport(out.conn);
       else if (out.kind === 'event') this.#dispatch(out);
     }
+    this.#link?.pump();
     this.#schedule();
   }
 
