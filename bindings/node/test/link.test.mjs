@@ -2,8 +2,9 @@
 // IDELINK_BIN), spawned with its own CLAUDE_CONFIG_DIR: the test acts as claude there, reading
 // the far lock the bridge writes and dialing its port. The lock holds this host's token and
 // name and the folder as the far side spells it (the engine's pathMap); claude upgrades,
-// initializes and calls a tool over the link; a wrong token is refused; ending the link, or the
-// bridge exiting, ends it on both sides (the far lock removed). Every wait has a deadline.
+// initializes and calls a tool over the link; a wrong token is refused; a 1 MiB answer goes
+// whole through a stream that refuses writes (back-pressure); ending the link, or the bridge
+// exiting, ends it on both sides (the far lock removed). Every wait has a deadline.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, watch } fr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { after, test } from 'node:test';
 import { startHost } from 'idelink';
 import { Client, Waiters, refusal, within } from '../testkit/claude.mjs';
@@ -46,14 +47,29 @@ function gone(path, what) {
 }
 
 /** A host serving `work` under the far name FAR, its events in `events`. */
-function host(work, events) {
+function host(work, events, onToolCall) {
   return startHost({
     workspaceFolders: [work],
     ideName: 'Link Test',
     lock: 'none',
     engine: { readyDelayMs: 0, pathMap: [`${FAR}=${work}`] },
     onEvent: (event) => events.push(event),
+    onToolCall,
   });
+}
+
+/** claude at the bridge's `port`, upgraded and initialized. */
+async function initialized(port, token) {
+  const claude = new Client(port, token);
+  await claude.open();
+  const init = await claude.request(0, 'initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'claude-code', version: '2.1.332' },
+  });
+  assert.ok(init.result.capabilities.tools, 'tools capability advertised');
+  claude.send({ method: 'notifications/initialized' });
+  return claude;
 }
 
 /** `idelink bridge` with its own CLAUDE_CONFIG_DIR under `dir`; its stderr lines in `lines`. */
@@ -103,16 +119,8 @@ test('claude behind a bridge is served over the link, and ending it removes the 
     assert.equal(lock.body.pid, far.child.pid);
 
     assert.equal(await refusal(hello.port, '0'.repeat(32)), 401);
-    const claude = new Client(hello.port, lock.body.authToken);
-    await claude.open();
+    const claude = await initialized(hello.port, lock.body.authToken);
     assert.equal(claude.ws.protocol, 'mcp');
-    const init = await claude.request(0, 'initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'claude-code', version: '2.1.332' },
-    });
-    assert.ok(init.result.capabilities.tools, 'tools capability advertised');
-    claude.send({ method: 'notifications/initialized' });
     const folders = await claude.request(1, 'tools/call', { name: 'getWorkspaceFolders', arguments: {} });
     const answer = JSON.parse(folders.result.content[0].text);
     assert.equal(answer.rootPath, FAR, 'the folder as the far side spells it');
@@ -124,6 +132,52 @@ test('claude behind a bridge is served over the link, and ending it removes the 
     assert.equal(await claude.closeCode(), 1006, 'claude loses its connection with the link');
     // It exits by itself (its stream closed), not by the kill below.
     assert.equal((await within(far.exited, 'the bridge to exit')).signal, null);
+  } finally {
+    far.child.kill();
+    await server.shutdown();
+  }
+});
+
+test('an answer larger than the stream takes at once goes out whole, waiting for drain', async () => {
+  const dir = mkdtempSync(join(base, 'drain-'));
+  const events = new Waiters();
+  const server = await host(dir, events, async (request) => ({ outcome: 'diffSaved', finalText: request.newFileContents }));
+  const far = bridge(join(dir, 'claude'));
+  // The bridge's stdin behind a stream that takes 1 KiB at a time: write() returns false for
+  // nearly every write of the link, which then waits for 'drain'.
+  let refusals = 0;
+  const narrow = new Writable({
+    highWaterMark: 1024,
+    write(chunk, _encoding, done) {
+      far.child.stdin.write(chunk, done);
+    },
+    final(done) {
+      far.child.stdin.end(done);
+    },
+  });
+  const write = narrow.write.bind(narrow);
+  narrow.write = (chunk, ...rest) => {
+    const room = write(chunk, ...rest);
+    if (!room) refusals += 1;
+    return room;
+  };
+  try {
+    const hello = await within(server.attachLink({ readable: far.child.stdout, writable: narrow }), "the bridge's hello");
+    const lock = await farLock(far.lines);
+    const claude = await initialized(hello.port, lock.body.authToken);
+    const text = 'x'.repeat(1 << 20) + '\n';
+    const path = `${FAR}/big.txt`;
+    const saved = await claude.request(1, 'tools/call', {
+      name: 'openDiff',
+      arguments: { old_file_path: path, new_file_path: path, new_file_contents: text, tab_name: 'big' },
+    });
+    assert.deepEqual(
+      saved.result.content.map((c) => c.text),
+      ['FILE_SAVED', text],
+    );
+    assert.ok(refusals > 0, 'write() returned false at least once');
+    await within(server.endLink(), 'the link to close');
+    await gone(lock.path, 'the far lock to go');
   } finally {
     far.child.kill();
     await server.shutdown();
