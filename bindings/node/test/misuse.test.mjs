@@ -128,3 +128,31 @@ test('chooseSession refuses a connection that is no session and a malformed choi
     { event: 'sessionsChanged', sessions: [] },
   ]);
 });
+
+test('the link calls refuse a second link, a bad pathMap, pollOutput without the time, an overrun', () => {
+  const mapped = new Engine({ port: 40000, workspaceFolders: ['/w'], pathMap: ['no equals sign'] }, TOKEN);
+  throwsEngineError(() => mapped.attachLink(0, TOKEN, 'Ed'), /^cannot attach the link: the engine's pathMap: /);
+
+  const engine = new Engine({ port: 40000, workspaceFolders: ['/w'] }, TOKEN);
+  assert.equal(engine.pollLinkEvent(), null);
+  engine.attachLink(0, TOKEN, 'Ed');
+  throwsEngineError(() => engine.attachLink(0, TOKEN, 'Ed'), /^a link is attached already: one at a time/);
+  throwsEngineError(() => engine.pollOutput(), /^pollOutput\(now\) needs the time while a link is attached$/);
+  assert.equal(engine.pollOutput(0), null);
+  // The editor's hello is queued at once: 9 header bytes, then link version 1.
+  const hello = engine.linkOutbound();
+  assert.deepEqual([...hello.subarray(0, 1)], [1], 'a Hello frame');
+  assert.deepEqual([...hello.subarray(9, 11)], [0, 1], 'link version 1');
+  throwsEngineError(() => engine.handleLinkSent(hello.length + 1), /^more bytes reported than the link holds$/);
+  engine.handleLinkSent(hello.length);
+  assert.equal(engine.linkOutbound().length, 0);
+  throwsEngineError(() => engine.handleLinkBytes(0, 'text'), /^bytes must be a Uint8Array or a Buffer, got string$/);
+
+  // The stream ends before the bridge said anything: the link is dead, and a next one attaches.
+  engine.handleLinkEnd(1);
+  assert.deepEqual(engine.pollLinkEvent(), { event: 'linkEnded', fault: 'eof', message: "the link's stream ended" });
+  assert.equal(engine.pollOutput(), null, 'no time needed once the link is dead');
+  engine.attachLink(2, TOKEN, 'Ed');
+  engine.shutdownLink(3);
+  assert.equal(engine.pollLinkEvent().fault, 'shutdown');
+});
