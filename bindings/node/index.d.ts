@@ -23,6 +23,8 @@ import type {
   Turn,
   FileContent,
   UndoTarget,
+  LinkEvent,
+  LinkHelloEvent,
 } from './protocol';
 
 // The engine's JSON forms, generated from its Rust types (`cargo run -p idelink-types`).
@@ -141,31 +143,6 @@ export class Engine {
 
 // ---------------------------------------------------------------------------------------------
 // The remote link (docs/remote.md)
-
-/** The bridge said who it is: its idelink version, its loopback port and pid, the far lock's folders. */
-export interface LinkHelloEvent {
-  event: 'linkHello';
-  binaryVersion: string;
-  port: number | null;
-  pid: number | null;
-  folders: string[];
-  runningInWindows: boolean;
-}
-
-/**
- * The link ended. `fault`: `eof` (the bridge exited or its stream closed), `keepaliveTimeout`,
- * `peerFault` (the bridge said why: see `message`), `shutdown` (this side ended it), `version`
- * (another link version: install the same idelink on both sides), `protocol` (the peer broke
- * the framing). `message` is for a person and holds the far side's words: render it inert.
- */
-export interface LinkEndedEvent {
-  event: 'linkEnded';
-  fault: 'eof' | 'keepaliveTimeout' | 'peerFault' | 'shutdown' | 'version' | 'protocol';
-  message: string;
-}
-
-/** The news of an attached link, as {@link Engine.pollLinkEvent} returns it. */
-export type LinkEvent = LinkHelloEvent | LinkEndedEvent;
 
 /**
  * What {@link Host.attachLink} takes: a spawned bridge (a `ChildProcess` whose stdin and stdout

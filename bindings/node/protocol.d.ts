@@ -1303,3 +1303,31 @@ export type Verdict = {
    */
   connectsTo: number | null;
 };
+
+// -----------------------------------------------------------------------------------------------
+// The remote link's news (core's forms codec; no serde type)
+
+/** The bridge said who it is: its idelink version, its loopback port and pid, the far lock's folders. */
+export type LinkHelloEvent = {
+  event: "linkHello";
+  binaryVersion: string;
+  port: number | null;
+  pid: number | null;
+  folders: Array<string>;
+  runningInWindows: boolean;
+};
+
+/**
+ * The link ended. `fault`: `eof` (the bridge exited or its stream closed), `keepaliveTimeout`,
+ * `peerFault` (the bridge said why: see `message`), `shutdown` (this side ended it), `version`
+ * (another link version: install the same idelink on both sides), `protocol` (the peer broke
+ * the framing). `message` is for a person and holds the far side's words: render it inert.
+ */
+export type LinkEndedEvent = {
+  event: "linkEnded";
+  fault: "eof" | "keepaliveTimeout" | "peerFault" | "shutdown" | "version" | "protocol";
+  message: string;
+};
+
+/** The news of an attached remote link: its hello, then its end. */
+export type LinkEvent = LinkHelloEvent | LinkEndedEvent;

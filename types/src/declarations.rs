@@ -45,6 +45,36 @@ const ALL_OPTIONAL: [&str; 5] = [
     "ContextPolicy",
 ];
 
+/// The remote link's news (`pollLinkEvent`, a host's `onEvent`): core's forms codec writes it
+/// (`core/src/forms/link.rs`, its byte-exact tests there) from `link::AttachEvent`, which has
+/// no serde form to generate from, so it is declared here once for both packages.
+const LINK_EVENTS: &str = r#"
+/** The bridge said who it is: its idelink version, its loopback port and pid, the far lock's folders. */
+export type LinkHelloEvent = {
+  event: "linkHello";
+  binaryVersion: string;
+  port: number | null;
+  pid: number | null;
+  folders: Array<string>;
+  runningInWindows: boolean;
+};
+
+/**
+ * The link ended. `fault`: `eof` (the bridge exited or its stream closed), `keepaliveTimeout`,
+ * `peerFault` (the bridge said why: see `message`), `shutdown` (this side ended it), `version`
+ * (another link version: install the same idelink on both sides), `protocol` (the peer broke
+ * the framing). `message` is for a person and holds the far side's words: render it inert.
+ */
+export type LinkEndedEvent = {
+  event: "linkEnded";
+  fault: "eof" | "keepaliveTimeout" | "peerFault" | "shutdown" | "version" | "protocol";
+  message: string;
+};
+
+/** The news of an attached remote link: its hello, then its end. */
+export type LinkEvent = LinkHelloEvent | LinkEndedEvent;
+"#;
+
 /// One type's ts-rs output.
 struct Item {
     name: String,
@@ -210,6 +240,11 @@ pub fn generate() -> Result<String, String> {
             out.push_str(&declaration.print(item.docs.as_deref(), &rewriter));
         }
     }
+    out.push_str(&format!(
+        "\n// {}\n// The remote link's news (core's forms codec; no serde type)\n",
+        "-".repeat(95)
+    ));
+    out.push_str(LINK_EVENTS);
     Ok(out)
 }
 

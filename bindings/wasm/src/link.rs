@@ -9,28 +9,6 @@ use crate::host_rules::policy;
 use crate::json;
 use wasm_bindgen::prelude::*;
 
-/// The link's news as `pollLinkEvent` returns it (core's forms codec writes it; the token is
-/// never in it).
-#[wasm_bindgen(typescript_custom_section)]
-const LINK_EVENT: &'static str = r#"
-/** The bridge said who it is: its idelink version, its port and pid, the far lock's folders. */
-export interface LinkHelloEvent {
-  event: "linkHello";
-  binaryVersion: string;
-  port: number | null;
-  pid: number | null;
-  folders: string[];
-  runningInWindows: boolean;
-}
-/** The link ended: `fault` says why for a program, `message` for a person (render it inert). */
-export interface LinkEndedEvent {
-  event: "linkEnded";
-  fault: "eof" | "keepaliveTimeout" | "peerFault" | "shutdown" | "version" | "protocol";
-  message: string;
-}
-export type LinkEvent = LinkHelloEvent | LinkEndedEvent;
-"#;
-
 #[wasm_bindgen]
 impl Engine {
     /// Attaches a link whose hello gives the bridge `authToken` (this engine's), `ideName` and
