@@ -10,7 +10,7 @@
 const { ChildProcess } = require('node:child_process');
 const { describe } = require('./engine.js');
 
-/** How long a bridge may take to exit once its stream is closed (as `idelink serve --remote`). */
+/** How long a link's stream may take to close, and its bridge to exit (as `idelink serve --remote`). */
 const BRIDGE_EXIT_MS = 2000;
 
 /**
@@ -105,16 +105,30 @@ class LinkPump {
     this.#write();
     this.#settle.reject(new Error(`idelink: the link ended before the bridge said who it is: ${event.message}`));
     this.#host.ended();
-    this.#writable.end(() => {
+    const child = this.#child;
+    const running = child !== null && child.exitCode === null && child.signalCode === null;
+    let waiting = running ? 2 : 1;
+    const done = () => {
+      waiting -= 1;
+      if (waiting === 0) clearTimeout(late);
+    };
+    const closed = () => {
       this.#readable.destroy();
       this.#resolveClosed();
+    };
+    // A stream that takes no more bytes, or a bridge that does not exit, is cut off.
+    const late = setTimeout(() => {
+      this.#writable.destroy();
+      closed();
+      if (running) child.kill();
+    }, BRIDGE_EXIT_MS);
+    late.unref();
+    if (running) child.once('exit', done);
+    // Called once the bytes are flushed, or with the error of a stream that broke.
+    this.#writable.end(() => {
+      closed();
+      done();
     });
-    const child = this.#child;
-    if (child !== null && child.exitCode === null && child.signalCode === null) {
-      const kill = setTimeout(() => child.kill(), BRIDGE_EXIT_MS);
-      kill.unref();
-      child.once('exit', () => clearTimeout(kill));
-    }
   }
 }
 

@@ -230,3 +230,18 @@ test('a stream that ends before any hello rejects the hello and reports the end'
     await server.shutdown();
   }
 });
+
+test('a stream that takes no bytes is cut off when the link ends, so endLink still resolves', async () => {
+  const server = await host(mkdtempSync(join(base, 'stuck-')), new Waiters());
+  try {
+    const readable = new PassThrough();
+    // Never done with its first write: end() would wait for ever.
+    const writable = new Writable({ highWaterMark: 1, write() {} });
+    const hello = server.attachLink({ readable, writable });
+    await within(server.endLink(), 'the stream to be cut off');
+    assert.ok(writable.destroyed && readable.destroyed, 'both ends destroyed');
+    await assert.rejects(hello, /the link ended before the bridge said who it is: the link was shut down/);
+  } finally {
+    await server.shutdown();
+  }
+});
