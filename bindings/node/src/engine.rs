@@ -157,17 +157,10 @@ pub fn engine_poll_output(
 ) -> napi::Result<Option<Either<f64, String>>> {
     let now = now.map(timestamp).transpose()?;
     with_link(handle, |e, link| {
-        let output = match now {
-            Some(now) => link.poll_output(e, now),
-            None if link.is_live() => return Err(throw(NEEDS_NOW)),
-            None => e.poll_output(),
-        };
+        let output = link.poll_output_at(e, now).map_err(throw)?;
         Ok(output.map(encode_output))
     })
 }
-
-/// Why `pollOutput()` without the time is refused while a link is live.
-const NEEDS_NOW: &str = "pollOutput(now) needs the time while a link is attached";
 
 /// The compact form of one output (see [`engine_poll_output`]).
 fn encode_output(output: Output) -> Either<f64, String> {

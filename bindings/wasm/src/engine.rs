@@ -235,15 +235,11 @@ impl Engine {
     /// link's own outputs are performed on the way, at `now`: required while a link is live.
     #[wasm_bindgen(js_name = pollOutput, unchecked_return_type = "Output | null")]
     pub fn poll_output(&mut self, now: Option<f64>) -> Result<JsValue, JsError> {
-        let output = match now {
-            Some(now) => self.link.poll_output(&mut self.inner, timestamp(now)?),
-            None if self.link.is_live() => {
-                return Err(host_error(
-                    "pollOutput(now) needs the time while a link is attached",
-                ));
-            }
-            None => self.inner.poll_output(),
-        };
+        let now = now.map(timestamp).transpose()?;
+        let output = self
+            .link
+            .poll_output_at(&mut self.inner, now)
+            .map_err(host_error)?;
         Ok(output.map_or(JsValue::NULL, |out| json::write(&out)))
     }
 

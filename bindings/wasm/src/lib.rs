@@ -36,7 +36,8 @@
 //!   the lock file's own rules for a host that keeps one on disk (the npm package `idelink`
 //!   runs on this module when no native addon fits): `lock_rules.rs`, and the resume record's
 //!   rules for such a host: `resume.rs`; and the `claude` CLI's discovery rules (which lock it
-//!   connects to, whether it looks at all): `discovery.rs`.
+//!   connects to, whether it looks at all): `discovery.rs`; and for such a host an engine's
+//!   remote link (an `idelink bridge`'s stream, core's `LinkAttach`): `link.rs`.
 //! - Host misuse (an unknown connection, a malformed event, a tool call answered twice)
 //!   throws a JS `Error` whose message says what was wrong; the engine is then unchanged.
 

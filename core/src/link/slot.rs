@@ -63,6 +63,18 @@ impl fmt::Display for AttachRefusal {
 
 impl std::error::Error for AttachRefusal {}
 
+/// [`LinkSlot::poll_output_at`] was not given the time while a link is live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NeedsTime;
+
+impl fmt::Display for NeedsTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("pollOutput(now) needs the time while a link is attached")
+    }
+}
+
+impl std::error::Error for NeedsTime {}
+
 /// The link an engine's face may hold: none, a live one, or a dead one whose last bytes may
 /// still be going out (until the next [`attach`](Self::attach) replaces it).
 ///
@@ -137,6 +149,21 @@ impl LinkSlot {
                 },
                 None => return Some(output),
             }
+        }
+    }
+
+    /// [`poll_output`](Self::poll_output) for a face whose callers may leave the time out
+    /// (`now`: `None`): without a live link that is the engine's own output; with one it is
+    /// refused ([`NeedsTime`]), since the link's outputs are performed at a time.
+    pub fn poll_output_at(
+        &mut self,
+        engine: &mut Engine,
+        now: Option<Timestamp>,
+    ) -> Result<Option<Output>, NeedsTime> {
+        match now {
+            Some(now) => Ok(self.poll_output(engine, now)),
+            None if self.is_live() => Err(NeedsTime),
+            None => Ok(engine.poll_output()),
         }
     }
 

@@ -92,6 +92,13 @@ fn one_link_at_a_time_its_outputs_kept_from_the_host_and_a_dead_one_replaced() {
         .expect("the first");
     let second = slot.attach(&engine, at(0), token().as_str(), "Ed", PumpPolicy::DEFAULT);
     assert_eq!(second, Err(AttachRefusal::Attached));
+    let untimed = slot.poll_output_at(&mut engine, None);
+    assert_eq!(
+        untimed,
+        Err(NeedsTime),
+        "a live link's outputs need the time"
+    );
+    assert_eq!(slot.poll_output_at(&mut engine, Some(at(0))), Ok(None));
 
     let mut bridge = bridge();
     assert_eq!(carry(&mut slot, &mut engine, &mut bridge, at(1)), []);
@@ -143,6 +150,11 @@ fn one_link_at_a_time_its_outputs_kept_from_the_host_and_a_dead_one_replaced() {
     );
     assert_eq!(slot.poll_event(), Some(AttachEvent::Dead(LinkFault::Eof)));
     assert!(!slot.is_live());
+    assert_eq!(
+        slot.poll_output_at(&mut engine, None),
+        Ok(None),
+        "a dead one's do not"
+    );
     slot.attach(
         &engine,
         keepalive,
@@ -169,7 +181,7 @@ fn without_a_link_each_call_is_the_engines() {
     let conn = engine.handle_accept(at(0));
     engine.close(at(0), conn).expect("known");
     assert_eq!(
-        slot.poll_output(&mut engine, at(0)),
-        Some(Output::CloseTransport { conn })
+        slot.poll_output_at(&mut engine, None),
+        Ok(Some(Output::CloseTransport { conn }))
     );
 }
