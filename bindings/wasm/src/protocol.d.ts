@@ -1319,9 +1319,9 @@ export type LinkHelloEvent = {
 
 /**
  * The link ended. `fault`: `eof` (the bridge exited or its stream closed), `keepaliveTimeout`,
- * `peerFault` (the bridge said why: see `message`), `shutdown` (this side ended it), `version`
- * (another link version: install the same idelink on both sides), `protocol` (the peer broke
- * the framing). `message` is for a person and holds the far side's words: render it inert.
+ * `peerFault` (the bridge said why: see `message`), `shutdown` (ended in order, by this side or
+ * the bridge), `version` (another link version: install the same idelink on both sides),
+ * `protocol` (the peer broke the framing). `message` is for a person and holds the far side's words: render it inert.
  */
 export type LinkEndedEvent = {
   event: "linkEnded";

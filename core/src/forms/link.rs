@@ -33,15 +33,15 @@ fn write_hello(out: &mut Vec<u8>, hello: &Hello) {
 }
 
 /// Why the link ended, for a program: `eof` (the bridge exited or its transport closed),
-/// `keepaliveTimeout`, `peerFault` (the bridge said why: see `message`), `shutdown` (this side
-/// ended it), `version` (another link version: install the same idelink on both sides), or
+/// `keepaliveTimeout`, `peerFault` (the bridge said why: see `message`), `shutdown` (ended in order, by
+/// this side or the bridge: see `message`), `version` (another link version: install the same idelink on both sides), or
 /// `protocol` (the peer broke the link's framing; `message` says how).
 fn fault_kind(fault: &LinkFault) -> &'static str {
     match fault {
         LinkFault::Eof => "eof",
         LinkFault::KeepaliveTimeout => "keepaliveTimeout",
         LinkFault::PeerFault(_) => "peerFault",
-        LinkFault::Shutdown => "shutdown",
+        LinkFault::Shutdown | LinkFault::PeerShutdown => "shutdown",
         LinkFault::Version { .. } => "version",
         _ => "protocol",
     }

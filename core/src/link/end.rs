@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use super::error::{LinkError, LinkFault};
+use super::error::{LinkError, LinkFault, SHUTDOWN_REASON};
 use super::frame::{self, FrameKind, HEADER_BYTES, Header, MAX_DATA_FRAME_BYTES, MAX_FAULT_BYTES};
 use super::hello::Hello;
 use super::ids::IdMap;
@@ -280,7 +280,7 @@ impl Link {
     /// Ends the link: tells the peer, closes every connection (reported as events).
     pub fn shutdown(&mut self) {
         if self.dead.is_none() {
-            self.queue_fault("shut down");
+            self.queue_fault(SHUTDOWN_REASON);
             self.die(LinkFault::Shutdown);
         }
     }
@@ -518,6 +518,9 @@ impl Link {
             }
             FrameKind::Pong => {}
             FrameKind::Fault => {
+                if payload == SHUTDOWN_REASON.as_bytes() {
+                    return Err(LinkFault::PeerShutdown);
+                }
                 let reason = String::from_utf8_lossy(payload).into_owned();
                 return Err(LinkFault::PeerFault(reason));
             }

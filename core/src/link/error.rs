@@ -4,6 +4,10 @@ use std::fmt;
 
 use super::frame::FrameKind;
 
+/// The reason a `Fault` frame gives for an orderly end ([`super::Link::shutdown`]): the peer
+/// reads it as [`LinkFault::PeerShutdown`], not as a fault.
+pub const SHUTDOWN_REASON: &str = "shut down";
+
 /// Why a link is dead. A fault the peer caused is also sent to it as a `Fault` frame naming the
 /// rule it broke, so both ends say the same thing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +21,8 @@ pub enum LinkFault {
     PeerFault(String),
     /// The host ended the link ([`super::Link::shutdown`]).
     Shutdown,
+    /// The peer's host ended the link in order: its `Fault` frame said [`SHUTDOWN_REASON`].
+    PeerShutdown,
     /// A frame kind byte this link version does not define.
     UnknownFrameKind(u8),
     /// A per-connection frame on connection 0, or a link frame on another id.
@@ -66,6 +72,7 @@ impl LinkFault {
                 | LinkFault::KeepaliveTimeout
                 | LinkFault::PeerFault(_)
                 | LinkFault::Shutdown
+                | LinkFault::PeerShutdown
         )
     }
 }
@@ -77,6 +84,7 @@ impl fmt::Display for LinkFault {
             LinkFault::KeepaliveTimeout => write!(f, "the link's peer stopped answering pings"),
             LinkFault::PeerFault(reason) => write!(f, "the link's peer ended it: {reason}"),
             LinkFault::Shutdown => write!(f, "the link was shut down"),
+            LinkFault::PeerShutdown => write!(f, "the link's peer shut it down"),
             LinkFault::UnknownFrameKind(byte) => write!(f, "unknown frame kind 0x{byte:02x}"),
             LinkFault::WrongConnectionId { kind, conn } => {
                 write!(f, "a {kind:?} frame may not name connection {conn}")

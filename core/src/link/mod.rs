@@ -60,7 +60,7 @@ mod tests;
 
 pub use attach::{AttachEvent, LinkAttach};
 pub use end::{Link, LinkConfig, LinkConnId, LinkEvent, LinkRole};
-pub use error::{LinkError, LinkFault};
+pub use error::{LinkError, LinkFault, SHUTDOWN_REASON};
 pub use frame::{FrameKind, HEADER_BYTES, MAX_DATA_FRAME_BYTES, MAX_FAULT_BYTES, MAX_HELLO_BYTES};
 pub use hello::{Hello, LINK_VERSION, MAX_HELLO_FOLDERS, peek_hello};
 pub use slot::{AttachRefusal, LinkSlot, NeedsTime, editor_hello};

@@ -72,7 +72,7 @@ pub fn run(args: BridgeArgs) -> Result<(), Box<dyn Error>> {
         return Err(e);
     }
     match fault {
-        LinkFault::Eof | LinkFault::Shutdown => Ok(()),
+        LinkFault::Eof | LinkFault::Shutdown | LinkFault::PeerShutdown => Ok(()),
         other => Err(format!("the link ended: {other}").into()),
     }
 }

@@ -460,6 +460,6 @@ fn a_shutdown_tells_the_bridge_and_closes_in_the_engine() {
     assert!(
         sides
             .bridge_events()
-            .contains(&LinkEvent::Dead(LinkFault::PeerFault("shut down".into())))
+            .contains(&LinkEvent::Dead(LinkFault::PeerShutdown))
     );
 }
