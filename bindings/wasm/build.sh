@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Builds the npm package into pkg/: the release module through wasm-bindgen for browsers
-# (pkg/web: ES module + init(), with the relay link client js/link.*), for bundlers that load
-# .wasm imports (pkg/bundler) and for Node (pkg/nodejs, CommonJS). The three modules are the
-# same bytes, shrunk once with wasm-opt -Oz from npm `binaryen` (Debian's binaryen 108 emits
-# modules that fail to load); the size is printed. Needs: the wasm32-unknown-unknown target,
-# wasm-bindgen-cli of the same version as the wasm-bindgen crate, and `npm ci` run here.
+# Builds the npm package into pkg/, from two modules of the same crate:
+# - the browser module (no cargo features: the Engine and languageId), through
+#   wasm-bindgen for browsers (pkg/web: ES module + init(), with the relay link client js/link.*)
+#   and for bundlers that load .wasm imports (pkg/bundler), the same bytes;
+# - the Node module (feature `node`: also the terminal environment and the lock file, resume
+#   record, pump policy and discovery rules, the function set of the npm package `idelink`'s
+#   native addon, for its WebAssembly fallback) for Node (pkg/nodejs, CommonJS).
+# A page behind `idelink relay` needs none of the host-file rules (the relay keeps the lock file
+# and the sockets), and its download is the module's size. Each module is shrunk with wasm-opt
+# -Oz from npm `binaryen` (Debian's binaryen 108 emits modules that fail to load); the sizes are
+# printed. Needs: the wasm32-unknown-unknown target, wasm-bindgen-cli of the same version as the
+# wasm-bindgen crate, and `npm ci` run here.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -30,31 +36,43 @@ remap=""
 for dir in "$registry"/*/; do
   [ -d "$dir" ] && remap="$remap --remap-path-prefix=$dir="
 done
-RUSTFLAGS="${RUSTFLAGS:-}$remap" \
-  cargo build -p idelink-wasm --target wasm32-unknown-unknown --profile wasm-release
-module="$target_dir/wasm32-unknown-unknown/wasm-release/idelink_wasm.wasm"
+# `module FEATURES`: builds the crate with cargo FEATURES, prints the module's path.
+module() {
+  RUSTFLAGS="${RUSTFLAGS:-}$remap" cargo build -p idelink-wasm --target wasm32-unknown-unknown \
+    --profile wasm-release --no-default-features "$@" >&2
+  echo "$target_dir/wasm32-unknown-unknown/wasm-release/idelink_wasm.wasm"
+}
 
-rm -rf "$here/pkg"
-for target in web bundler nodejs; do
-  wasm-bindgen --target "$target" --out-dir "$here/pkg/$target" --out-name idelink_wasm "$module"
-done
-# The package is "type": "module"; the nodejs build is CommonJS.
-echo '{ "type": "commonjs" }' >"$here/pkg/nodejs/package.json"
-cp "$here/js/link.js" "$here/js/link.d.ts" "$here/pkg/web/"
-
-bg="$here/pkg/web/idelink_wasm_bg.wasm"
-for target in bundler nodejs; do
-  cmp -s "$bg" "$here/pkg/$target/idelink_wasm_bg.wasm" ||
-    { echo "wasm-bindgen wrote a different module for --target $target: optimize each" >&2; exit 1; }
-done
-before=$(stat -c %s "$bg")
+# `shrink FILE`: wasm-opt in place.
 # --low-memory-unused: Rust places its stack first, so the first KiB of memory is never used.
 # --flatten --rereloop between two -Oz runs rebuilds the control flow of the big functions
 # (the engine's pump, the export shims): about 3.5 KB smaller than -Oz alone, 10 s more.
 # --strip-target-features: the features section only tells tools what the module uses (151 bytes).
-"$wasm_opt" -Oz --flatten --rereloop -Oz --converge --low-memory-unused --strip-producers \
-  --strip-target-features \
-  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-mutable-globals --enable-reference-types --enable-multivalue "$bg" -o "$bg"
-for target in bundler nodejs; do cp "$bg" "$here/pkg/$target/idelink_wasm_bg.wasm"; done
-echo "idelink_wasm_bg.wasm: $before bytes after wasm-bindgen, $(stat -c %s "$bg") after wasm-opt -Oz (pkg/web, pkg/bundler, pkg/nodejs)"
+shrink() {
+  "$wasm_opt" -Oz --flatten --rereloop -Oz --converge --low-memory-unused --strip-producers \
+    --strip-target-features \
+    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals --enable-reference-types --enable-multivalue "$1" -o "$1"
+}
+
+rm -rf "$here/pkg"
+# The output file is the same for both builds: each is bound before the next is built.
+browser="$(module)"
+for target in web bundler; do
+  wasm-bindgen --target "$target" --out-dir "$here/pkg/$target" --out-name idelink_wasm "$browser"
+done
+node="$(module --features node)"
+wasm-bindgen --target nodejs --out-dir "$here/pkg/nodejs" --out-name idelink_wasm "$node"
+# The package is "type": "module"; the nodejs build is CommonJS.
+echo '{ "type": "commonjs" }' >"$here/pkg/nodejs/package.json"
+cp "$here/js/link.js" "$here/js/link.d.ts" "$here/pkg/web/"
+
+web="$here/pkg/web/idelink_wasm_bg.wasm"
+cmp -s "$web" "$here/pkg/bundler/idelink_wasm_bg.wasm" ||
+  { echo "wasm-bindgen wrote a different module for --target bundler: optimize each" >&2; exit 1; }
+for bg in "$web" "$here/pkg/nodejs/idelink_wasm_bg.wasm"; do
+  before=$(stat -c %s "$bg")
+  shrink "$bg"
+  echo "$bg: $before bytes after wasm-bindgen, $(stat -c %s "$bg") after wasm-opt -Oz"
+done
+cp "$web" "$here/pkg/bundler/idelink_wasm_bg.wasm"

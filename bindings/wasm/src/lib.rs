@@ -31,36 +31,55 @@
 //!   and the stdio sidecar use (`null` for an absent option). They cross as JSON text
 //!   (`JSON.stringify` / `JSON.parse`) read and written by core's codec
 //!   ([`idelink_core::forms`], no serde): the rules and the error messages are core's.
-//! - Core's host rules a JS host needs (lock names, the stale rule, the pump policy) are
-//!   exported too: `lockFileName`, `lockPortFromFileName`, `staleLockOwner`, `PumpPolicy`, and
-//!   the lock file's own rules for a host that keeps one on disk (the npm package `idelink`
-//!   runs on this module when no native addon fits): `lock_rules.rs`, and the resume record's
-//!   rules for such a host: `resume.rs`; and the `claude` CLI's discovery rules (which lock it
-//!   connects to, whether it looks at all): `discovery.rs`; and for such a host an engine's
-//!   remote link (an `idelink bridge`'s stream, core's `LinkAttach`): `link.rs`.
 //! - Host misuse (an unknown connection, a malformed event, a tool call answered twice)
 //!   throws a JS `Error` whose message says what was wrong; the engine is then unchanged.
+//!
+//! ## Two modules
+//!
+//! The browser module (no cargo features; `pkg/web`, `pkg/bundler`) has what a page needs:
+//! the `Engine` and `languageId`. A page behind `idelink relay` keeps no files and starts no
+//! processes (the relay writes the lock file and owns the sockets), and the module's size is
+//! its download. The Node module (feature `node`, the default; `pkg/nodejs`) adds core's host
+//! rules for a JS host that does: the npm package `idelink` runs its Node host on it when no
+//! native addon fits the platform, so it has the addon's whole function set. What it adds:
+//! `terminalEnv` (`terminal_env.rs`), the lock names, the stale rule and `PumpPolicy`
+//! (`host_rules.rs`), the lock file's rules (`lock_rules.rs`), the resume record's
+//! (`resume.rs`) and the `claude` CLI's discovery rules (`discovery.rs`). A new export for Node hosts goes behind the feature
+//! the same way: `#[cfg(feature = "node")]` on its `mod` and `pub use` here.
 
 mod convert;
+#[cfg(feature = "node")]
 mod discovery;
 mod engine;
 mod helpers;
+#[cfg(feature = "node")]
 mod host_rules;
 mod json;
+#[cfg(feature = "node")]
 mod link;
+#[cfg(feature = "node")]
 mod lock_rules;
+#[cfg(feature = "node")]
 mod resume;
+#[cfg(feature = "node")]
+mod terminal_env;
 mod types;
 
+#[cfg(feature = "node")]
 pub use discovery::{discover, folder_contains};
 pub use engine::Engine;
-pub use helpers::{language_id, terminal_env};
+pub use helpers::language_id;
+#[cfg(feature = "node")]
 pub use host_rules::{PumpPolicyJs, lock_file_name, lock_port_from_file_name, stale_lock_owner};
+#[cfg(feature = "node")]
 pub use lock_rules::{
     judge_config_dir, judge_lock_dir, lock_dir_components, lock_file_json, lock_rewritten_for,
     lock_temp_file_name, lock_upkeep, max_lock_bytes, parse_lock_file,
 };
+#[cfg(feature = "node")]
 pub use resume::{
     judge_resume_file, may_resume, resume_heartbeat_due, resume_leftover, resume_record_file_name,
     resume_record_for, resume_record_json, resume_record_port,
 };
+#[cfg(feature = "node")]
+pub use terminal_env::terminal_env;

@@ -2,9 +2,11 @@
 // the language id of a file name, the same answers as core's own tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../testkit/load.mjs';
+import { loadBrowserEngine, loadEngine } from '../testkit/load.mjs';
 
-const { terminalEnv, languageId } = loadEngine();
+// terminalEnv is the Node module's (a page starts no terminals); languageId is in both.
+const { terminalEnv } = loadEngine();
+const builds = [loadEngine(), await loadBrowserEngine()];
 
 test('terminalEnv sets the port and keeps each inherited bypass list', () => {
   const env = terminalEnv(4242, { no_proxy: 'corp.example, localhost', NO_PROXY: '*.internal' });
@@ -26,8 +28,10 @@ test('terminalEnv with nothing inherited, and FORCE_CODE_TERMINAL only when aske
   assert.throws(() => terminalEnv(1, { no_proxy: 7 }), /inherited/);
 });
 
-test('languageId maps file names to VS Code ids', () => {
-  assert.equal(languageId('/w/src/main.rs'), 'rust');
-  assert.equal(languageId('C:\\game\\Player.CS'), 'csharp');
-  assert.equal(languageId('/w/LICENSE'), undefined);
+test('languageId maps file names to VS Code ids, in both modules', () => {
+  for (const { languageId } of builds) {
+    assert.equal(languageId('/w/src/main.rs'), 'rust');
+    assert.equal(languageId('C:\\game\\Player.CS'), 'csharp');
+    assert.equal(languageId('/w/LICENSE'), undefined);
+  }
 });

@@ -1,7 +1,11 @@
-// Replays the shared transcript vectors through the wasm build (nodejs target), byte for byte
-// (the runner: tests/vectors/replay.mjs).
+// Replays the shared transcript vectors through both wasm modules (the Node one and the
+// browser one), byte for byte (the runner: tests/vectors/replay.mjs).
+import { describe } from 'node:test';
 import { defineVectorTests } from '../../../tests/vectors/replay.mjs';
-import { loadEngine } from '../testkit/load.mjs';
+import { loadBuilds } from '../testkit/load.mjs';
 
-const { Engine } = loadEngine();
-defineVectorTests((config, token) => new Engine(config, token), (engine) => engine.free());
+for (const [build, { Engine }] of await loadBuilds()) {
+  describe(build, () => {
+    defineVectorTests((config, token) => new Engine(config, token), (engine) => engine.free());
+  });
+}
