@@ -5,9 +5,9 @@ use crate::convert::{
     whole_number,
 };
 use crate::json;
+use crate::link_slot::Slot;
 use idelink_core::AuthToken;
 use idelink_core::ledger::{FileContent, UndoTarget};
-use idelink_core::link::LinkSlot;
 use idelink_core::{Config, EditorEvent, EditorSnapshot, SessionChoice, ToolOutcome};
 use wasm_bindgen::prelude::*;
 
@@ -17,8 +17,8 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub struct Engine {
     pub(crate) inner: idelink_core::Engine,
-    /// The remote link beside the engine, if one is attached (`link.rs`).
-    pub(crate) link: LinkSlot,
+    /// The remote link beside the engine, if one is attached (`link.rs`; the Node module only).
+    pub(crate) link: Slot,
 }
 
 #[wasm_bindgen]
@@ -36,7 +36,7 @@ impl Engine {
             .map_err(|e| host_error(format_args!("invalid authToken: {e}")))?;
         Ok(Engine {
             inner: idelink_core::Engine::new(config, token),
-            link: LinkSlot::default(),
+            link: Default::default(),
         })
     }
 

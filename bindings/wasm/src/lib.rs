@@ -44,8 +44,10 @@
 //! native addon fits the platform, so it has the addon's whole function set. What it adds:
 //! `terminalEnv` (`terminal_env.rs`), the lock names, the stale rule and `PumpPolicy`
 //! (`host_rules.rs`), the lock file's rules (`lock_rules.rs`), the resume record's
-//! (`resume.rs`) and the `claude` CLI's discovery rules (`discovery.rs`). A new export for Node hosts goes behind the feature
-//! the same way: `#[cfg(feature = "node")]` on its `mod` and `pub use` here.
+//! (`resume.rs`), the `claude` CLI's discovery rules (`discovery.rs`) and an engine's remote
+//! link (`link.rs`; the browser module's engine has an empty slot, `link_slot.rs`). A new
+//! export for Node hosts goes behind the feature the same way: `#[cfg(feature = "node")]` on
+//! its `mod` and `pub use` here.
 
 mod convert;
 #[cfg(feature = "node")]
@@ -57,6 +59,7 @@ mod host_rules;
 mod json;
 #[cfg(feature = "node")]
 mod link;
+mod link_slot;
 #[cfg(feature = "node")]
 mod lock_rules;
 #[cfg(feature = "node")]

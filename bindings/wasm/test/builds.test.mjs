@@ -26,3 +26,13 @@ test('the browser module has the engine and languageId, and no host-file rules',
   assert.ok(nodeOnly.includes('lockFileJson') && nodeOnly.includes('discover'), `${nodeOnly}`);
   assert.deepEqual(nodeOnly.filter((name) => name in web), []);
 });
+
+test("only the Node module's Engine attaches a remote link", () => {
+  const link = ['attachLink', 'handleLinkBytes', 'handleLinkEnd', 'shutdownLink', 'linkOutbound',
+    'linkOutboundLength', 'handleLinkSent', 'pollLinkEvent'];
+  assert.deepEqual(link.filter((name) => typeof node.Engine.prototype[name] !== 'function'), []);
+  assert.deepEqual(link.filter((name) => name in web.Engine.prototype), []);
+  for (const name of ['pollOutput', 'pollTimeout', 'handleTimeout']) {
+    assert.equal(typeof web.Engine.prototype[name], 'function', name);
+  }
+});
