@@ -136,6 +136,13 @@ def main():
                            for s in ("bridge", "direct"))
         return [a / b for a, b in zip(bridged, direct) if b]
 
+    def remote_floor():
+        # The least a bridge can cost, per round: the direct round trip plus one more
+        # process's pipe round trip ("pipe echo"), ÷ the direct round trip.
+        direct, echo = (results.get(("remote", remote_rt, s, "p50 µs"), {}).get("rounds", [])
+                        for s in ("direct", "pipe echo"))
+        return [(d + e) / d for d, e in zip(direct, echo) if d]
+
     # Wakeups an idle host's timers require: the lock check once a second (the CLI writes a
     # lock; the bench server does not), and per session a keepalive ping after 30 s of
     # silence, which takes two wakeups (the timer, then the pong).
@@ -202,7 +209,8 @@ def main():
     explain = {
         "remote": "through the bridge a call crosses two more process boundaries each way (claude's "
                   "socket to the bridge, the pipe to the editor), each another process's wakeup and "
-                  "system calls: see docs/remote.md, \"Cost\"",
+                  "system calls; the least that costs, measured in the same run, is under \"Remote link\" "
+                  "(see also docs/remote.md, \"Cost\")",
         "rates": "a rate measured while other work loads the machine (see the load average above and the "
                  "spread of the rounds); the server-CPU targets of the same scenarios count only the "
                  "server's own work and are the ones to judge it by",
@@ -392,6 +400,13 @@ def main():
                 per_round = remote_paired(name, unit)
                 r = f"{median(per_round):.2f}×" if per_round else "–"
                 w(f"| {name} | {unit} | {fmt(b)} | {fmt(d)} | {r} |")
+        echo, floor = get("remote", remote_rt, "pipe echo", "p50 µs"), remote_floor()
+        if echo is not None and floor:
+            w("")
+            w("The floor of the round trip's ratio: the bridge adds a process and a pipe each way, so a")
+            w("call through it takes at least the direct round trip plus one round trip of the call's")
+            w(f"bytes through `cat` over two pipes, {fmt(echo)} µs (p50) here: a floor of")
+            w(f"**{median(floor):.2f}×** (per round, median), measured in the same run.")
     w("")
     w("## Where the time goes")
     w("")

@@ -1,7 +1,9 @@
 //! The remote link's cost (`scripts/bench`, group `remote`): a small `tools/call` round trip
 //! and a 16 MiB answer through `idelink bridge` over a local pipe against the same `serve`
-//! dialled directly, the two taking turns in every round. Needs the release `idelink` binary
-//! (`cargo build --release -p idelink`, or `IDELINK_BENCH_CLI`). `-- --quick`: one short round.
+//! dialled directly, the two taking turns in every round, and the floor of what a bridge adds:
+//! the call's bytes through one more process and back over pipes (`cat`, "pipe echo"). Needs
+//! the release `idelink` binary (`cargo build --release -p idelink`, or `IDELINK_BENCH_CLI`).
+//! `-- --quick`: one short round.
 
 use idelink_benches::measure::{emit, median, percentile};
 use idelink_benches::remote::{self, Route, Serve};
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
 fn measure(rounds: usize, run: Duration) -> io::Result<()> {
     let cli = remote::binary()?;
     let mut results: BTreeMap<(&str, &str, &str), Vec<f64>> = BTreeMap::new();
+    let mut call_bytes = 0;
     for _ in 0..rounds {
         for route in Route::ALL {
             let serve = Serve::start(&cli, route)?;
@@ -58,7 +61,13 @@ fn measure(rounds: usize, run: Duration) -> io::Result<()> {
             );
             let rate = session.big_answer(BIG_BYTES)?;
             add("16 MiB path in, 16 MiB answer out", "MiB/s", rate);
+            call_bytes = session.call_bytes();
         }
+        let echo = remote::pipe_echo_round_trips(call_bytes, run)?;
+        results
+            .entry(("small tools/call round trip", "pipe echo", "p50 µs"))
+            .or_default()
+            .push(median(&echo));
     }
     for ((name, server, unit), values) in &results {
         emit("remote", name, server, unit, values);

@@ -4,7 +4,7 @@
 
 use crate::cli::Scratch;
 use crate::wire::{self, FrameReader};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -168,6 +168,39 @@ fn answer(reader: &mut FrameReader, stream: &mut TcpStream, id: u64) -> io::Resu
     }
 }
 
+/// The floor of what the bridge adds to a round trip, in microseconds per round trip made
+/// within `duration` (after a warm-up): `bytes` written through one more process and read back,
+/// over a pipe each way (`cat`). Through the bridge a call goes claude → bridge (TCP) → editor
+/// (pipe) and back; directly claude → editor (TCP): the difference is at least one such trip.
+pub fn pipe_echo_round_trips(bytes: usize, duration: Duration) -> io::Result<Vec<f64>> {
+    let mut cat = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()?;
+    let (Some(mut input), Some(mut output)) = (cat.stdin.take(), cat.stdout.take()) else {
+        return Err(io::Error::other("cat has no pipes"));
+    };
+    let message = vec![b'x'; bytes];
+    let mut echoed = vec![0; bytes];
+    let mut trip = || -> io::Result<()> {
+        input.write_all(&message)?;
+        output.read_exact(&mut echoed)
+    };
+    for _ in 0..200 {
+        trip()?;
+    }
+    let mut latencies = Vec::with_capacity(100_000);
+    let start = Instant::now();
+    while start.elapsed() < duration {
+        let sent = Instant::now();
+        trip()?;
+        latencies.push(sent.elapsed().as_nanos() as f64 / 1e3);
+    }
+    drop(input);
+    cat.wait()?;
+    Ok(latencies)
+}
+
 /// One initialized client of a [`Serve`].
 pub struct Session {
     stream: TcpStream,
@@ -176,6 +209,11 @@ pub struct Session {
 }
 
 impl Session {
+    /// The bytes of one small call as the client writes them.
+    pub fn call_bytes(&self) -> usize {
+        self.call.len()
+    }
+
     /// Microseconds of each `tools/call getCurrentSelection` round trip made within `duration`
     /// (after a warm-up).
     pub fn round_trips(&mut self, duration: Duration) -> io::Result<Vec<f64>> {
