@@ -53,6 +53,9 @@ pub struct LinkPump {
     /// The stream's write failed: it is broken, nothing more goes out.
     broken: bool,
     origin: Instant,
+    /// One read buffer for the stream and every socket (zeroing 64 KiB on each read would
+    /// cost a round trip some microseconds).
+    read_buf: Box<[u8]>,
 }
 
 impl LinkPump {
@@ -83,6 +86,7 @@ impl LinkPump {
             stream,
             broken: false,
             origin,
+            read_buf: vec![0; READ_CHUNK_BYTES].into_boxed_slice(),
         })
     }
 
@@ -225,12 +229,11 @@ impl LinkPump {
 
     /// Reads the stream until it would block or ends.
     fn read_stream(&mut self) {
-        let mut buf = [0u8; READ_CHUNK_BYTES];
         loop {
-            match self.stream.read(&mut buf) {
+            match self.stream.read(&mut self.read_buf) {
                 Ok(n) if n > 0 => {
                     let now = self.now();
-                    self.link.handle_bytes(now, &buf[..n]);
+                    self.link.handle_bytes(now, &self.read_buf[..n]);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -280,7 +283,6 @@ impl LinkPump {
 
     /// Reads the socket while its connection has credit, sending what it read.
     fn read_socket(&mut self, token: Token) {
-        let mut buf = [0u8; READ_CHUNK_BYTES];
         loop {
             let Some(socket) = self.by_token.get_mut(&token) else {
                 return;
@@ -292,8 +294,8 @@ impl LinkPump {
             if credit == 0 {
                 return;
             }
-            let want = credit.min(buf.len());
-            match socket.stream.read(&mut buf[..want]) {
+            let buf = &mut self.read_buf[..credit.min(READ_CHUNK_BYTES)];
+            match socket.stream.read(buf) {
                 Ok(0) => return self.drop_socket(token),
                 Ok(n) => {
                     let _ = self.link.send(socket.conn, &buf[..n]);
