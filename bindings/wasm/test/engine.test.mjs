@@ -2,26 +2,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadBuilds } from '../testkit/load.mjs';
+import { PORT, TOKEN, drain, upgrade } from '../testkit/engine-wire.mjs';
 
 for (const [build, { Engine }] of await loadBuilds()) {
   describe(build, () => {
-    const TOKEN = '00112233445566778899aabbccddeeff';
-    const PORT = 40000;
-
-    function upgrade(token) {
-      return Buffer.from(
-        `GET / HTTP/1.1\r\nHost: 127.0.0.1:${PORT}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-          'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n' +
-          `Sec-WebSocket-Protocol: mcp\r\nx-claude-code-ide-authorization: ${token}\r\n\r\n`,
-      );
-    }
-
-    function drain(engine) {
-      const all = [];
-      for (let out = engine.pollOutput(); out !== null; out = engine.pollOutput()) all.push(out);
-      return all;
-    }
-
     test('a client with the token is upgraded and reported connected', () => {
       const engine = new Engine({ port: PORT }, TOKEN);
       const conn = engine.handleAccept(0);
