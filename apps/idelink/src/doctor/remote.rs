@@ -10,7 +10,7 @@
 //!   inside one of its `--map` pairs.
 //!
 //! Processes are read from Linux's `/proc` (`cmdline`, `task/<tid>/children`), from `ps` on
-//! the other Unix systems (macOS, the BSDs: [`super::ps`]); on Windows these checks find
+//! the other Unix systems (macOS, the BSDs: `doctor/ps.rs`); on Windows these checks find
 //! nothing and say nothing.
 
 use super::locks::FoundLock;
