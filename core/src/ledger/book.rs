@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::content::{FileContent, sha1_hex};
-use super::turn::{ChangedBy, FileChange, MAX_SEEN_EDITING, Turn, TurnId};
+use super::turn::{ChangedBy, FileChange, MAX_SEEN_EDITING, SeenVersion, Turn, TurnId};
 use crate::engine::ConnId;
 use crate::time::Timestamp;
 
@@ -253,9 +253,12 @@ impl Ledger {
         if let Some(digest) = expected {
             file.outside_change |= written.as_deref() != Some(digest.as_str());
         }
-        // The watcher saw a version after the baseline that the edit did not end with: two
-        // writers (claude's one write, and someone else's before or after it).
-        file.outside_change |= seen.iter().any(|v| Some(v) != written.as_ref());
+        // The watcher saw a version after the baseline that is neither the edit's result nor a
+        // piece of that write in progress: two writers (claude's one write, and someone else's
+        // before or after it).
+        file.outside_change |= seen
+            .iter()
+            .any(|v| !of_claudes_write(v, &content, written.as_deref()));
         let change = file.set_current(content).then(|| file_changed(turn, file));
         self.changes.extend(change);
         self.enforce_budget();
@@ -298,7 +301,12 @@ impl Ledger {
             if !file.settled {
                 // Claude is editing it: the version is kept for the edit's end to compare.
                 let baseline = file.baseline.version();
-                if let Some(version) = content.version().filter(|v| Some(v) != baseline.as_ref()) {
+                if let Some(digest) = content.version().filter(|v| Some(v) != baseline.as_ref()) {
+                    let text_len = match &content {
+                        FileContent::Text { text } => Some(text.len()),
+                        _ => None,
+                    };
+                    let version = SeenVersion { digest, text_len };
                     seen_while_editing(&mut turn.seen_editing, path, version);
                 }
                 return;
@@ -398,7 +406,11 @@ impl Ledger {
 
 /// Keeps `version` among those seen of `path` during its edit, up to [`MAX_SEEN_EDITING`]
 /// distinct ones.
-fn seen_while_editing(seen: &mut Vec<(String, Vec<String>)>, path: &str, version: String) {
+fn seen_while_editing(
+    seen: &mut Vec<(String, Vec<SeenVersion>)>,
+    path: &str,
+    version: SeenVersion,
+) {
     let at = match seen.iter().position(|(p, _)| p == path) {
         Some(at) => at,
         None => {
@@ -409,6 +421,22 @@ fn seen_while_editing(seen: &mut Vec<(String, Vec<String>)>, path: &str, version
     let versions = &mut seen[at].1;
     if versions.len() < MAX_SEEN_EDITING && !versions.contains(&version) {
         versions.push(version);
+    }
+}
+
+/// Whether `seen` is the version claude's edit ended with (`written`, its digest `digest`), or
+/// a piece of that write in progress: a write truncates the file, then fills it, perhaps in
+/// pieces, so what the watcher read may be any prefix of the result, empty included.
+fn of_claudes_write(seen: &SeenVersion, written: &FileContent, digest: Option<&str>) -> bool {
+    if Some(seen.digest.as_str()) == digest {
+        return true;
+    }
+    match (written, seen.text_len) {
+        (FileContent::Text { text }, Some(len)) => text
+            .as_bytes()
+            .get(..len)
+            .is_some_and(|prefix| sha1_hex(prefix) == seen.digest),
+        _ => false,
     }
 }
 

@@ -335,9 +335,15 @@ fn a_version_seen_during_claudes_edit_that_the_edit_did_not_end_with_is_an_outsi
     ledger.baseline(turn, "/w/b", text("1\n2\n3\n"));
     ledger.seen_on_disk("/w/b", text("1\nmine\n3\n"), text("1\n2\n3\n"));
     ledger.settle(turn, "/w/b", text("claude\nmine\n3\n"));
+    // Claude's write caught in progress (the file truncated, then half written): no outside
+    // change.
+    ledger.baseline(turn, "/w/c", text("old\n"));
+    ledger.seen_on_disk("/w/c", text(""), text("old\n"));
+    ledger.seen_on_disk("/w/c", text("new line 1\n"), text(""));
+    ledger.settle(turn, "/w/c", text("new line 1\nnew line 2\n"));
     let t = ledger.turn(turn).expect("open");
     let marks: Vec<_> = t.files.iter().map(|f| f.outside_change).collect();
-    assert_eq!(marks, [false, true]);
+    assert_eq!(marks, [false, true, false]);
     assert!(t.seen_editing.is_empty(), "kept only while editing");
     // The whole file back would drop "mine" unseen: refused, its hunks are undone one by one.
     let whole = UndoTarget::File {

@@ -154,15 +154,27 @@ pub struct Turn {
     /// ends.
     #[serde(skip)]
     pub(crate) expected: Vec<(String, String)>,
-    /// Paths claude is editing with the digests of the versions the host's watcher saw of
-    /// them since their baseline (at most [`MAX_SEEN_EDITING`] each), until their edit ends.
+    /// Paths claude is editing with the versions the host's watcher saw of them since their
+    /// baseline (at most [`MAX_SEEN_EDITING`] each), until their edit ends.
     #[serde(skip)]
-    pub(crate) seen_editing: Vec<(String, Vec<String>)>,
+    pub(crate) seen_editing: Vec<(String, Vec<SeenVersion>)>,
 }
 
-/// The versions of one file kept from the watcher during one edit of claude's: two that
-/// differ already prove a second writer (one Edit or Write of the CLI writes the file once).
-pub const MAX_SEEN_EDITING: usize = 2;
+/// A version of a file the host's watcher saw while claude was editing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SeenVersion {
+    /// Its digest ([`FileContent::version`](super::FileContent)).
+    pub(crate) digest: String,
+    /// Its length in bytes when it was text: a text the edit's result starts with is that
+    /// write in progress.
+    pub(crate) text_len: Option<usize>,
+}
+
+/// The versions of one file kept from the watcher during one edit of claude's. One Edit or
+/// Write of the CLI writes the file once, but a write truncates the file and then fills it,
+/// perhaps in pieces, so the watcher may read pieces of it first (each a prefix of the result);
+/// any other version proves a second writer.
+pub const MAX_SEEN_EDITING: usize = 4;
 
 impl Turn {
     /// The file `path` of this turn.

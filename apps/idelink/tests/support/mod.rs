@@ -58,15 +58,18 @@ pub fn lines(stdout: ChildStdout) -> Receiver<String> {
     receive
 }
 
-/// The next line containing `needle` (earlier lines are skipped).
+/// The next line containing `needle` (earlier lines are skipped, and shown if it never comes).
 pub fn wait_for_line(lines: &Receiver<String>, needle: &str) -> String {
+    let mut skipped = Vec::new();
     loop {
-        let line = lines
-            .recv_timeout(DEADLINE)
-            .unwrap_or_else(|e| panic!("no line containing {needle:?}: {e}"));
+        let line = lines.recv_timeout(DEADLINE).unwrap_or_else(|e| {
+            let last = &skipped[skipped.len().saturating_sub(20)..];
+            panic!("no line containing {needle:?}: {e}; the last lines before:\n{last:#?}")
+        });
         if line.contains(needle) {
             return line;
         }
+        skipped.push(line);
     }
 }
 
