@@ -11,6 +11,8 @@ use std::ffi::{CStr, CString, c_char};
 use std::ptr::{null, null_mut};
 use std::time::{Duration, Instant};
 
+mod support;
+
 fn last_error() -> String {
     unsafe { CStr::from_ptr(idelink_last_error_message()) }
         .to_string_lossy()
@@ -211,23 +213,8 @@ fn the_terminal_env_and_language_helpers_answer_as_core_does() {
 fn next_event_with(host: *mut IdelinkHost, needle: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {
-        assert_eq!(
-            unsafe { idelink_host_poll(host, 10) },
-            IdelinkStatus::IdelinkOk
-        );
-        loop {
-            let mut event: *mut c_char = null_mut();
-            assert_eq!(
-                unsafe { idelink_host_next_event(host, &mut event) },
-                IdelinkStatus::IdelinkOk
-            );
-            if event.is_null() {
-                break;
-            }
-            let text = unsafe { CStr::from_ptr(event) }
-                .to_string_lossy()
-                .into_owned();
-            unsafe { idelink_string_free(event) };
+        support::poll(host);
+        while let Some(text) = support::next_queued(host) {
             if text.contains(needle) {
                 return text;
             }

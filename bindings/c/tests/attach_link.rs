@@ -19,7 +19,7 @@ use idelink::*;
 use idelink_core::link::peek_hello;
 use idelink_test_client::Client;
 use serde_json::{Value, json};
-use std::ffi::{CStr, CString, c_char};
+use std::ffi::{CStr, CString};
 use std::io::Read;
 use std::os::fd::IntoRawFd;
 use std::path::PathBuf;
@@ -27,6 +27,8 @@ use std::process::{Command, Stdio};
 use std::ptr::null_mut;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+mod support;
 
 /// How long each step may take: generous for a loaded CI machine, never slept.
 const STEP: Duration = Duration::from_secs(20);
@@ -58,23 +60,8 @@ fn idelink_binary() -> PathBuf {
 
 /// Every event the host queues, as JSON.
 fn drain(host: *mut IdelinkHost, into: &mut Vec<Value>) {
-    assert_eq!(
-        unsafe { idelink_host_poll(host, 10) },
-        IdelinkStatus::IdelinkOk
-    );
-    loop {
-        let mut event: *mut c_char = null_mut();
-        assert_eq!(
-            unsafe { idelink_host_next_event(host, &mut event) },
-            IdelinkStatus::IdelinkOk
-        );
-        if event.is_null() {
-            return;
-        }
-        let text = unsafe { CStr::from_ptr(event) }
-            .to_string_lossy()
-            .into_owned();
-        unsafe { idelink_string_free(event) };
+    support::poll(host);
+    while let Some(text) = support::next_queued(host) {
         into.push(serde_json::from_str(&text).unwrap());
     }
 }
