@@ -510,3 +510,29 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_writers_temporary_file_seen_and_gone_leaves_a_reviewed_turn_reviewed() {
+    let mut ledger = Ledger::new(LIMITS);
+    let turn = ledger.start_turn(Timestamp::ZERO, conn());
+    ledger.diff_answered(conn(), "/w/a.txt");
+    ledger.baseline(turn, "/w/a.txt", text("a\n"));
+    // The CLI's atomic write: a temporary, renamed over the file; the watcher read the
+    // temporary while it was there, then saw it gone.
+    let temporary = "/w/a.txt.tmp.1705.c75a7df21bd2";
+    ledger.seen_on_disk(temporary, text("b\n"), FileContent::Missing);
+    ledger.settle(turn, "/w/a.txt", text("b\n"));
+    ledger.seen_on_disk(temporary, FileContent::Missing, text("b\n"));
+    let t = ledger.turn(turn).expect("the turn just started");
+    let changed: Vec<&str> = t
+        .files
+        .iter()
+        .filter(|f| f.changed())
+        .map(|f| f.path.as_str())
+        .collect();
+    assert_eq!(changed, ["/w/a.txt"]);
+    assert!(t.reviewed(), "{:?}", t.files);
+    // A file the turn did change without a diff still makes it "auto".
+    ledger.seen_on_disk("/w/b.txt", text("sed\n"), text("orig\n"));
+    assert!(ledger.turn(turn).is_some_and(|t| !t.reviewed()));
+}

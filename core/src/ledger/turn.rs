@@ -118,6 +118,11 @@ impl FileChange {
         }
     }
 
+    /// True when it holds other content than before the turn's first change of it.
+    pub fn changed(&self) -> bool {
+        self.current != self.baseline
+    }
+
     /// Lines added and removed across the hunks.
     pub fn added_removed(&self) -> (u32, u32) {
         self.hunks.iter().fold((0, 0), |(add, del), h| {
@@ -186,9 +191,16 @@ impl Turn {
         self.files.iter_mut().find(|file| file.path == path)
     }
 
-    /// True when every file of it went through a reviewed diff.
+    /// True when every file it changed went through a reviewed diff. A file back as it began
+    /// changed nothing: the temporary file of a writer's atomic save (`greeting.txt.tmp.…`,
+    /// renamed over the file a moment later) that the watcher read while it was there joins
+    /// the turn as "seen on disk", then is missing again, and must not make a reviewed turn
+    /// "auto".
     pub fn reviewed(&self) -> bool {
-        self.files.iter().all(|file| file.reviewed)
+        self.files
+            .iter()
+            .filter(|file| file.changed())
+            .all(|file| file.reviewed)
     }
 
     pub(crate) fn held_bytes(&self) -> usize {

@@ -139,11 +139,7 @@ impl Ledger {
             UndoTarget::Turn { .. } => {
                 let mut writes = Vec::new();
                 let mut reasons = Vec::new();
-                for file in turn
-                    .files
-                    .iter()
-                    .filter(|file| file.current != file.baseline)
-                {
+                for file in turn.files.iter().filter(|file| file.changed()) {
                     match self.file_undo(turn_id, file) {
                         Ok(w) => writes.push(w),
                         Err(UndoRefused(reason)) => reasons.push(reason),

@@ -106,7 +106,7 @@ pub fn undo_target(
 pub fn list(ledger: &Ledger, workspace: &str) -> Vec<String> {
     let shown: Vec<String> = ledger
         .turns()
-        .filter(|turn| turn.files.iter().any(changed))
+        .filter(|turn| turn.files.iter().any(FileChange::changed))
         .map(|turn| turn_line(turn, workspace))
         .collect();
     if shown.is_empty() {
@@ -121,7 +121,7 @@ pub fn show(ledger: &Ledger, turn: TurnId, workspace: &str) -> Vec<String> {
         return vec![format!("{turn} is not in the ledger (see t)")];
     };
     let mut out = vec![turn_line(t, workspace)];
-    for file in t.files.iter().filter(|f| changed(f)) {
+    for file in t.files.iter().filter(|f| f.changed()) {
         out.push(format!("--- {}", file_label(file, workspace)));
         let (Some(old), Some(new)) = (text_of(&file.baseline), text_of(&file.current)) else {
             out.push(format!(
@@ -173,10 +173,6 @@ pub fn describe(target: &UndoTarget, workspace: &str) -> String {
     }
 }
 
-fn changed(file: &FileChange) -> bool {
-    file.current != file.baseline
-}
-
 fn text_of(content: &FileContent) -> Option<&str> {
     match content {
         FileContent::Missing => Some(""),
@@ -185,7 +181,7 @@ fn text_of(content: &FileContent) -> Option<&str> {
 }
 
 fn turn_line(turn: &Turn, workspace: &str) -> String {
-    let files: Vec<&FileChange> = turn.files.iter().filter(|f| changed(f)).collect();
+    let files: Vec<&FileChange> = turn.files.iter().filter(|f| f.changed()).collect();
     let state = if turn.closed { "ended" } else { "current" };
     let review = if turn.reviewed() { "reviewed" } else { "auto" };
     let mut line = format!("{} ({state}, {review}): {} files", turn.id, files.len());
