@@ -9,6 +9,8 @@
 use idelink_test_client::Client;
 use serde_json::{Value, json};
 use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::thread;
 
 mod support;
 
@@ -111,9 +113,27 @@ fn pending_proposals_are_held_to_a_byte_budget() {
                 .2 = Some(error_message(&message));
         }
         sent.push(calls);
-        clients.push(client);
+        // Idle from here while the others send (a minute under load): it answers serve's
+        // keepalive pings, or serve would close it and free its pending proposal.
+        let (stop, stopped) = mpsc::channel();
+        let idle = thread::spawn(move || {
+            let idle = client.answer_pings_until(&stopped);
+            (client, idle)
+        });
+        clients.push((stop, idle));
     }
     let (peak_mib, now_mib) = memory_mib(child.id());
+    // Every client still connected: one serve closed would have freed its proposals.
+    let clients: Vec<Client> = clients
+        .into_iter()
+        .enumerate()
+        .map(|(c, (stop, idle))| {
+            drop(stop);
+            let (client, idle) = idle.join().unwrap();
+            idle.unwrap_or_else(|e| panic!("client {c} did not stay connected and idle: {e}"));
+            client
+        })
+        .collect();
     let offered_mib = (CLIENTS * PER_CLIENT * PROPOSAL_BYTES) >> 20;
     let pending: Vec<usize> = sent
         .iter()

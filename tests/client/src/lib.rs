@@ -13,6 +13,9 @@ use std::time::Duration;
 
 /// How long any single read may wait.
 pub const READ_DEADLINE: Duration = Duration::from_secs(10);
+/// How often an idle connection looks for pings and for its stop
+/// ([`Client::answer_pings_until`]).
+pub const IDLE_POLL: Duration = Duration::from_millis(50);
 
 /// A frame from the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -208,6 +211,34 @@ impl Client {
                 _ => {}
             }
         }
+    }
+
+    /// Keeps a connection a test holds open but idle alive past the server's keepalive: answers
+    /// its pings until `stop` receives (or its sender is dropped), looking every
+    /// [`IDLE_POLL`]. A text message or a close meanwhile is an error (the connection was
+    /// meant to be idle), as is the server closing. Frames keep their order: a frame cut by a
+    /// poll stays buffered for the next read.
+    pub fn answer_pings_until(&mut self, stop: &std::sync::mpsc::Receiver<()>) -> io::Result<()> {
+        use std::sync::mpsc::TryRecvError;
+        self.stream.set_read_timeout(Some(IDLE_POLL))?;
+        let result = loop {
+            if !matches!(stop.try_recv(), Err(TryRecvError::Empty)) {
+                break Ok(());
+            }
+            match self.next_frame() {
+                Ok(Frame::Ping(payload)) => self.send_frame(0xA, true, &payload)?,
+                Ok(Frame::Pong(_)) => {}
+                Ok(other) => break Err(io::Error::other(format!("while idle: {other:?}"))),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => break Err(e),
+            }
+        };
+        self.stream.set_read_timeout(Some(READ_DEADLINE))?;
+        result
     }
 
     /// Sends one masked text frame.
