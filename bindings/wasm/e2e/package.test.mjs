@@ -5,26 +5,18 @@
 // also loads the Node build (the `node` condition). Needs what relay.test.mjs needs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
-import { ClaudeClient, deadline } from '../testkit/claude-client.mjs';
+import { ClaudeClient } from '../testkit/claude-client.mjs';
+import { RelayProcess, launchChromium } from '../testkit/relay.mjs';
 
 const WAIT_MS = 20_000;
 const pkgDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const root = resolve(pkgDir, '..', '..');
-const bin = process.env.IDELINK_BIN ?? resolve(root, process.env.CARGO_TARGET_DIR ?? 'target', 'debug', 'idelink');
-const CHROMIUM_FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run',
-];
 
 // The page a web IDE would write: the editor side only, the link is the package's.
 const MAIN_JS = `
@@ -54,22 +46,9 @@ const project = join(dir, 'project');
 const site = join(project, 'site');
 let tarball;
 let relay;
-let lines;
 let context;
 
-function relayLine(needle) {
-  return deadline(new Promise((resolveLine) => {
-    const look = () => {
-      const at = lines.seen.findIndex((l) => l.includes(needle));
-      if (at >= 0) return resolveLine(lines.seen.splice(0, at + 1)[at]);
-      lines.wake = look;
-    };
-    look();
-  }), WAIT_MS, `relay output ${JSON.stringify(needle)}`);
-}
-
 before(async () => {
-  assert.ok(existsSync(bin), `${bin} is missing: cargo build -p idelink`);
   assert.ok(existsSync(join(pkgDir, 'pkg', 'web', 'link.js')), 'bindings/wasm/pkg is missing: bash bindings/wasm/build.sh');
   const packs = join(dir, 'packs');
   mkdirSync(packs);
@@ -82,10 +61,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  if (relay && relay.exitCode === null) {
-    relay.kill('SIGTERM');
-    await deadline(once(relay, 'exit'), WAIT_MS, 'the relay to exit');
-  }
+  await relay?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -114,27 +90,18 @@ test('a page bundled with esbuild from the tarball links through idelink relay -
   copyFileSync(createRequire(join(project, 'index.js')).resolve('idelink-wasm/idelink_wasm_bg.wasm'), join(site, 'idelink_wasm_bg.wasm'));
   mkdirSync(work);
   writeFileSync(join(work, 'hello.txt'), 'line one\nline two\n');
-  relay = spawn(bin, ['relay', '--lock-dir', lockDir, '--page-dir', site, work], { stdio: ['ignore', 'pipe', 'inherit'] });
-  lines = { seen: [], wake: null };
-  createInterface({ input: relay.stdout }).on('line', (line) => {
-    lines.seen.push(line);
-    lines.wake?.();
-  });
-  const url = (await relayLine('open http://127.0.0.1:')).slice('open '.length);
-  context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS,
-  });
+  relay = await RelayProcess.start(work, lockDir, WAIT_MS, ['--page-dir', site]);
+  context = await launchChromium(join(dir, 'profile'));
   const page = context.pages()[0] ?? (await context.newPage());
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(url);
+  await page.goto(relay.pageUrl);
   await page.waitForSelector('body[data-link="linked"]', { state: 'attached', timeout: WAIT_MS }).catch((e) => {
     throw new Error(`the page did not link (${problems.join('; ')}): ${e.message}`);
   });
-  await relayLine('page linked');
-  const name = readdirSync(lockDir).find((n) => n.endsWith('.lock'));
-  const lock = JSON.parse(readFileSync(join(lockDir, name), 'utf8'));
-  const client = await ClaudeClient.connect(Number(name.replace('.lock', '')), lock.authToken, WAIT_MS);
+  await relay.line('page linked');
+  const lock = relay.lock();
+  const client = await ClaudeClient.connect(lock.port, lock.authToken, WAIT_MS);
   await page.waitForSelector('body[data-ready="yes"]', { state: 'attached', timeout: WAIT_MS });
 
   await page.evaluate(() => window.select('one'));

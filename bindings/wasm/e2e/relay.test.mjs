@@ -6,47 +6,24 @@
 // IDELINK_SCREENSHOT=<file.png> saves the page with the diff panel open.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
 import { ClaudeClient, deadline } from '../testkit/claude-client.mjs';
+import { RelayProcess, launchChromium } from '../testkit/relay.mjs';
 
 const WAIT_MS = 20_000;
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const bin = process.env.IDELINK_BIN ?? resolve(root, process.env.CARGO_TARGET_DIR ?? 'target', 'debug', 'idelink');
-const wasmDir = resolve(root, 'bindings', 'wasm', 'pkg', 'web');
-const CHROMIUM_FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run',
-];
 
 const dir = mkdtempSync(join(tmpdir(), 'idelink-e2e-'));
 const work = join(dir, 'work');
 const lockDir = join(dir, 'ide');
 let relay;
-let lines;
 let pageUrl;
 let httpPort;
 let context;
 let page;
-
-/** Resolves with the first relay stdout line containing `needle` (lines seen are consumed). */
-function relayLine(needle) {
-  return deadline(new Promise((resolve) => {
-    const look = () => {
-      const at = lines.seen.findIndex((l) => l.includes(needle));
-      if (at >= 0) return resolve(lines.seen.splice(0, at + 1)[at]);
-      lines.wake = look;
-    };
-    look();
-  }), WAIT_MS, `relay output ${JSON.stringify(needle)}`);
-}
 
 /** The status line of a raw HTTP request to the relay's page port. */
 async function statusOf(request) {
@@ -65,48 +42,24 @@ function linkRequest(target, origin) {
     'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n';
 }
 
-function lockCount() {
-  return existsSync(lockDir) ? readdirSync(lockDir).filter((n) => n.endsWith('.lock')).length : 0;
-}
-
-function readLock() {
-  const name = readdirSync(lockDir).find((n) => n.endsWith('.lock'));
-  assert.ok(name, `no lock file in ${lockDir}`);
-  return { port: Number(name.replace('.lock', '')), ...JSON.parse(readFileSync(join(lockDir, name), 'utf8')) };
-}
-
 function texts(response) {
   assert.ok(response.result?.content, `not a tool result: ${JSON.stringify(response)}`);
   return response.result.content.map((item) => item.text);
 }
 
 before(async () => {
-  assert.ok(existsSync(bin), `${bin} is missing: cargo build -p idelink`);
   mkdirSync(work);
   writeFileSync(join(work, 'hello.txt'), 'line one\nline two\nline three\n');
-  relay = spawn(bin, ['relay', '--lock-dir', lockDir, '--wasm-dir', wasmDir, work], { stdio: ['ignore', 'pipe', 'inherit'] });
-  lines = { seen: [], wake: null };
-  createInterface({ input: relay.stdout }).on('line', (line) => {
-    lines.seen.push(line);
-    lines.wake?.();
-  });
-  pageUrl = (await relayLine('open http://127.0.0.1:')).slice('open '.length);
+  relay = await RelayProcess.start(work, lockDir, WAIT_MS);
+  pageUrl = relay.pageUrl;
   httpPort = Number(new URL(pageUrl).port);
-  context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1360, height: 760 },
-  });
+  context = await launchChromium(join(dir, 'profile'));
   page = context.pages()[0] ?? (await context.newPage());
 });
 
 after(async () => {
   await context?.close();
-  if (relay && relay.exitCode === null) {
-    relay.kill('SIGTERM');
-    await deadline(once(relay, 'exit'), WAIT_MS, 'the relay to exit');
-  }
+  await relay?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -122,15 +75,15 @@ test('a page opened without the secret does not link', async () => {
   const bare = await context.newPage();
   await bare.goto(pageUrl.replace(/#.*/, ''));
   await bare.waitForFunction(() => document.getElementById('status').textContent.includes('no secret'), null, { timeout: WAIT_MS });
-  assert.equal(lockCount(), 0, 'no page linked, so no lock');
+  assert.equal(relay.lockCount(), 0, 'no page linked, so no lock');
   await bare.close();
 });
 
 test('claude drives the browser editor through the relay', async () => {
   await page.goto(pageUrl);
   await page.waitForSelector('body[data-link="linked"]', { timeout: WAIT_MS });
-  await relayLine('page linked');
-  const lock = readLock();
+  await relay.line('page linked');
+  const lock = relay.lock();
   assert.equal(lock.ideName, 'idelink (browser)');
   const client = await ClaudeClient.connect(lock.port, lock.authToken, WAIT_MS);
   const tools = await client.call('tools/list', {});
@@ -206,7 +159,7 @@ test('claude drives the browser editor through the relay', async () => {
   const other = await context.newPage();
   await other.goto(pageUrl);
   await other.waitForFunction(() => document.getElementById('status').textContent.includes('another page holds the link'), null, { timeout: WAIT_MS });
-  await relayLine('a page was refused the link');
+  await relay.line('a page was refused the link');
   assert.equal(await page.evaluate(() => document.body.dataset.link), 'linked');
   await other.close();
 
@@ -214,10 +167,10 @@ test('claude drives the browser editor through the relay', async () => {
   await page.reload();
   await page.waitForSelector('body[data-link="linked"]', { timeout: WAIT_MS });
   await deadline(client.ended, WAIT_MS, 'the relay to close the claude connection');
-  await relayLine('page linked');
+  await relay.line('page linked');
 
   // When the page goes away, the lock goes too.
   await page.close();
-  await relayLine('page gone');
-  assert.equal(lockCount(), 0, 'the lock goes with the page');
+  await relay.line('page gone');
+  assert.equal(relay.lockCount(), 0, 'the lock goes with the page');
 });

@@ -20,11 +20,13 @@ const CHROMIUM_FLAGS = [
   '--disable-sync', '--no-first-run',
 ];
 
-/** A running `idelink relay --lock-dir <lockDir> --wasm-dir <WASM_DIR> <work>`. */
+/** A running `idelink relay --lock-dir <lockDir> --wasm-dir <WASM_DIR> <work>` (or other page
+ * arguments). */
 export class RelayProcess {
-  static async start(work, lockDir, waitMs) {
+  /** `pageArgs`: where the page comes from (`--page-dir DIR` for a bundled page). */
+  static async start(work, lockDir, waitMs, pageArgs = ['--wasm-dir', WASM_DIR]) {
     if (!existsSync(IDELINK_BIN)) throw new Error(`${IDELINK_BIN} is missing: cargo build -p idelink`);
-    const relay = new RelayProcess(spawn(IDELINK_BIN, ['relay', '--lock-dir', lockDir, '--wasm-dir', WASM_DIR, work], {
+    const relay = new RelayProcess(spawn(IDELINK_BIN, ['relay', '--lock-dir', lockDir, ...pageArgs, work], {
       stdio: ['ignore', 'pipe', 'inherit'],
     }), lockDir, waitMs);
     relay.pageUrl = (await relay.line('open http://127.0.0.1:')).slice('open '.length);
@@ -43,16 +45,34 @@ export class RelayProcess {
     });
   }
 
-  /** Resolves with the first stdout line containing `needle` (the lines up to it are consumed). */
+  /**
+   * Resolves with the first stdout line containing `needle` (the lines up to it are consumed).
+   * At the deadline it fails saying what the relay printed that no call took yet.
+   */
   line(needle) {
-    return deadline(new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        reject(new Error(`timed out after ${this.waitMs} ms waiting for relay output ${JSON.stringify(needle)}; ` +
+          `the relay printed since: ${JSON.stringify(this.seen)}`));
+      }, this.waitMs);
       const look = () => {
         const at = this.seen.findIndex((l) => l.includes(needle));
-        if (at >= 0) return resolve(this.seen.splice(0, at + 1)[at]);
-        this.wake = look;
+        if (at < 0) {
+          this.wake = look;
+          return;
+        }
+        clearTimeout(timer);
+        this.wake = null;
+        resolve(this.seen.splice(0, at + 1)[at]);
       };
       look();
-    }), this.waitMs, `relay output ${JSON.stringify(needle)}`);
+    });
+  }
+
+  /** How many lock files the relay's lock folder holds. */
+  lockCount() {
+    return existsSync(this.lockDir) ? readdirSync(this.lockDir).filter((n) => n.endsWith('.lock')).length : 0;
   }
 
   /** The lock file the relay wrote for the linked page: `{port, authToken, ...}`. */
