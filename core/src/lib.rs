@@ -176,6 +176,7 @@ pub mod mcp;
 pub mod path_map;
 pub mod policy;
 pub mod rpc;
+mod sha1;
 pub mod snapshot;
 pub mod terminal_env;
 pub mod time;

@@ -1,7 +1,5 @@
 //! Tool requests handed to the editor and not yet answered, and the diff tabs among them.
 
-use sha1::{Digest, Sha1};
-
 use super::output::{ConnId, ToolCallId};
 use crate::ide::ToolRequest;
 use crate::rpc::OwnedRequestId;
@@ -22,7 +20,7 @@ impl Fingerprint {
     pub(crate) fn of(text: &str) -> Self {
         Fingerprint {
             len: text.len(),
-            sha1: Sha1::digest(text.as_bytes()).into(),
+            sha1: crate::sha1::digest(&[text.as_bytes()]),
         }
     }
 

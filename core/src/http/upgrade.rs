@@ -1,7 +1,5 @@
 //! Parsing and validating the client's WebSocket upgrade request (RFC 6455 §4.2.1).
 
-use sha1::{Digest, Sha1};
-
 use super::{Rejection, base64};
 use crate::token::AuthToken;
 
@@ -131,10 +129,7 @@ pub struct Accepted {
 /// where `key` is the `Sec-WebSocket-Key` value without surrounding whitespace. Always 28 ASCII
 /// bytes. Any input is hashed; validating the key is [`parse_upgrade`]'s job.
 pub fn accept_key(sec_websocket_key: &[u8]) -> [u8; 28] {
-    let mut sha1 = Sha1::new();
-    sha1.update(sec_websocket_key);
-    sha1.update(WEBSOCKET_GUID);
-    base64::encode_digest(&sha1.finalize().into())
+    base64::encode_digest(&crate::sha1::digest(&[sec_websocket_key, WEBSOCKET_GUID]))
 }
 
 /// Parses the request head at the start of `buf` and decides whether to upgrade.

@@ -2,7 +2,6 @@
 //! ledger keeps it within its limits.
 
 use serde::{Deserialize, Serialize};
-use sha1::{Digest, Sha1};
 
 /// A file's content as the host read it (from the editor's buffer when the file is open
 /// there, else from disk). JSON form, tagged by `"kind"`:
@@ -116,8 +115,10 @@ impl FileContent {
 /// The SHA-1 of `bytes` in lower-case hex (core's one hash, RFC 6455's; this only tells
 /// contents apart, it guards nothing).
 pub fn sha1_hex(bytes: &[u8]) -> String {
-    Sha1::digest(bytes)
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    crate::sha1::digest(&[bytes])
         .iter()
-        .map(|byte| format!("{byte:02x}"))
+        .flat_map(|byte| [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]])
+        .map(char::from)
         .collect()
 }
