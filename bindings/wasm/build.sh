@@ -9,12 +9,29 @@
 # A page behind `idelink relay` needs none of the host-file rules (the relay keeps the lock file
 # and the sockets), and its download is the module's size. Each module is shrunk with wasm-opt
 # -Oz from npm `binaryen` (Debian's binaryen 108 emits modules that fail to load); the sizes are
-# printed. Needs: the wasm32-unknown-unknown target, wasm-bindgen-cli of the same version as the
-# wasm-bindgen crate, and `npm ci` run here.
+# printed.
+#
+# Both modules are built by a dated nightly (`nightly` below) that rebuilds std for size
+# (-Zbuild-std, feature optimize_for_size) with panics that abort at once
+# (-Cpanic=immediate-abort: no panic message is formatted, no source location kept; on
+# wasm32-unknown-unknown a panic only ever trapped, with its message written nowhere) and no
+# Debug formatting (-Zfmt-debug=none): 23 KB off the browser module (bindings/wasm/README.md,
+# "Module size"). The crate builds with stable too (cargo test, clippy); only the shipped
+# modules need the nightly. Needs: that nightly with rust-src and the wasm32-unknown-unknown
+# target, wasm-bindgen-cli of the same version as the wasm-bindgen crate, and `npm ci` run
+# here; scripts/install installs all three.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-target_dir="${CARGO_TARGET_DIR:-$root/target}"
+# A separate target directory: std built for size must not evict the stable builds' artifacts.
+target_dir="${CARGO_TARGET_DIR:-$root/target}/wasm-nightly"
+nightly="nightly-2026-10-30"
+
+if ! rustup +"$nightly" component list --installed 2>/dev/null | grep -q '^rust-src'; then
+  echo "rust $nightly with rust-src is missing:" >&2
+  echo "  rustup toolchain install $nightly --profile minimal -c rust-src -t wasm32-unknown-unknown" >&2
+  exit 1
+fi
 
 want="$(sed -n 's/^wasm-bindgen = "=\(.*\)"$/\1/p' "$here/Cargo.toml")"
 have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
@@ -29,17 +46,12 @@ if [ ! -x "$wasm_opt" ]; then
   exit 1
 fi
 
-# Panic locations name their source files: the registry's absolute prefix is cut from them
-# (some 1 KB of the module, and a module that does not depend on where cargo keeps crates).
-registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
-remap=""
-for dir in "$registry"/*/; do
-  [ -d "$dir" ] && remap="$remap --remap-path-prefix=$dir="
-done
 # `module FEATURES`: builds the crate with cargo FEATURES, prints the module's path.
 module() {
-  RUSTFLAGS="${RUSTFLAGS:-}$remap" cargo build -p idelink-wasm --target wasm32-unknown-unknown \
-    --profile wasm-release --no-default-features "$@" >&2
+  RUSTFLAGS="${RUSTFLAGS:-} -Zunstable-options -Cpanic=immediate-abort -Zfmt-debug=none -Zlocation-detail=none" \
+    CARGO_TARGET_DIR="$target_dir" cargo +"$nightly" build -p idelink-wasm \
+    --target wasm32-unknown-unknown --profile wasm-release --no-default-features \
+    -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size "$@" >&2
   echo "$target_dir/wasm32-unknown-unknown/wasm-release/idelink_wasm.wasm"
 }
 

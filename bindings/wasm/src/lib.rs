@@ -86,3 +86,10 @@ pub use resume::{
 };
 #[cfg(feature = "node")]
 pub use terminal_env::terminal_env;
+
+/// The module's allocator: talc, growing the module's memory as it needs (std's dlmalloc does
+/// the same in 3.9 KB more). The module is single-threaded (no `atomics` target feature), which
+/// talc's unsynchronized cell requires; a threaded build keeps std's allocator.
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
