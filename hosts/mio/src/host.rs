@@ -155,9 +155,7 @@ impl Host {
         {
             lock.rewrite(contents)?;
         }
-        let now = self.now();
-        self.engine.handle_editor_event(now, event);
-        self.drain();
+        self.call(|engine, now| engine.handle_editor_event(now, event));
         Ok(())
     }
 
@@ -175,10 +173,7 @@ impl Host {
         {
             lock.rewrite(contents)?;
         }
-        let now = self.now();
-        let changes = self.engine.handle_snapshot(now, snapshot);
-        self.drain();
-        Ok(changes)
+        Ok(self.call(|engine, now| engine.handle_snapshot(now, snapshot)))
     }
 
     /// The editor's outcome of a tool request from an [`EngineEvent::ToolCall`] (the engine's
@@ -188,10 +183,7 @@ impl Host {
         id: ToolCallId,
         outcome: &ToolOutcome,
     ) -> Result<(), EngineError> {
-        let now = self.now();
-        self.engine.handle_tool_outcome(now, id, outcome)?;
-        self.drain();
-        Ok(())
+        self.call(|engine, now| engine.handle_tool_outcome(now, id, outcome))
     }
 
     /// Every ready session, oldest first (the engine's [`Engine::sessions`]): its connection,
@@ -204,10 +196,7 @@ impl Host {
     /// engine's [`Engine::choose_session`]); `None` chooses none. Bytes it leads to (mentions
     /// that waited for it) are written at once.
     pub fn choose_session(&mut self, choice: Option<SessionChoice>) -> Result<(), EngineError> {
-        let now = self.now();
-        self.engine.choose_session(now, choice)?;
-        self.drain();
-        Ok(())
+        self.call(|engine, now| engine.choose_session(now, choice))
     }
 
     /// The host's answer to an [`EngineEvent::LedgerRead`] (the engine's
@@ -217,10 +206,7 @@ impl Host {
         read: u64,
         content: &idelink_core::ledger::FileContent,
     ) -> Result<(), EngineError> {
-        let now = self.now();
-        self.engine.handle_ledger_read(now, read, content)?;
-        self.drain();
-        Ok(())
+        self.call(|engine, now| engine.handle_ledger_read(now, read, content))
     }
 
     /// An undo of the turn ledger ([`Engine::ledger_undo`]): its writes come as
@@ -229,10 +215,7 @@ impl Host {
         &mut self,
         target: &idelink_core::ledger::UndoTarget,
     ) -> Result<(), idelink_core::ledger::UndoRefused> {
-        let now = self.now();
-        let result = self.engine.ledger_undo(now, target);
-        self.drain();
-        result
+        self.call(|engine, now| engine.ledger_undo(now, target))
     }
 
     /// The host carried out an [`EngineEvent::LedgerWrite`] ([`Engine::handle_ledger_written`]).
@@ -241,10 +224,7 @@ impl Host {
         write: u64,
         now_holds: &idelink_core::ledger::FileContent,
     ) -> Result<(), EngineError> {
-        let now = self.now();
-        self.engine.handle_ledger_written(now, write, now_holds)?;
-        self.drain();
-        Ok(())
+        self.call(|engine, now| engine.handle_ledger_written(now, write, now_holds))
     }
 
     /// A file watcher saw `path` change ([`Engine::handle_file_seen`]).
@@ -254,17 +234,13 @@ impl Host {
         content: &idelink_core::ledger::FileContent,
         previous: &idelink_core::ledger::FileContent,
     ) {
-        let now = self.now();
-        self.engine.handle_file_seen(now, path, content, previous);
-        self.drain();
+        self.call(|engine, now| engine.handle_file_seen(now, path, content, previous));
     }
 
     /// Closes every client (close code 1001) and gives them up to `grace` to finish, then
     /// removes the lock file. The host serves nothing afterwards.
     pub fn shutdown(&mut self, grace: Duration, events: &mut Vec<EngineEvent>) {
-        let now = self.now();
-        self.engine.shutdown(now);
-        self.drain();
+        self.call(Engine::shutdown);
         events.append(&mut self.parked);
         let until = Instant::now() + grace;
         while (!self.sockets.is_empty() || self.link_busy()) && Instant::now() < until {
@@ -351,6 +327,14 @@ impl Host {
         self.drain();
         events.append(&mut self.parked);
         Ok(())
+    }
+
+    /// Makes one engine call at the host's `now`, then performs what it led to.
+    fn call<T>(&mut self, f: impl FnOnce(&mut Engine, Timestamp) -> T) -> T {
+        let now = self.now();
+        let result = f(&mut self.engine, now);
+        self.drain();
+        result
     }
 
     fn now(&self) -> Timestamp {

@@ -78,7 +78,6 @@ impl ToolReply {
         let _ = self.commands.send(Command::Outcome {
             id: self.id,
             outcome,
-            done: None,
         });
     }
 }
@@ -186,16 +185,7 @@ impl Host {
         id: ToolCallId,
         outcome: ToolOutcome,
     ) -> Result<(), EngineError> {
-        let (done, result) = oneshot::channel();
-        let command = Command::Outcome {
-            id,
-            outcome,
-            done: Some(done),
-        };
-        if self.inner.commands.send(command).is_err() {
-            return Err(EngineError::UnknownToolCall(id));
-        }
-        result
+        self.on_engine(move |engine, now| engine.handle_tool_outcome(now, id, &outcome))
             .await
             .unwrap_or(Err(EngineError::UnknownToolCall(id)))
     }
@@ -204,29 +194,20 @@ impl Host {
     /// pid, its folders from `roots/list`, when it connected, whether it is chosen. An `Err`
     /// ([`HostError::Io`]) when the host has stopped.
     pub async fn sessions(&self) -> Result<Vec<SessionInfo>, HostError> {
-        let (done, result) = oneshot::channel();
-        self.command(Command::Sessions { done })?;
-        result.await.map_err(|_| stopped())
+        self.on_engine(|engine, _| engine.sessions()).await
     }
 
     /// Chooses the session mentions go to, and under `Routing::Chosen` every push (the
     /// engine's `choose_session`); `None` chooses none. An `Err` says the engine refused it
     /// (a connection that is not a session), or, as `UnknownConnection`, that the host stopped.
     pub async fn choose_session(&self, choice: Option<SessionChoice>) -> Result<(), EngineError> {
-        let (done, result) = oneshot::channel();
         let refused = match choice {
             Some(SessionChoice::Conn { conn }) => EngineError::UnknownConnection(conn),
             _ => EngineError::UnknownConnection(ConnId::from_u64(0)),
         };
-        if self
-            .inner
-            .commands
-            .send(Command::Choose { choice, done })
-            .is_err()
-        {
-            return Err(refused);
-        }
-        result.await.unwrap_or(Err(refused))
+        self.on_engine(move |engine, now| engine.choose_session(now, choice))
+            .await
+            .unwrap_or(Err(refused))
     }
 
     /// Closes every client (close code 1001), gives them up to `grace` to finish, removes the
@@ -265,7 +246,7 @@ impl Host {
         call: impl FnOnce(&mut idelink_core::Engine, idelink_core::Timestamp) -> T + Send + 'static,
     ) -> Result<T, HostError> {
         let (done, result) = oneshot::channel();
-        self.command(Command::Ledger(Box::new(move |engine, now| {
+        self.command(Command::Call(Box::new(move |engine, now| {
             let _ = done.send(call(engine, now));
         })))?;
         result.await.map_err(|_| stopped())

@@ -9,10 +9,9 @@ use crate::link::{self, Attached};
 use idelink_core::host_rules::{PumpPolicy, lock_life};
 use idelink_core::link::{Hello, LinkAttach, LinkConfig};
 use idelink_core::{
-    AuthToken, ConnId, EditorEvent, Engine, EngineError, EngineEvent, Output, Timestamp,
-    ToolCallId, ToolOutcome,
+    AuthToken, ConnId, EditorEvent, EditorSnapshot, Engine, EngineEvent, Output, SnapshotChanges,
+    Timestamp, ToolCallId, ToolOutcome,
 };
-use idelink_core::{EditorSnapshot, SessionChoice, SessionInfo, SnapshotChanges};
 use idelink_host::lock::LockFileGuard;
 use idelink_host::{HostConfig, HostError, ResumeOutcome, setup};
 use std::collections::HashMap;
@@ -41,23 +40,16 @@ pub(crate) enum Command {
         snapshot: EditorSnapshot,
         done: oneshot::Sender<Result<SnapshotChanges, HostError>>,
     },
+    /// A [`ToolReply`]'s answer, which nobody waits for.
     Outcome {
         id: ToolCallId,
         outcome: ToolOutcome,
-        done: Option<oneshot::Sender<Result<(), EngineError>>>,
-    },
-    Sessions {
-        done: oneshot::Sender<Vec<SessionInfo>>,
-    },
-    Choose {
-        choice: Option<SessionChoice>,
-        done: oneshot::Sender<Result<(), EngineError>>,
     },
     Shutdown {
         grace: Duration,
     },
-    /// One engine call of the ledger's (`src/ledger.rs`), its answer sent by the closure.
-    Ledger(LedgerCall),
+    /// Any other engine call (`Host::on_engine`), its answer sent by the closure.
+    Call(EngineCall),
     /// Attach a remote link (`src/link.rs`).
     Attach {
         hello: Hello,
@@ -68,7 +60,7 @@ pub(crate) enum Command {
 }
 
 /// An engine call made on the engine task at its `now`.
-pub(crate) type LedgerCall = Box<dyn FnOnce(&mut Engine, Timestamp) + Send>;
+pub(crate) type EngineCall = Box<dyn FnOnce(&mut Engine, Timestamp) + Send>;
 
 pub(crate) struct Server {
     engine: Engine,
@@ -274,19 +266,10 @@ impl Server {
                 });
                 let _ = done.send(result);
             }
-            Command::Outcome { id, outcome, done } => {
-                let result = self.engine.handle_tool_outcome(now, id, &outcome);
-                if let Some(done) = done {
-                    let _ = done.send(result);
-                }
+            Command::Outcome { id, outcome } => {
+                let _ = self.engine.handle_tool_outcome(now, id, &outcome);
             }
-            Command::Sessions { done } => {
-                let _ = done.send(self.engine.sessions());
-            }
-            Command::Choose { choice, done } => {
-                let _ = done.send(self.engine.choose_session(now, choice));
-            }
-            Command::Ledger(call) => call(&mut self.engine, now),
+            Command::Call(call) => call(&mut self.engine, now),
             Command::Attach {
                 hello,
                 input,
